@@ -1,0 +1,127 @@
+//! The two polynomial types: [`Poly`] (coefficient domain, R_q) and [`NttPoly`] (NTT domain, T_q).
+//!
+//! FIPS 203 writes NTT-domain values with a hat; here they have their own type, so that
+//! forgetting an NTT (or doing one twice) is a type error instead of a wrong key.
+
+use mlkem_field::Q;
+use zeroize::Zeroize;
+
+/// Number of coefficients of a polynomial (FIPS 203: n = 256).
+pub const N: usize = 256;
+
+macro_rules! poly_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        ///
+        /// Invariant: every coefficient is canonical, in `[0, q)`. Constructors that take raw
+        /// coefficients check it; [`Self::coeffs_mut`] hands the responsibility to the caller.
+        #[derive(Clone, PartialEq, Eq, Zeroize)]
+        pub struct $name {
+            coeffs: [u16; N],
+        }
+
+        impl $name {
+            /// The zero polynomial.
+            #[must_use]
+            pub const fn zero() -> Self {
+                Self { coeffs: [0; N] }
+            }
+
+            /// Wraps coefficients, or returns `None` if one of them is `>= q`.
+            ///
+            /// Runs in time independent of the values (it inspects every coefficient).
+            #[must_use]
+            pub fn from_coeffs(coeffs: [u16; N]) -> Option<Self> {
+                let mut over = 0u16;
+                for &c in &coeffs {
+                    // (q - 1 - c) wraps to a value with the top bit set iff c >= q (c < 2^15).
+                    over |= (Q - 1).wrapping_sub(c & 0x7fff) | (c & 0x8000);
+                }
+                (over & 0x8000 == 0).then_some(Self { coeffs })
+            }
+
+            /// Wraps coefficients the caller guarantees canonical (checked in debug builds).
+            pub(crate) fn from_canonical(coeffs: [u16; N]) -> Self {
+                debug_assert!(coeffs.iter().all(|&c| c < Q));
+                Self { coeffs }
+            }
+
+            /// Builds a polynomial from a function of the coefficient index whose values
+            /// are reduced with [`mlkem_field::barrett_reduce`].
+            #[must_use]
+            pub fn from_fn(mut f: impl FnMut(usize) -> u32) -> Self {
+                Self { coeffs: core::array::from_fn(|i| mlkem_field::barrett_reduce(f(i))) }
+            }
+
+            /// The coefficients, each in `[0, q)`.
+            #[must_use]
+            pub const fn coeffs(&self) -> &[u16; N] {
+                &self.coeffs
+            }
+
+            /// Mutable access to the coefficients.
+            ///
+            /// The caller must leave every coefficient in `[0, q)`: the lazy accumulators
+            /// rely on it for their overflow bound (a violation is caught by overflow checks
+            /// in debug builds and gives wrong results, never memory unsafety, in release).
+            pub fn coeffs_mut(&mut self) -> &mut [u16; N] {
+                &mut self.coeffs
+            }
+
+            /// `self += other` coefficient-wise, mod q.
+            pub fn add_assign(&mut self, other: &Self) {
+                for (a, &b) in self.coeffs.iter_mut().zip(&other.coeffs) {
+                    *a = mlkem_field::add(*a, b);
+                }
+            }
+
+            /// `self -= other` coefficient-wise, mod q.
+            pub fn sub_assign(&mut self, other: &Self) {
+                for (a, &b) in self.coeffs.iter_mut().zip(&other.coeffs) {
+                    *a = mlkem_field::sub(*a, b);
+                }
+            }
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                Self::zero()
+            }
+        }
+
+        impl core::fmt::Debug for $name {
+            /// Prints only the type: polynomials are often secret.
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(concat!(stringify!($name), "{ .. }"))
+            }
+        }
+    };
+}
+
+poly_type!(
+    /// A polynomial of R_q = Z_q[X]/(X^256 + 1), in the coefficient domain.
+    Poly
+);
+
+poly_type!(
+    /// A polynomial in the NTT domain T_q: 128 elements of Z_q[X]/(X^2 - gamma_i),
+    /// coefficient pairs `(2i, 2i + 1)` in the order of FIPS 203.
+    NttPoly
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_coeffs_checks_every_coefficient() {
+        assert!(Poly::from_coeffs([Q - 1; N]).is_some());
+        for bad in [Q, Q + 1, 4095, 0x7fff, 0x8000, u16::MAX] {
+            for pos in [0, 17, N - 1] {
+                let mut c = [0u16; N];
+                c[pos] = bad;
+                assert!(NttPoly::from_coeffs(c).is_none(), "{bad} at {pos}");
+            }
+        }
+    }
+}

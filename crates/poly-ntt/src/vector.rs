@@ -1,0 +1,144 @@
+//! Vectors and matrices of polynomials over a module of rank `K` (2, 3 or 4 in ML-KEM),
+//! and the three products K-PKE needs, all lazily accumulated:
+//!
+//! | product | used in | function |
+//! |---|---|---|
+//! | `A * s` | key generation (Algorithm 13, line 18) | [`Matrix::mul_vector`] |
+//! | `A^T * r` | encryption (Algorithm 14, line 19) | [`Matrix::transpose_mul_vector`] |
+//! | `t^T * r`, `s^T * u` | encryption (line 21), decryption (Algorithm 15, line 6) | [`NttVector::dot`] |
+//!
+//! The right-hand side is always a [`CachedNttVector`]: build it once, and encryption's two
+//! products share its `b*zeta` cache.
+
+use crate::backend::Backend;
+use crate::lazy::{ACCUMULATOR_MAX_TERMS, Accumulator, CachedNttPoly};
+use crate::{NttPoly, Poly};
+use zeroize::Zeroize;
+
+macro_rules! vector_type {
+    ($(#[$doc:meta])* $name:ident, $elem:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, PartialEq, Eq, Zeroize, Debug)]
+        pub struct $name<const K: usize>(pub [$elem; K]);
+
+        impl<const K: usize> $name<K> {
+            /// The zero vector.
+            #[must_use]
+            pub fn zero() -> Self {
+                Self(core::array::from_fn(|_| $elem::zero()))
+            }
+
+            /// `self += other` element-wise.
+            pub fn add_assign(&mut self, other: &Self) {
+                for (a, b) in self.0.iter_mut().zip(&other.0) {
+                    a.add_assign(b);
+                }
+            }
+        }
+
+        impl<const K: usize> Default for $name<K> {
+            fn default() -> Self {
+                Self::zero()
+            }
+        }
+    };
+}
+
+vector_type!(
+    /// A vector of `K` polynomials in the coefficient domain.
+    PolyVector,
+    Poly
+);
+
+vector_type!(
+    /// A vector of `K` polynomials in the NTT domain.
+    NttVector,
+    NttPoly
+);
+
+impl<const K: usize> PolyVector<K> {
+    /// Applies the forward NTT to every element.
+    #[must_use]
+    pub fn ntt<B: Backend>(self) -> NttVector<K> {
+        NttVector(self.0.map(Poly::ntt::<B>))
+    }
+}
+
+impl<const K: usize> NttVector<K> {
+    /// Applies the inverse NTT to every element.
+    #[must_use]
+    pub fn inverse_ntt<B: Backend>(self) -> PolyVector<K> {
+        PolyVector(self.0.map(NttPoly::inverse_ntt::<B>))
+    }
+
+    /// Builds the `b*zeta` cache of every element, to use this vector as a right-hand side.
+    #[must_use]
+    pub fn cached<B: Backend>(self) -> CachedNttVector<K> {
+        CachedNttVector(self.0.map(CachedNttPoly::new::<B>))
+    }
+
+    /// The inner product `self^T * rhs`, accumulated lazily and reduced once.
+    #[must_use]
+    pub fn dot<B: Backend>(&self, rhs: &CachedNttVector<K>) -> NttPoly {
+        const { assert!(K <= ACCUMULATOR_MAX_TERMS) };
+        let mut acc = Accumulator::new();
+        for (a, b) in self.0.iter().zip(&rhs.0) {
+            acc.add_product::<B>(a, b);
+        }
+        let out = acc.reduce::<B>();
+        acc.zeroize();
+        out
+    }
+}
+
+/// A vector of `K` NTT-domain polynomials with their `b*zeta` caches: the right-hand side
+/// of every product.
+#[derive(Clone, Zeroize, Debug)]
+pub struct CachedNttVector<const K: usize>(pub [CachedNttPoly; K]);
+
+impl<const K: usize> CachedNttVector<K> {
+    /// The vector without its caches.
+    #[must_use]
+    pub fn to_vector(&self) -> NttVector<K> {
+        NttVector(core::array::from_fn(|i| self.0[i].poly().clone()))
+    }
+}
+
+/// A `K x K` matrix of NTT-domain polynomials, `rows[i][j]` = A-hat`[i, j]`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Matrix<const K: usize> {
+    /// The entries, row by row.
+    pub rows: [[NttPoly; K]; K],
+}
+
+impl<const K: usize> Matrix<K> {
+    /// `A * v`: `out[i] = sum_j A[i][j] * v[j]`, one reduction per output coefficient.
+    #[must_use]
+    pub fn mul_vector<B: Backend>(&self, v: &CachedNttVector<K>) -> NttVector<K> {
+        const { assert!(K <= ACCUMULATOR_MAX_TERMS) };
+        NttVector(core::array::from_fn(|i| {
+            let mut acc = Accumulator::new();
+            for j in 0..K {
+                acc.add_product::<B>(&self.rows[i][j], &v.0[j]);
+            }
+            let out = acc.reduce::<B>();
+            acc.zeroize();
+            out
+        }))
+    }
+
+    /// `A^T * v`: `out[i] = sum_j A[j][i] * v[j]`, one reduction per output coefficient.
+    #[must_use]
+    pub fn transpose_mul_vector<B: Backend>(&self, v: &CachedNttVector<K>) -> NttVector<K> {
+        const { assert!(K <= ACCUMULATOR_MAX_TERMS) };
+        NttVector(core::array::from_fn(|i| {
+            let mut acc = Accumulator::new();
+            for j in 0..K {
+                acc.add_product::<B>(&self.rows[j][i], &v.0[j]);
+            }
+            let out = acc.reduce::<B>();
+            acc.zeroize();
+            out
+        }))
+    }
+}
