@@ -1,0 +1,166 @@
+//! Property tests of the NTT and the lazy products against naive references.
+
+use mlkem_field::Q;
+use mlkem_poly_ntt::{
+    ACCUMULATOR_MAX_TERMS, Accumulator, CachedNttPoly, Matrix, N, NttPoly, NttVector,
+    PRODUCT_TERM_MAX, Poly, PolyVector, Portable, multiply_ntts, multiply_ntts_eager,
+};
+use proptest::prelude::*;
+
+type B = Portable;
+
+fn poly_strategy() -> impl Strategy<Value = [u16; N]> {
+    // Mix uniform coefficients with the extremes 0 and q-1.
+    proptest::collection::vec(prop_oneof![8 => 0..Q, 1 => Just(0u16), 1 => Just(Q - 1)], N)
+        .prop_map(|v| v.try_into().unwrap())
+}
+
+fn poly(c: [u16; N]) -> Poly {
+    Poly::from_coeffs(c).unwrap()
+}
+
+fn ntt_poly(c: [u16; N]) -> NttPoly {
+    NttPoly::from_coeffs(c).unwrap()
+}
+
+/// Schoolbook product in Z_q[X]/(X^256 + 1).
+fn schoolbook(a: &Poly, b: &Poly) -> Poly {
+    let mut acc = [0i64; N];
+    for (i, &x) in a.coeffs().iter().enumerate() {
+        for (j, &y) in b.coeffs().iter().enumerate() {
+            let p = i64::from(x) * i64::from(y);
+            if i + j < N {
+                acc[i + j] += p;
+            } else {
+                acc[i + j - N] -= p;
+            }
+        }
+    }
+    poly(acc.map(|c| c.rem_euclid(i64::from(Q)) as u16))
+}
+
+fn eager_sum(terms: &[(&NttPoly, &NttPoly)]) -> NttPoly {
+    let mut out = NttPoly::zero();
+    for (a, b) in terms {
+        out.add_assign(&multiply_ntts_eager(a, b));
+    }
+    out
+}
+
+fn vec_strategy<const K: usize>() -> impl Strategy<Value = [[u16; N]; K]> {
+    proptest::collection::vec(poly_strategy(), K).prop_map(|v| v.try_into().unwrap())
+}
+
+fn check_products<const K: usize>(m: [[[u16; N]; K]; K], v: [[u16; N]; K]) {
+    let a = Matrix::<K> { rows: m.map(|row| row.map(ntt_poly)) };
+    let v = NttVector(v.map(ntt_poly));
+    let cached = v.clone().cached::<B>();
+    let av = a.mul_vector::<B>(&cached);
+    let atv = a.transpose_mul_vector::<B>(&cached);
+    for i in 0..K {
+        let row: Vec<_> = (0..K).map(|j| (&a.rows[i][j], &v.0[j])).collect();
+        assert_eq!(av.0[i], eager_sum(&row), "A*v row {i}");
+        let col: Vec<_> = (0..K).map(|j| (&a.rows[j][i], &v.0[j])).collect();
+        assert_eq!(atv.0[i], eager_sum(&col), "A^T*v row {i}");
+    }
+    let dot = a.rows[0].clone();
+    let dot = NttVector(dot).dot::<B>(&cached);
+    let terms: Vec<_> = (0..K).map(|j| (&a.rows[0][j], &v.0[j])).collect();
+    assert_eq!(dot, eager_sum(&terms), "inner product");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn ntt_roundtrip(c in poly_strategy()) {
+        let p = poly(c);
+        prop_assert_eq!(p.clone().ntt::<B>().inverse_ntt::<B>(), p);
+    }
+
+    #[test]
+    fn ntt_product_is_negacyclic_product(a in poly_strategy(), b in poly_strategy()) {
+        let (a, b) = (poly(a), poly(b));
+        let expected = schoolbook(&a, &b);
+        let (ah, bh) = (a.ntt::<B>(), b.ntt::<B>());
+        let lazy = multiply_ntts::<B>(&ah, &CachedNttPoly::new::<B>(bh.clone()));
+        let eager = multiply_ntts_eager(&ah, &bh);
+        prop_assert_eq!(&lazy, &eager);
+        prop_assert_eq!(lazy.inverse_ntt::<B>(), expected);
+    }
+
+    #[test]
+    fn ntt_is_linear(a in poly_strategy(), b in poly_strategy()) {
+        let (a, b) = (poly(a), poly(b));
+        let mut sum = a.clone();
+        sum.add_assign(&b);
+        let mut hat_sum = a.ntt::<B>();
+        hat_sum.add_assign(&b.ntt::<B>());
+        prop_assert_eq!(sum.ntt::<B>(), hat_sum);
+    }
+
+    #[test]
+    fn lazy_products_k2(m in vec_strategy::<2>().prop_flat_map(|r0| vec_strategy::<2>().prop_map(move |r1| [r0, r1])), v in vec_strategy::<2>()) {
+        check_products::<2>(m, v);
+    }
+
+    #[test]
+    fn lazy_products_k3(m in proptest::collection::vec(vec_strategy::<3>(), 3), v in vec_strategy::<3>()) {
+        check_products::<3>(m.try_into().unwrap(), v);
+    }
+
+    #[test]
+    fn lazy_products_k4(m in proptest::collection::vec(vec_strategy::<4>(), 4), v in vec_strategy::<4>()) {
+        check_products::<4>(m.try_into().unwrap(), v);
+    }
+}
+
+/// All-maximal operands (every coefficient q-1) through the accumulators for K = 2, 3, 4:
+/// with overflow checks on, an overflow would panic here.
+fn all_max<const K: usize>() {
+    let max = ntt_poly([Q - 1; N]);
+    let a = Matrix::<K> { rows: core::array::from_fn(|_| core::array::from_fn(|_| max.clone())) };
+    let v = NttVector::<K>(core::array::from_fn(|_| max.clone())).cached::<B>();
+    let expected = {
+        let terms: Vec<_> = (0..K).map(|_| (&max, &max)).collect();
+        eager_sum(&terms)
+    };
+    for out in a.mul_vector::<B>(&v).0.iter().chain(&a.transpose_mul_vector::<B>(&v).0) {
+        assert_eq!(out, &expected);
+    }
+    let mut acc = Accumulator::new();
+    for j in 0..K {
+        acc.add_product::<B>(&a.rows[0][j], &v.0[j]);
+    }
+    let worst = *acc.raw().iter().max().unwrap();
+    assert!(u64::from(worst) <= K as u64 * u64::from(PRODUCT_TERM_MAX));
+    assert_eq!(acc.reduce::<B>(), expected);
+}
+
+#[test]
+fn all_maximal_inputs_do_not_overflow() {
+    all_max::<2>();
+    all_max::<3>();
+    all_max::<4>();
+}
+
+#[test]
+fn accumulator_refuses_more_terms_than_its_bound() {
+    let max = ntt_poly([Q - 1; N]);
+    let cached = CachedNttPoly::new::<B>(max.clone());
+    let mut acc = Accumulator::new();
+    for _ in 0..ACCUMULATOR_MAX_TERMS {
+        acc.add_product::<B>(&max, &cached);
+    }
+    let result = std::panic::catch_unwind(move || {
+        let mut acc = acc;
+        acc.add_product::<B>(&max, &cached);
+    });
+    assert!(result.is_err());
+}
+
+#[test]
+fn vector_ntt_roundtrip() {
+    let v = PolyVector::<3>(core::array::from_fn(|k| Poly::from_fn(|i| (i * 7 + k * 1000) as u32)));
+    assert_eq!(v.clone().ntt::<B>().inverse_ntt::<B>(), v);
+}
