@@ -1,1 +1,97 @@
+//! ML-KEM (FIPS 203): the module-lattice key-encapsulation mechanism, in
+//! ML-KEM-512, ML-KEM-768 and ML-KEM-1024.
+//!
+//! ```
+//! use mlkem::ml_kem_768::{Ciphertext, DecapsulationKey, EncapsulationKey};
+//!
+//! # fn main() -> Result<(), mlkem::Error> {
+//! # let mut rng = rand::rng();
+//! // Alice: generate a key pair and publish the encapsulation key.
+//! let dk = DecapsulationKey::generate(&mut rng);
+//! let ek_bytes = dk.encapsulation_key().as_bytes().to_vec();
+//!
+//! // Bob: parse (and check) Alice's key, encapsulate a fresh shared secret.
+//! let ek = EncapsulationKey::from_bytes(&ek_bytes)?;
+//! let (ct, bob_secret) = ek.encapsulate(&mut rng);
+//!
+//! // Alice: decapsulate the ciphertext Bob sent.
+//! let ct = Ciphertext::from_bytes(ct.as_bytes())?;
+//! let alice_secret = dk.decapsulate(&ct);
+//! assert_eq!(alice_secret, bob_secret);
+//!
+//! // Store the 64-byte seed: it regenerates the same key.
+//! let seed = dk.seed().expect("generated keys keep their seed");
+//! let again = DecapsulationKey::from_seed(seed.as_bytes());
+//! assert_eq!(again.encapsulation_key(), dk.encapsulation_key());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # What this crate owns
+//! The parameter sets, ByteEncode/ByteDecode and Compress/Decompress, K-PKE
+//! (FIPS 203 Algorithms 13-15), the ML-KEM algorithms (16-21), the input checks of
+//! sections 7.2 and 7.3, and the public API. The arithmetic comes from `mlkem-poly-ntt`
+//! (lazy accumulation, cached `b*zeta`) and the sampling from `mlkem-sampling`.
+//!
+//! # API
+//! One module per parameter set ([`ml_kem_512`], [`ml_kem_768`], [`ml_kem_1024`]), each with
+//! `EncapsulationKey`, `DecapsulationKey` and `Ciphertext`; [`SharedSecret`], [`Seed`] and
+//! [`Error`] are shared. Parsed keys keep what every operation would recompute (t-hat, the
+//! expanded matrix A-hat, H(ek), the cached s-hat), so repeated operations on one key skip
+//! that work. Deterministic encapsulation (`Encaps_internal`) is behind the `hazmat` feature.
+//!
+//! # Secrets and how they are erased
+//! | secret | where | erased by |
+//! |---|---|---|
+//! | seed `d || z` | [`Seed`], inside `DecapsulationKey` | `ZeroizeOnDrop` |
+//! | s-hat and its `b*zeta` cache, z | `DecapsulationKey` | `Drop` calls `zeroize` |
+//! | shared secret K | [`SharedSecret`] | `ZeroizeOnDrop` |
+//! | expanded dk export | `Zeroizing<[u8; N]>` | on drop |
+//! | sigma, the noise vectors s, e, y, e1, e2 and their NTTs | stack temporaries | explicit `zeroize` after use |
+//! | m, r, m', r', K-bar, c' in decapsulation | stack temporaries | explicit `zeroize` / `Zeroizing` |
+//! | PRF outputs | `mlkem-sampling` | explicit `zeroize` |
+//!
+//! Secrets never reach a branch, a memory index or a division: compression uses a
+//! multiply-and-shift, the ciphertext comparison and key selection use `subtle`.
 #![no_std]
+#![forbid(unsafe_code)]
+
+mod backend;
+pub mod compress;
+pub mod encode;
+mod error;
+mod hash;
+mod kem;
+mod kpke;
+mod params;
+mod secret;
+
+pub use error::Error;
+pub use secret::{SEED_SIZE, SHARED_SECRET_SIZE, Seed, SharedSecret};
+
+/// ML-KEM-512 (FIPS 203 Table 2: k = 2, eta1 = 3, eta2 = 2, du = 10, dv = 4).
+pub mod ml_kem_512 {
+    crate::params::parameter_set!(
+        name: "ML-KEM-512",
+        k: 2, eta1: 3, eta2: 2, du: 10, dv: 4,
+        sizes: (800, 1632, 768)
+    );
+}
+
+/// ML-KEM-768 (FIPS 203 Table 2: k = 3, eta1 = 2, eta2 = 2, du = 10, dv = 4).
+pub mod ml_kem_768 {
+    crate::params::parameter_set!(
+        name: "ML-KEM-768",
+        k: 3, eta1: 2, eta2: 2, du: 10, dv: 4,
+        sizes: (1184, 2400, 1088)
+    );
+}
+
+/// ML-KEM-1024 (FIPS 203 Table 2: k = 4, eta1 = 2, eta2 = 2, du = 11, dv = 5).
+pub mod ml_kem_1024 {
+    crate::params::parameter_set!(
+        name: "ML-KEM-1024",
+        k: 4, eta1: 2, eta2: 2, du: 11, dv: 5,
+        sizes: (1568, 3168, 1568)
+    );
+}

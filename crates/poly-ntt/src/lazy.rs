@@ -82,7 +82,9 @@ impl Default for Accumulator {
 
 impl core::fmt::Debug for Accumulator {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Accumulator").field("terms", &self.terms).finish_non_exhaustive()
+        f.debug_struct("Accumulator")
+            .field("terms", &self.terms)
+            .finish_non_exhaustive()
     }
 }
 
@@ -90,7 +92,10 @@ impl Accumulator {
     /// An empty accumulator.
     #[must_use]
     pub const fn new() -> Self {
-        Self { acc: [0; N], terms: 0 }
+        Self {
+            acc: [0; N],
+            terms: 0,
+        }
     }
 
     /// Adds the unreduced product `a * b` (in T_q).
@@ -99,7 +104,10 @@ impl Accumulator {
     /// If this would be product number `ACCUMULATOR_MAX_TERMS + 1`. The count is public
     /// (it is the module rank), so the check leaks nothing.
     pub fn add_product<B: Backend>(&mut self, a: &NttPoly, b: &CachedNttPoly) {
-        assert!(self.terms < ACCUMULATOR_MAX_TERMS, "lazy accumulator bound exceeded");
+        assert!(
+            self.terms < ACCUMULATOR_MAX_TERMS,
+            "lazy accumulator bound exceeded"
+        );
         self.terms += 1;
         B::accumulate(&mut self.acc, a.coeffs(), b.poly.coeffs(), &b.b_zeta);
     }

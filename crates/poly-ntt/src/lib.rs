@@ -44,8 +44,8 @@ pub mod zetas;
 
 pub use backend::{Backend, Portable};
 pub use lazy::{
-    ACCUMULATOR_MAX_TERMS, Accumulator, CachedNttPoly, MAX_RANK, PRODUCT_TERM_MAX,
-    multiply_ntts, multiply_ntts_eager,
+    ACCUMULATOR_MAX_TERMS, Accumulator, CachedNttPoly, MAX_RANK, PRODUCT_TERM_MAX, multiply_ntts,
+    multiply_ntts_eager,
 };
 pub use poly::{N, NttPoly, Poly};
 pub use vector::{CachedNttVector, Matrix, NttVector, PolyVector};

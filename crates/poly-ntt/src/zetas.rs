@@ -59,9 +59,15 @@ mod tests {
     fn tables_match_fips203_appendix_a() {
         // First and last entries of the two tables printed in FIPS 203, Appendix A.
         assert_eq!(&ZETAS[..8], &[1, 1729, 2580, 3289, 2642, 630, 1897, 848]);
-        assert_eq!(&ZETAS[120..], &[1722, 1212, 1874, 1029, 2110, 2935, 885, 2154]);
+        assert_eq!(
+            &ZETAS[120..],
+            &[1722, 1212, 1874, 1029, 2110, 2935, 885, 2154]
+        );
         assert_eq!(&GAMMAS[..8], &[17, 3312, 2761, 568, 583, 2746, 2649, 680]);
-        assert_eq!(&GAMMAS[120..], &[2110, 1219, 2935, 394, 885, 2444, 2154, 1175]);
+        assert_eq!(
+            &GAMMAS[120..],
+            &[2110, 1219, 2935, 394, 885, 2444, 2154, 1175]
+        );
         // gamma_{2i+1} = -gamma_{2i}.
         for i in 0..64 {
             assert_eq!((GAMMAS[2 * i] + GAMMAS[2 * i + 1]) % mlkem_field::Q, 0);

@@ -15,12 +15,12 @@ fn poly_strategy() -> impl Strategy<Value = [u16; N]> {
         .prop_map(|v| v.try_into().unwrap())
 }
 
-fn poly(c: [u16; N]) -> Poly {
-    Poly::from_coeffs(c).unwrap()
+fn poly(c: &[u16; N]) -> Poly {
+    Poly::from_coeffs(*c).unwrap()
 }
 
-fn ntt_poly(c: [u16; N]) -> NttPoly {
-    NttPoly::from_coeffs(c).unwrap()
+fn ntt_poly(c: &[u16; N]) -> NttPoly {
+    NttPoly::from_coeffs(*c).unwrap()
 }
 
 /// Schoolbook product in Z_q[X]/(X^256 + 1).
@@ -36,7 +36,7 @@ fn schoolbook(a: &Poly, b: &Poly) -> Poly {
             }
         }
     }
-    poly(acc.map(|c| c.rem_euclid(i64::from(Q)) as u16))
+    poly(&acc.map(|c| c.rem_euclid(i64::from(Q)) as u16))
 }
 
 fn eager_sum(terms: &[(&NttPoly, &NttPoly)]) -> NttPoly {
@@ -52,8 +52,10 @@ fn vec_strategy<const K: usize>() -> impl Strategy<Value = [[u16; N]; K]> {
 }
 
 fn check_products<const K: usize>(m: [[[u16; N]; K]; K], v: [[u16; N]; K]) {
-    let a = Matrix::<K> { rows: m.map(|row| row.map(ntt_poly)) };
-    let v = NttVector(v.map(ntt_poly));
+    let a = Matrix::<K> {
+        rows: m.map(|row| row.map(|c| ntt_poly(&c))),
+    };
+    let v = NttVector(v.map(|c| ntt_poly(&c)));
     let cached = v.clone().cached::<B>();
     let av = a.mul_vector::<B>(&cached);
     let atv = a.transpose_mul_vector::<B>(&cached);
@@ -74,13 +76,13 @@ proptest! {
 
     #[test]
     fn ntt_roundtrip(c in poly_strategy()) {
-        let p = poly(c);
+        let p = poly(&c);
         prop_assert_eq!(p.clone().ntt::<B>().inverse_ntt::<B>(), p);
     }
 
     #[test]
     fn ntt_product_is_negacyclic_product(a in poly_strategy(), b in poly_strategy()) {
-        let (a, b) = (poly(a), poly(b));
+        let (a, b) = (poly(&a), poly(&b));
         let expected = schoolbook(&a, &b);
         let (ah, bh) = (a.ntt::<B>(), b.ntt::<B>());
         let lazy = multiply_ntts::<B>(&ah, &CachedNttPoly::new::<B>(bh.clone()));
@@ -91,7 +93,7 @@ proptest! {
 
     #[test]
     fn ntt_is_linear(a in poly_strategy(), b in poly_strategy()) {
-        let (a, b) = (poly(a), poly(b));
+        let (a, b) = (poly(&a), poly(&b));
         let mut sum = a.clone();
         sum.add_assign(&b);
         let mut hat_sum = a.ntt::<B>();
@@ -118,14 +120,21 @@ proptest! {
 /// All-maximal operands (every coefficient q-1) through the accumulators for K = 2, 3, 4:
 /// with overflow checks on, an overflow would panic here.
 fn all_max<const K: usize>() {
-    let max = ntt_poly([Q - 1; N]);
-    let a = Matrix::<K> { rows: core::array::from_fn(|_| core::array::from_fn(|_| max.clone())) };
+    let max = ntt_poly(&[Q - 1; N]);
+    let a = Matrix::<K> {
+        rows: core::array::from_fn(|_| core::array::from_fn(|_| max.clone())),
+    };
     let v = NttVector::<K>(core::array::from_fn(|_| max.clone())).cached::<B>();
     let expected = {
         let terms: Vec<_> = (0..K).map(|_| (&max, &max)).collect();
         eager_sum(&terms)
     };
-    for out in a.mul_vector::<B>(&v).0.iter().chain(&a.transpose_mul_vector::<B>(&v).0) {
+    for out in a
+        .mul_vector::<B>(&v)
+        .0
+        .iter()
+        .chain(&a.transpose_mul_vector::<B>(&v).0)
+    {
         assert_eq!(out, &expected);
     }
     let mut acc = Accumulator::new();
@@ -146,7 +155,7 @@ fn all_maximal_inputs_do_not_overflow() {
 
 #[test]
 fn accumulator_refuses_more_terms_than_its_bound() {
-    let max = ntt_poly([Q - 1; N]);
+    let max = ntt_poly(&[Q - 1; N]);
     let cached = CachedNttPoly::new::<B>(max.clone());
     let mut acc = Accumulator::new();
     for _ in 0..ACCUMULATOR_MAX_TERMS {
@@ -161,6 +170,8 @@ fn accumulator_refuses_more_terms_than_its_bound() {
 
 #[test]
 fn vector_ntt_roundtrip() {
-    let v = PolyVector::<3>(core::array::from_fn(|k| Poly::from_fn(|i| (i * 7 + k * 1000) as u32)));
+    let v = PolyVector::<3>(core::array::from_fn(|k| {
+        Poly::from_fn(|i| (i * 7 + k * 1000) as u32)
+    }));
     assert_eq!(v.clone().ntt::<B>().inverse_ntt::<B>(), v);
 }

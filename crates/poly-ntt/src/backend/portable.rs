@@ -1,8 +1,8 @@
 //! The portable scalar backend: straight-line Rust, one FIPS 203 loop per function.
 
 use super::{Backend, PAIRS};
-use crate::zetas::{GAMMAS, INV_128, ZETAS};
 use crate::N;
+use crate::zetas::{GAMMAS, INV_128, ZETAS};
 use mlkem_field::{add, barrett_reduce, mul, sub};
 
 /// The portable backend, available on every target.

@@ -1,0 +1,85 @@
+//! The main job: a round trip of all three parameter sets, with sizes and median timings.
+//!
+//! `cargo run --release --example roundtrip`
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const ITERATIONS: usize = 501;
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort_unstable();
+    samples[samples.len() / 2]
+}
+
+fn time<T>(mut f: impl FnMut() -> T) -> Duration {
+    let samples = (0..ITERATIONS)
+        .map(|_| {
+            let start = Instant::now();
+            black_box(f());
+            start.elapsed()
+        })
+        .collect();
+    median(samples)
+}
+
+fn micros(d: Duration) -> String {
+    format!("{:>8.1} µs", d.as_secs_f64() * 1e6)
+}
+
+macro_rules! round_trip {
+    ($name:literal, $set:ident) => {{
+        use mlkem::$set::{
+            CIPHERTEXT_SIZE, Ciphertext, DECAPSULATION_KEY_SIZE, DecapsulationKey,
+            ENCAPSULATION_KEY_SIZE, EncapsulationKey,
+        };
+        let mut rng = rand::rng();
+
+        // One full exchange through the byte encodings, checked.
+        let dk = DecapsulationKey::generate(&mut rng);
+        let ek = EncapsulationKey::from_bytes(dk.encapsulation_key().as_bytes())
+            .expect("own key parses");
+        let (ct, sender) = ek.encapsulate(&mut rng);
+        let ct = Ciphertext::from_bytes(ct.as_bytes()).expect("own ciphertext parses");
+        let receiver = dk.decapsulate(&ct);
+        assert_eq!(sender, receiver, "{}: shared secrets differ", $name);
+        let dk_again = DecapsulationKey::from_expanded_bytes(dk.to_expanded_bytes().as_ref())
+            .expect("own expanded key parses");
+        assert_eq!(dk_again.decapsulate(&ct), sender, "{}: expanded key disagrees", $name);
+
+        let seed = *dk.seed().expect("generated keys keep their seed").as_bytes();
+        let ek_bytes = *ek.as_bytes();
+        let ct_bytes = *ct.as_bytes();
+        let keygen = time(|| DecapsulationKey::from_seed(&seed));
+        let encaps = time(|| ek.encapsulate(&mut rng));
+        let decaps = time(|| dk.decapsulate(&ct));
+        let encaps_bytes = time(|| {
+            EncapsulationKey::from_bytes(&ek_bytes).map(|ek| ek.encapsulate(&mut rand::rng()))
+        });
+        let decaps_bytes = time(|| {
+            Ciphertext::from_bytes(&ct_bytes).map(|ct| dk.decapsulate(&ct))
+        });
+        println!(
+            "{:<12} ek {:>4} B  dk {:>4} B (seed 64 B)  ct {:>4} B  ss 32 B  | keygen {}  encaps {} ({} from bytes)  decaps {} ({} from bytes)",
+            $name,
+            ENCAPSULATION_KEY_SIZE,
+            DECAPSULATION_KEY_SIZE,
+            CIPHERTEXT_SIZE,
+            micros(keygen),
+            micros(encaps),
+            micros(encaps_bytes),
+            micros(decaps),
+            micros(decaps_bytes),
+        );
+    }};
+}
+
+fn main() {
+    println!(
+        "ML-KEM round trip: keygen from seed, encaps/decaps on parsed keys; median of {ITERATIONS} runs"
+    );
+    round_trip!("ML-KEM-512", ml_kem_512);
+    round_trip!("ML-KEM-768", ml_kem_768);
+    round_trip!("ML-KEM-1024", ml_kem_1024);
+    println!("all three parameter sets: shared secrets match");
+}

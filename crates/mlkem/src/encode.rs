@@ -1,0 +1,100 @@
+//! ByteEncode_d and ByteDecode_d (FIPS 203 Algorithms 5 and 6).
+//!
+//! Coefficients are packed little-endian, `d` bits each. Eight coefficients always fill
+//! exactly `d` bytes, so both directions work on 8-coefficient chunks through a `u128`:
+//! no branches, no indexing by values, one loop shape for every `d`.
+
+use mlkem_poly_ntt::N;
+
+/// Number of bytes of one polynomial encoded with `d` bits per coefficient.
+#[must_use]
+pub const fn encoded_len(d: usize) -> usize {
+    32 * d
+}
+
+/// ByteEncode_d (Algorithm 5): packs 256 values of `D` bits into `32 * D` bytes.
+///
+/// `out.len()` must be `32 * D`; values must be below `2^D`.
+pub fn byte_encode<const D: usize>(coeffs: &[u16; N], out: &mut [u8]) {
+    const { assert!(D >= 1 && D <= 12) };
+    debug_assert_eq!(out.len(), encoded_len(D));
+    for (chunk, bytes) in coeffs.chunks_exact(8).zip(out.chunks_exact_mut(D)) {
+        let mut acc = 0u128;
+        for (i, &c) in chunk.iter().enumerate() {
+            debug_assert!(u32::from(c) < 1 << D);
+            acc |= u128::from(c) << (D * i);
+        }
+        bytes.copy_from_slice(&acc.to_le_bytes()[..D]);
+    }
+}
+
+/// ByteDecode_d (Algorithm 6): unpacks `32 * D` bytes into 256 values of `D` bits.
+///
+/// `bytes.len()` must be `32 * D`. For `D = 12` the values may be up to 4095, so callers
+/// check them against q (the modulus check of FIPS 203 section 7.2); for `D < 12` the values
+/// are then decompressed.
+#[must_use]
+pub fn byte_decode<const D: usize>(bytes: &[u8]) -> [u16; N] {
+    const { assert!(D >= 1 && D <= 12) };
+    debug_assert_eq!(bytes.len(), encoded_len(D));
+    let mask = (1u128 << D) - 1;
+    let mut out = [0u16; N];
+    for (chunk, bytes) in out.chunks_exact_mut(8).zip(bytes.chunks_exact(D)) {
+        let mut buf = [0u8; 16];
+        buf[..D].copy_from_slice(bytes);
+        let acc = u128::from_le_bytes(buf);
+        for (i, c) in chunk.iter_mut().enumerate() {
+            *c = ((acc >> (D * i)) & mask) as u16;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bit-by-bit Algorithms 5 and 6, straight from the pseudocode.
+    fn encode_naive(d: usize, f: &[u16; N]) -> Vec<u8> {
+        let mut bits = vec![0u8; 256 * d];
+        for i in 0..N {
+            let mut a = f[i];
+            for j in 0..d {
+                bits[i * d + j] = (a & 1) as u8;
+                a >>= 1;
+            }
+        }
+        bits.chunks(8)
+            .map(|b| b.iter().enumerate().map(|(i, &x)| x << i).sum())
+            .collect()
+    }
+
+    fn roundtrip<const D: usize>() {
+        let mut state = 0x1234_5678_u32;
+        for _ in 0..20 {
+            let f: [u16; N] = core::array::from_fn(|_| {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                ((state >> 8) as u16) & ((1u32 << D) - 1) as u16
+            });
+            let mut out = vec![0u8; encoded_len(D)];
+            byte_encode::<D>(&f, &mut out);
+            assert_eq!(out, encode_naive(D, &f), "d = {D}");
+            assert_eq!(byte_decode::<D>(&out), f, "d = {D}");
+        }
+        let max = [((1u32 << D) - 1) as u16; N];
+        let mut out = vec![0u8; encoded_len(D)];
+        byte_encode::<D>(&max, &mut out);
+        assert!(out.iter().all(|&b| b == 0xff));
+        assert_eq!(byte_decode::<D>(&out), max);
+    }
+
+    #[test]
+    fn matches_bitwise_algorithm() {
+        roundtrip::<1>();
+        roundtrip::<4>();
+        roundtrip::<5>();
+        roundtrip::<10>();
+        roundtrip::<11>();
+        roundtrip::<12>();
+    }
+}

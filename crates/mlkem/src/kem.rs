@@ -1,0 +1,97 @@
+//! The ML-KEM internal algorithms (FIPS 203 section 6): KeyGen_internal, Encaps_internal
+//! and Decaps_internal, generic over the backend and the parameter set, on parsed keys.
+
+use crate::hash;
+use crate::kpke::{self, PublicKey};
+use crate::secret::SharedSecret;
+use mlkem_poly_ntt::{Backend, CachedNttVector};
+use subtle::ConstantTimeEq;
+use zeroize::Zeroize;
+
+/// The largest ciphertext of the three parameter sets (ML-KEM-1024).
+pub(crate) const MAX_CIPHERTEXT_SIZE: usize = 1568;
+
+/// A parsed encapsulation key: the K-PKE public key with A-hat expanded, and H(ek).
+#[derive(Clone)]
+pub(crate) struct EkState<const K: usize> {
+    pub(crate) pk: PublicKey<K>,
+    pub(crate) h: [u8; 32],
+}
+
+impl<const K: usize> EkState<K> {
+    /// Parses `ek` (length already checked): the modulus check of FIPS 203 section 7.2,
+    /// then H(ek) and A-hat, computed once for every later encapsulation.
+    pub(crate) fn parse(ek: &[u8]) -> Option<Self> {
+        let pk = PublicKey::parse(ek)?;
+        Some(Self { pk, h: hash::h(ek) })
+    }
+}
+
+/// `ML-KEM.KeyGen_internal(d, z)` (Algorithm 16), minus the byte encoding of dk which the
+/// caller assembles on export. Writes ek to `ek_out` and returns its parsed state and the
+/// cached s-hat.
+pub(crate) fn key_gen_internal<B: Backend, const K: usize, const ETA1: usize>(
+    d: &[u8; 32],
+    ek_out: &mut [u8],
+) -> (EkState<K>, CachedNttVector<K>) {
+    let (pk, s_hat) = kpke::key_gen::<B, K, ETA1>(d, ek_out);
+    let h = hash::h(ek_out);
+    (EkState { pk, h }, s_hat)
+}
+
+/// `ML-KEM.Encaps_internal(ek, m)` (Algorithm 17). Writes c to `ct_out`, returns K.
+pub(crate) fn encaps_internal<
+    B: Backend,
+    const K: usize,
+    const ETA1: usize,
+    const ETA2: usize,
+    const DU: usize,
+    const DV: usize,
+>(
+    ek: &EkState<K>,
+    m: &[u8; 32],
+    ct_out: &mut [u8],
+) -> SharedSecret {
+    // Line 1: (K, r) = G(m || H(ek)).
+    let (key, mut r) = hash::g(m, &ek.h);
+    // Line 2: c = K-PKE.Encrypt(ek, m, r).
+    kpke::encrypt::<B, K, ETA1, ETA2, DU, DV>(&ek.pk, m, &r, ct_out);
+    r.zeroize();
+    SharedSecret::new(key)
+}
+
+/// `ML-KEM.Decaps_internal(dk, c)` (Algorithm 18) on a parsed key. Never fails: a
+/// ciphertext that does not re-encrypt to itself yields the implicit-rejection key
+/// `K-bar = J(z || c)`. Compare and select are constant time.
+pub(crate) fn decaps_internal<
+    B: Backend,
+    const K: usize,
+    const ETA1: usize,
+    const ETA2: usize,
+    const DU: usize,
+    const DV: usize,
+>(
+    s_hat: &CachedNttVector<K>,
+    ek: &EkState<K>,
+    z: &[u8; 32],
+    ct: &[u8],
+) -> SharedSecret {
+    // Line 7: m' = K-PKE.Decrypt(dk_pke, c).
+    let mut m_prime = kpke::decrypt::<B, K, DU, DV>(s_hat, ct);
+    // Line 8: (K', r') = G(m' || h).
+    let (key_prime, mut r_prime) = hash::g(&m_prime, &ek.h);
+    let mut key = SharedSecret::new(key_prime);
+    // Line 9: K-bar = J(z || c).
+    let rejection = SharedSecret::new(hash::j(z, ct));
+    // Line 10: c' = K-PKE.Encrypt(ek_pke, m', r').
+    let mut buf = [0u8; MAX_CIPHERTEXT_SIZE];
+    let ct_prime = &mut buf[..ct.len()];
+    kpke::encrypt::<B, K, ETA1, ETA2, DU, DV>(&ek.pk, &m_prime, &r_prime, ct_prime);
+    // Lines 11-13: if c != c' then K' = K-bar, in constant time.
+    let equal = ct.ct_eq(ct_prime);
+    key.conditional_assign(&rejection, !equal);
+    m_prime.zeroize();
+    r_prime.zeroize();
+    buf.zeroize();
+    key
+}

@@ -1,0 +1,197 @@
+//! K-PKE, the CPA-secure public-key encryption scheme inside ML-KEM (FIPS 203 section 5).
+//!
+//! Everything here is generic over the backend `B` and the parameters
+//! `K, ETA1, ETA2, DU, DV` (FIPS 203 Table 2); byte strings are slices whose lengths the
+//! parameter-set wrappers fix at compile time.
+//!
+//! The two techniques of the design are used here: every product is lazily accumulated
+//! (`mlkem-poly-ntt`), and the `b*zeta` cache of `r` is built once and shared by `A^T r`
+//! and `t^T r` in [`encrypt`]; the cache of `s` is built once per key and kept in it.
+
+use crate::compress::{compress, decompress};
+use crate::encode::{byte_decode, byte_encode, encoded_len};
+use mlkem_poly_ntt::{Backend, CachedNttVector, Matrix, NttPoly, NttVector, Poly, PolyVector};
+use mlkem_sampling::{Eta, sample_matrix, sample_noise_poly, sample_noise_vector};
+use zeroize::Zeroize;
+
+/// Bytes of one ByteEncode_12'd polynomial.
+pub(crate) const POLY_BYTES: usize = encoded_len(12);
+
+/// The parsed public key of K-PKE: what every encryption under it needs, computed once.
+#[derive(Clone)]
+pub(crate) struct PublicKey<const K: usize> {
+    /// t-hat, decoded from the key (each coefficient checked < q).
+    pub(crate) t_hat: NttVector<K>,
+    /// A-hat, expanded from rho (Algorithm 13 lines 3-7 / Algorithm 14 lines 4-8).
+    pub(crate) a_hat: Matrix<K>,
+}
+
+const fn eta<const ETA: usize>() -> Eta {
+    const { assert!(ETA == 2 || ETA == 3) };
+    if ETA == 2 { Eta::Two } else { Eta::Three }
+}
+
+/// Decodes `ByteDecode_12` of a vector, or `None` if a coefficient is `>= q`
+/// (the modulus check of FIPS 203 section 7.2).
+pub(crate) fn decode_vector_12<const K: usize>(bytes: &[u8]) -> Option<NttVector<K>> {
+    debug_assert_eq!(bytes.len(), K * POLY_BYTES);
+    let mut ok = true;
+    let v = NttVector(core::array::from_fn(|i| {
+        let coeffs = byte_decode::<12>(&bytes[i * POLY_BYTES..(i + 1) * POLY_BYTES]);
+        NttPoly::from_coeffs(coeffs).unwrap_or_else(|| {
+            ok = false;
+            NttPoly::zero()
+        })
+    }));
+    ok.then_some(v)
+}
+
+/// `ByteDecode_12` of a secret vector, each value taken mod q as Algorithm 6 specifies for
+/// d = 12 (values up to 4095 < 2q, so one conditional subtraction, in constant time).
+pub(crate) fn decode_vector_12_reduced<const K: usize>(bytes: &[u8]) -> NttVector<K> {
+    debug_assert_eq!(bytes.len(), K * POLY_BYTES);
+    NttVector(core::array::from_fn(|i| {
+        let mut p = NttPoly::zero();
+        let mut raw = byte_decode::<12>(&bytes[i * POLY_BYTES..(i + 1) * POLY_BYTES]);
+        for (c, &x) in p.coeffs_mut().iter_mut().zip(&raw) {
+            // x < 2^12 <= REDUCE_ONCE_INPUT_MAX = 2q - 1.
+            *c = mlkem_field::reduce_once(x);
+        }
+        raw.zeroize();
+        p
+    }))
+}
+
+/// `ByteEncode_12` of a vector into `out` (`384 K` bytes).
+pub(crate) fn encode_vector_12<const K: usize>(v: &NttVector<K>, out: &mut [u8]) {
+    for (p, chunk) in v.0.iter().zip(out.chunks_exact_mut(POLY_BYTES)) {
+        byte_encode::<12>(p.coeffs(), chunk);
+    }
+}
+
+impl<const K: usize> PublicKey<K> {
+    /// Parses `ek_pke = ByteEncode_12(t-hat) || rho` and expands A-hat, or `None` if a
+    /// coefficient of t-hat is `>= q`.
+    pub(crate) fn parse(ek: &[u8]) -> Option<Self> {
+        let (t_bytes, rho) = ek.split_at(K * POLY_BYTES);
+        let rho: &[u8; 32] = rho.try_into().ok()?;
+        let t_hat = decode_vector_12::<K>(t_bytes)?;
+        Some(Self {
+            t_hat,
+            a_hat: sample_matrix::<K>(rho),
+        })
+    }
+}
+
+/// K-PKE.KeyGen (Algorithm 13) from the 32-byte seed d.
+///
+/// Writes `ek_pke` (`384 K + 32` bytes) and returns the parsed public key with the secret
+/// `s-hat`, its multiplication cache already built.
+pub(crate) fn key_gen<B: Backend, const K: usize, const ETA1: usize>(
+    d: &[u8; 32],
+    ek_out: &mut [u8],
+) -> (PublicKey<K>, CachedNttVector<K>) {
+    // Line 1: (rho, sigma) = G(d || k).
+    let (rho, mut sigma) = crate::hash::g(d, &[K as u8]);
+    let a_hat = sample_matrix::<K>(&rho);
+    // Lines 8-15: s and e from PRF_eta1(sigma, N), N = 0 .. 2k-1.
+    let s = sample_noise_vector::<K>(&sigma, eta::<ETA1>(), 0);
+    let e = sample_noise_vector::<K>(&sigma, eta::<ETA1>(), K as u8);
+    sigma.zeroize();
+    // Lines 16-18: t-hat = A-hat o s-hat + e-hat.
+    let s_hat = s.ntt::<B>().cached::<B>();
+    let mut t_hat = a_hat.mul_vector::<B>(&s_hat);
+    let mut e_hat = e.ntt::<B>();
+    t_hat.add_assign(&e_hat);
+    e_hat.zeroize();
+    // Line 19: ek = ByteEncode_12(t-hat) || rho.
+    let (t_bytes, rho_out) = ek_out.split_at_mut(K * POLY_BYTES);
+    encode_vector_12(&t_hat, t_bytes);
+    rho_out.copy_from_slice(&rho);
+    (PublicKey { t_hat, a_hat }, s_hat)
+}
+
+/// Compress_d then ByteEncode_d of one polynomial.
+fn compress_encode<const D: usize>(p: &Poly, out: &mut [u8]) {
+    let mut c = p.coeffs().map(compress::<D>);
+    byte_encode::<D>(&c, out);
+    c.zeroize();
+}
+
+/// ByteDecode_d then Decompress_d of one polynomial.
+fn decode_decompress<const D: usize>(bytes: &[u8]) -> Poly {
+    let mut p = Poly::zero();
+    for (c, y) in p.coeffs_mut().iter_mut().zip(byte_decode::<D>(bytes)) {
+        // Decompress_d returns values below q.
+        *c = decompress::<D>(y);
+    }
+    p
+}
+
+/// K-PKE.Encrypt (Algorithm 14) of the 32-byte message `m` with randomness `r`,
+/// written to `ct_out` (`32 (DU K + DV)` bytes).
+pub(crate) fn encrypt<
+    B: Backend,
+    const K: usize,
+    const ETA1: usize,
+    const ETA2: usize,
+    const DU: usize,
+    const DV: usize,
+>(
+    pk: &PublicKey<K>,
+    m: &[u8; 32],
+    r: &[u8; 32],
+    ct_out: &mut [u8],
+) {
+    // Lines 9-17: y, e1 and e2 from PRF(r, N), N = 0 .. 2k.
+    let y = sample_noise_vector::<K>(r, eta::<ETA1>(), 0);
+    let mut e1 = sample_noise_vector::<K>(r, eta::<ETA2>(), K as u8);
+    let mut e2 = sample_noise_poly(r, eta::<ETA2>(), 2 * K as u8);
+    // Line 18: y-hat, with its b*zeta cache built once for both products below.
+    let mut y_hat = y.ntt::<B>().cached::<B>();
+    // Line 19: u = NTT^-1(A-hat^T o y-hat) + e1.
+    let mut u = pk
+        .a_hat
+        .transpose_mul_vector::<B>(&y_hat)
+        .inverse_ntt::<B>();
+    u.add_assign(&e1);
+    // Lines 20-21: mu = Decompress_1(ByteDecode_1(m)); v = NTT^-1(t-hat^T o y-hat) + e2 + mu.
+    let mut v = pk.t_hat.dot::<B>(&y_hat).inverse_ntt::<B>();
+    y_hat.zeroize();
+    v.add_assign(&e2);
+    let mut mu = decode_decompress::<1>(m);
+    v.add_assign(&mu);
+    // Lines 22-23: c1 = ByteEncode_du(Compress_du(u)), c2 = ByteEncode_dv(Compress_dv(v)).
+    let (c1, c2) = ct_out.split_at_mut(K * encoded_len(DU));
+    for (p, chunk) in u.0.iter().zip(c1.chunks_exact_mut(encoded_len(DU))) {
+        compress_encode::<DU>(p, chunk);
+    }
+    compress_encode::<DV>(&v, c2);
+    for secret in [&mut e2, &mut mu, &mut v] {
+        secret.zeroize();
+    }
+    e1.zeroize();
+    u.zeroize();
+}
+
+/// K-PKE.Decrypt (Algorithm 15) of `ct` (`32 (DU K + DV)` bytes) with the cached `s-hat`.
+pub(crate) fn decrypt<B: Backend, const K: usize, const DU: usize, const DV: usize>(
+    s_hat: &CachedNttVector<K>,
+    ct: &[u8],
+) -> [u8; 32] {
+    let (c1, c2) = ct.split_at(K * encoded_len(DU));
+    // Lines 3-4: u' and v'.
+    let u = PolyVector::<K>(core::array::from_fn(|i| {
+        decode_decompress::<DU>(&c1[i * encoded_len(DU)..(i + 1) * encoded_len(DU)])
+    }));
+    let mut w = decode_decompress::<DV>(c2);
+    // Lines 5-6: w = v' - NTT^-1(s-hat^T o NTT(u')).
+    let mut su = u.ntt::<B>().dot::<B>(s_hat).inverse_ntt::<B>();
+    w.sub_assign(&su);
+    su.zeroize();
+    // Line 7: m = ByteEncode_1(Compress_1(w)).
+    let mut m = [0u8; 32];
+    compress_encode::<1>(&w, &mut m);
+    w.zeroize();
+    m
+}

@@ -1,0 +1,333 @@
+//! The public types of each parameter set, generated from one definition.
+
+/// Defines the constants and key/ciphertext types of one parameter set (FIPS 203 Table 2).
+macro_rules! parameter_set {
+    (
+        name: $name:literal,
+        k: $k:literal, eta1: $eta1:literal, eta2: $eta2:literal, du: $du:literal, dv: $dv:literal,
+        sizes: ($ek_size:literal, $dk_size:literal, $ct_size:literal)
+    ) => {
+        use crate::kem::{self, EkState};
+        use crate::secret::{Seed, SharedSecret};
+        use crate::{Error, backend::Selected};
+        use mlkem_poly_ntt::CachedNttVector;
+        use rand_core::CryptoRng;
+        use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+
+        const K: usize = $k;
+        const ETA1: usize = $eta1;
+        const ETA2: usize = $eta2;
+        const DU: usize = $du;
+        const DV: usize = $dv;
+
+        /// Size in bytes of an encoded encapsulation key: `384 k + 32`.
+        pub const ENCAPSULATION_KEY_SIZE: usize = $ek_size;
+        /// Size in bytes of an expanded (FIPS 203) decapsulation key: `768 k + 96`.
+        pub const DECAPSULATION_KEY_SIZE: usize = $dk_size;
+        /// Size in bytes of a ciphertext: `32 (du k + dv)`.
+        pub const CIPHERTEXT_SIZE: usize = $ct_size;
+
+        const _: () = assert!(ENCAPSULATION_KEY_SIZE == 384 * K + 32);
+        const _: () = assert!(DECAPSULATION_KEY_SIZE == 768 * K + 96);
+        const _: () = assert!(CIPHERTEXT_SIZE == 32 * (DU * K + DV));
+        const _: () = assert!(CIPHERTEXT_SIZE <= kem::MAX_CIPHERTEXT_SIZE);
+        const DK_PKE_SIZE: usize = 384 * K;
+
+        #[doc = concat!("An ", $name, " encapsulation key (public key), parsed.")]
+        ///
+        /// Parsing checks it (FIPS 203 section 7.2) and computes, once, everything an
+        /// encapsulation would otherwise recompute: the decoded t-hat, the expanded matrix
+        /// A-hat and H(ek). Keep the parsed key to encapsulate to the same peer repeatedly.
+        #[derive(Clone)]
+        pub struct EncapsulationKey {
+            bytes: [u8; ENCAPSULATION_KEY_SIZE],
+            state: EkState<K>,
+        }
+
+        impl EncapsulationKey {
+            /// Parses and checks an encoded encapsulation key.
+            ///
+            /// # Errors
+            /// [`Error::EncapsulationKeyLength`] if `bytes` is not
+            /// [`ENCAPSULATION_KEY_SIZE`] long; [`Error::EncapsulationKeyNotReduced`] if a
+            /// coefficient is not below q.
+            pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+                let bytes: [u8; ENCAPSULATION_KEY_SIZE] =
+                    bytes
+                        .try_into()
+                        .map_err(|_| Error::EncapsulationKeyLength {
+                            expected: ENCAPSULATION_KEY_SIZE,
+                            actual: bytes.len(),
+                        })?;
+                let state = EkState::parse(&bytes).ok_or(Error::EncapsulationKeyNotReduced)?;
+                Ok(Self { bytes, state })
+            }
+
+            /// The encoded key, `ByteEncode_12(t-hat) || rho`.
+            #[must_use]
+            pub const fn as_bytes(&self) -> &[u8; ENCAPSULATION_KEY_SIZE] {
+                &self.bytes
+            }
+
+            /// `ML-KEM.Encaps` (FIPS 203 Algorithm 20): a fresh shared secret and the
+            /// ciphertext that carries it to the holder of the decapsulation key.
+            pub fn encapsulate<R: CryptoRng + ?Sized>(
+                &self,
+                rng: &mut R,
+            ) -> (Ciphertext, SharedSecret) {
+                let mut m = Zeroizing::new([0u8; 32]);
+                rng.fill_bytes(m.as_mut());
+                self.encapsulate_internal(&m)
+            }
+
+            /// `ML-KEM.Encaps_internal` (FIPS 203 Algorithm 17) with a caller-chosen message.
+            ///
+            /// **Hazardous**: `m` must be 32 fresh random bytes, never reused; this exists
+            /// for known-answer tests. Enabled by the `hazmat` feature.
+            #[cfg(feature = "hazmat")]
+            #[must_use]
+            pub fn encapsulate_deterministic(&self, m: &[u8; 32]) -> (Ciphertext, SharedSecret) {
+                self.encapsulate_internal(m)
+            }
+
+            fn encapsulate_internal(&self, m: &[u8; 32]) -> (Ciphertext, SharedSecret) {
+                let mut ct = [0u8; CIPHERTEXT_SIZE];
+                let key = kem::encaps_internal::<Selected, K, ETA1, ETA2, DU, DV>(
+                    &self.state,
+                    m,
+                    &mut ct,
+                );
+                (Ciphertext { bytes: ct }, key)
+            }
+        }
+
+        impl PartialEq for EncapsulationKey {
+            fn eq(&self, other: &Self) -> bool {
+                self.bytes == other.bytes
+            }
+        }
+
+        impl Eq for EncapsulationKey {}
+
+        impl core::fmt::Debug for EncapsulationKey {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct("EncapsulationKey").finish_non_exhaustive()
+            }
+        }
+
+        impl TryFrom<&[u8]> for EncapsulationKey {
+            type Error = Error;
+            fn try_from(bytes: &[u8]) -> Result<Self, Error> {
+                Self::from_bytes(bytes)
+            }
+        }
+
+        #[doc = concat!("An ", $name, " decapsulation key (private key).")]
+        ///
+        /// Holds s-hat with its multiplication cache, the parsed encapsulation key (for
+        /// the re-encryption of decapsulation), z, and the seed when the key was made
+        /// from one. Every secret in it is erased on drop.
+        #[derive(Clone)]
+        pub struct DecapsulationKey {
+            s_hat: CachedNttVector<K>,
+            z: [u8; 32],
+            seed: Option<Seed>,
+            ek: EncapsulationKey,
+        }
+
+        impl Zeroize for DecapsulationKey {
+            fn zeroize(&mut self) {
+                self.s_hat.zeroize();
+                self.z.zeroize();
+                self.seed.zeroize();
+            }
+        }
+
+        impl Drop for DecapsulationKey {
+            fn drop(&mut self) {
+                self.zeroize();
+            }
+        }
+
+        impl ZeroizeOnDrop for DecapsulationKey {}
+
+        impl DecapsulationKey {
+            /// `ML-KEM.KeyGen` (FIPS 203 Algorithm 19): a new key from 64 random bytes.
+            pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
+                let mut seed = Seed::new([0u8; crate::SEED_SIZE]);
+                rng.fill_bytes(seed.as_bytes_mut());
+                Self::from_seed_value(seed)
+            }
+
+            /// `ML-KEM.KeyGen_internal(d, z)` (FIPS 203 Algorithm 16) from the 64-byte
+            /// seed `d || z`. Deterministic: the same seed always gives the same key, and
+            /// [`Self::seed`] gives the seed back, so the seed is all you need to store.
+            #[must_use]
+            pub fn from_seed(seed: &[u8; crate::SEED_SIZE]) -> Self {
+                Self::from_seed_value(Seed::new(*seed))
+            }
+
+            /// [`Self::from_seed`] for a seed of unchecked length.
+            ///
+            /// # Errors
+            /// [`Error::SeedLength`] if `bytes` is not 64 bytes long.
+            pub fn from_seed_bytes(bytes: &[u8]) -> Result<Self, Error> {
+                let seed: &[u8; crate::SEED_SIZE] =
+                    bytes.try_into().map_err(|_| Error::SeedLength {
+                        expected: crate::SEED_SIZE,
+                        actual: bytes.len(),
+                    })?;
+                Ok(Self::from_seed(seed))
+            }
+
+            fn from_seed_value(seed: Seed) -> Self {
+                let mut ek_bytes = [0u8; ENCAPSULATION_KEY_SIZE];
+                let (state, s_hat) =
+                    kem::key_gen_internal::<Selected, K, ETA1>(seed.d(), &mut ek_bytes);
+                Self {
+                    s_hat,
+                    z: *seed.z(),
+                    seed: Some(seed),
+                    ek: EncapsulationKey {
+                        bytes: ek_bytes,
+                        state,
+                    },
+                }
+            }
+
+            /// The seed `d || z` this key was generated from, or `None` for a key imported
+            /// from its expanded encoding (which does not contain d).
+            #[must_use]
+            pub const fn seed(&self) -> Option<&Seed> {
+                self.seed.as_ref()
+            }
+
+            /// Imports the expanded FIPS 203 encoding `dk_pke || ek || H(ek) || z`, with the
+            /// checks of FIPS 203 section 7.3.
+            ///
+            /// # Errors
+            /// [`Error::DecapsulationKeyLength`] if `bytes` is not
+            /// [`DECAPSULATION_KEY_SIZE`] long; [`Error::DecapsulationKeyHashMismatch`] if
+            /// the embedded H(ek) is not the hash of the embedded ek;
+            /// [`Error::EncapsulationKeyNotReduced`] if the embedded ek fails the modulus
+            /// check. A coefficient of `dk_pke` not below q is reduced, not rejected
+            /// (FIPS 203 does not check it; the decoded value is used mod q).
+            pub fn from_expanded_bytes(bytes: &[u8]) -> Result<Self, Error> {
+                if bytes.len() != DECAPSULATION_KEY_SIZE {
+                    return Err(Error::DecapsulationKeyLength {
+                        expected: DECAPSULATION_KEY_SIZE,
+                        actual: bytes.len(),
+                    });
+                }
+                let (dk_pke, rest) = bytes.split_at(DK_PKE_SIZE);
+                let (ek_bytes, rest) = rest.split_at(ENCAPSULATION_KEY_SIZE);
+                let (h, z) = rest.split_at(32);
+                // The hash check compares public values (H of the public ek with bytes stored
+                // beside it), so a plain comparison is fine.
+                if crate::hash::h(ek_bytes) != h {
+                    return Err(Error::DecapsulationKeyHashMismatch);
+                }
+                let ek = EncapsulationKey::from_bytes(ek_bytes)?;
+                let s_hat = crate::kpke::decode_vector_12_reduced::<K>(dk_pke).cached::<Selected>();
+                let mut z_arr = [0u8; 32];
+                z_arr.copy_from_slice(z);
+                Ok(Self {
+                    s_hat,
+                    z: z_arr,
+                    seed: None,
+                    ek,
+                })
+            }
+
+            /// The expanded FIPS 203 encoding `dk_pke || ek || H(ek) || z`
+            /// ([`DECAPSULATION_KEY_SIZE`] bytes), in a buffer erased on drop.
+            #[must_use]
+            pub fn to_expanded_bytes(&self) -> Zeroizing<[u8; DECAPSULATION_KEY_SIZE]> {
+                let mut out = Zeroizing::new([0u8; DECAPSULATION_KEY_SIZE]);
+                let (dk_pke, rest) = out.split_at_mut(DK_PKE_SIZE);
+                let (ek, rest) = rest.split_at_mut(ENCAPSULATION_KEY_SIZE);
+                let (h, z) = rest.split_at_mut(32);
+                let mut s_hat = self.s_hat.to_vector();
+                crate::kpke::encode_vector_12(&s_hat, dk_pke);
+                s_hat.zeroize();
+                ek.copy_from_slice(&self.ek.bytes);
+                h.copy_from_slice(&self.ek.state.h);
+                z.copy_from_slice(&self.z);
+                out
+            }
+
+            /// The matching encapsulation key, to send to peers.
+            #[must_use]
+            pub const fn encapsulation_key(&self) -> &EncapsulationKey {
+                &self.ek
+            }
+
+            /// `ML-KEM.Decaps` (FIPS 203 Algorithm 21). Never fails: a ciphertext that was
+            /// not made for this key yields a pseudorandom secret unrelated to the sender's
+            /// (implicit rejection), decided in constant time.
+            #[must_use]
+            pub fn decapsulate(&self, ct: &Ciphertext) -> SharedSecret {
+                kem::decaps_internal::<Selected, K, ETA1, ETA2, DU, DV>(
+                    &self.s_hat,
+                    &self.ek.state,
+                    &self.z,
+                    &ct.bytes,
+                )
+            }
+        }
+
+        impl core::fmt::Debug for DecapsulationKey {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct("DecapsulationKey").finish_non_exhaustive()
+            }
+        }
+
+        #[doc = concat!("An ", $name, " ciphertext.")]
+        #[derive(Clone, PartialEq, Eq)]
+        pub struct Ciphertext {
+            bytes: [u8; CIPHERTEXT_SIZE],
+        }
+
+        impl Ciphertext {
+            /// Wraps ciphertext bytes.
+            ///
+            /// # Errors
+            /// [`Error::CiphertextLength`] if `bytes` is not [`CIPHERTEXT_SIZE`] long. Any
+            /// content of the right length is a valid ciphertext (FIPS 203 section 7.3).
+            pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+                let bytes = bytes.try_into().map_err(|_| Error::CiphertextLength {
+                    expected: CIPHERTEXT_SIZE,
+                    actual: bytes.len(),
+                })?;
+                Ok(Self { bytes })
+            }
+
+            /// The ciphertext bytes.
+            #[must_use]
+            pub const fn as_bytes(&self) -> &[u8; CIPHERTEXT_SIZE] {
+                &self.bytes
+            }
+        }
+
+        impl AsRef<[u8]> for Ciphertext {
+            fn as_ref(&self) -> &[u8] {
+                &self.bytes
+            }
+        }
+
+        impl TryFrom<&[u8]> for Ciphertext {
+            type Error = Error;
+            fn try_from(bytes: &[u8]) -> Result<Self, Error> {
+                Self::from_bytes(bytes)
+            }
+        }
+
+        impl core::fmt::Debug for Ciphertext {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct("Ciphertext").finish_non_exhaustive()
+            }
+        }
+    };
+}
+
+pub(crate) use parameter_set;

@@ -1,0 +1,199 @@
+//! The PRF of FIPS 203 (SHAKE256) and noise generation: `SamplePolyCBD_eta(PRF_eta(sigma, N))`
+//! as in Algorithm 13 lines 8-15 and Algorithm 14 lines 9-17.
+//!
+//! sigma and everything derived from it are secret: the PRF output goes through the
+//! constant-time CBD and is zeroized before returning.
+
+use mlkem_poly_ntt::{N, Poly, PolyVector};
+use sha3::Shake256;
+use sha3::digest::{ExtendableOutput, Update, XofReader};
+use zeroize::Zeroize;
+
+use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd2_into, cbd3_into};
+
+/// `PRF(s, b)`: fills `out` with the first `out.len()` bytes of `SHAKE256(s || b)`
+/// (FIPS 203 section 4.1, equation 4.3).
+///
+/// FIPS 203's `PRF_eta(s, b)` is this with `out.len() == 64 * eta`
+/// ([`Eta::prf_output_len`]). The caller owns `out` and should zeroize it when done; the
+/// SHAKE256 state is wiped when dropped.
+pub fn prf(s: &[u8; 32], b: u8, out: &mut [u8]) {
+    let mut xof = Shake256::default();
+    xof.update(s);
+    xof.update(&[b]);
+    xof.finalize_xof().read(out);
+}
+
+/// `SamplePolyCBD_eta(PRF_eta(sigma, nonce))`: one noise polynomial (FIPS 203 Algorithm 8
+/// over the PRF output, as in Algorithm 14 line 17 for `e2`).
+///
+/// Constant time with respect to `sigma`; the PRF output is zeroized before returning.
+#[must_use]
+pub fn sample_noise_poly(sigma: &[u8; 32], eta: Eta, nonce: u8) -> Poly {
+    let mut poly = Poly::zero();
+    noise_into(sigma, eta, nonce, poly.coeffs_mut());
+    poly
+}
+
+/// A vector of `K` noise polynomials: element `i` is
+/// `SamplePolyCBD_eta(PRF_eta(sigma, first_nonce + i))` (FIPS 203 Algorithm 13 lines 8-15 for
+/// `s` and `e`, Algorithm 14 lines 9-16 for `y` and `e1`).
+///
+/// The nonce wraps modulo 256 (ML-KEM never gets there: its largest nonce is `2k = 8`). All
+/// `K` PRF streams are handed over as one batch, for a multi-way Keccak backend. Constant
+/// time with respect to `sigma`; every PRF output is zeroized before returning.
+#[must_use]
+pub fn sample_noise_vector<const K: usize>(
+    sigma: &[u8; 32],
+    eta: Eta,
+    first_nonce: u8,
+) -> PolyVector<K> {
+    let mut v = PolyVector::<K>::zero();
+    sample_noise_batch(sigma, eta, first_nonce, &mut v.0);
+    v
+}
+
+/// Noise for a batch of consecutive nonces: `out[n]` gets nonce `first_nonce + n` (mod 256).
+///
+/// This is the seam for multi-way Keccak: a 4-way backend absorbs `sigma || nonce` for four
+/// nonces into one interleaved SHAKE256 state and squeezes the `64 * eta` bytes of all four
+/// together (one block of 136 bytes for eta = 2, two for eta = 3), then runs the CBD on each.
+/// The portable version handles one stream at a time.
+fn sample_noise_batch(sigma: &[u8; 32], eta: Eta, first_nonce: u8, out: &mut [Poly]) {
+    for (n, poly) in out.iter_mut().enumerate() {
+        // The nonce wraps by design (documented on the public functions).
+        let nonce = first_nonce.wrapping_add(n as u8);
+        noise_into(sigma, eta, nonce, poly.coeffs_mut());
+    }
+}
+
+/// `SamplePolyCBD_eta(PRF_eta(sigma, nonce))` written into `coeffs` (only values in `[0, q)`).
+fn noise_into(sigma: &[u8; 32], eta: Eta, nonce: u8, coeffs: &mut [u16; N]) {
+    // Branching on eta is fine: it is a public parameter.
+    match eta {
+        Eta::Two => {
+            let mut bytes = [0u8; CBD2_INPUT_BYTES];
+            prf(sigma, nonce, &mut bytes);
+            cbd2_into(&bytes, coeffs);
+            bytes.zeroize();
+        }
+        Eta::Three => {
+            let mut bytes = [0u8; CBD3_INPUT_BYTES];
+            prf(sigma, nonce, &mut bytes);
+            cbd3_into(&bytes, coeffs);
+            bytes.zeroize();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{sample_poly_cbd2, sample_poly_cbd3};
+    use proptest::prelude::*;
+
+    /// SHAKE256 of the concatenation, absorbed in one piece.
+    fn shake256(input: &[u8], out: &mut [u8]) {
+        let mut xof = Shake256::default();
+        xof.update(input);
+        xof.finalize_xof().read(out);
+    }
+
+    fn expected_noise(sigma: &[u8; 32], eta: Eta, nonce: u8) -> Poly {
+        let mut input = [0u8; 33];
+        input[..32].copy_from_slice(sigma);
+        input[32] = nonce;
+        match eta {
+            Eta::Two => {
+                let mut bytes = [0u8; CBD2_INPUT_BYTES];
+                shake256(&input, &mut bytes);
+                sample_poly_cbd2(&bytes)
+            }
+            Eta::Three => {
+                let mut bytes = [0u8; CBD3_INPUT_BYTES];
+                shake256(&input, &mut bytes);
+                sample_poly_cbd3(&bytes)
+            }
+        }
+    }
+
+    fn check_vector<const K: usize>(sigma: &[u8; 32], eta: Eta, first: u8) {
+        let v = sample_noise_vector::<K>(sigma, eta, first);
+        for (i, p) in v.0.iter().enumerate() {
+            let nonce = first.wrapping_add(i as u8);
+            assert_eq!(
+                p,
+                &expected_noise(sigma, eta, nonce),
+                "K = {K}, element {i}"
+            );
+            assert_eq!(p, &sample_noise_poly(sigma, eta, nonce));
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn prf_is_shake256_prefix(s in any::<[u8; 32]>(), b in any::<u8>(), len in 0usize..600) {
+            let mut input = [0u8; 33];
+            input[..32].copy_from_slice(&s);
+            input[32] = b;
+            let mut expected = [0u8; 600];
+            shake256(&input, &mut expected);
+            let mut out = [0u8; 600];
+            prf(&s, b, &mut out[..len]);
+            prop_assert_eq!(&out[..len], &expected[..len]);
+            prop_assert!(out[len..].iter().all(|&x| x == 0));
+        }
+
+        #[test]
+        fn noise_is_cbd_of_prf(sigma in any::<[u8; 32]>(), nonce in any::<u8>()) {
+            for eta in [Eta::Two, Eta::Three] {
+                prop_assert_eq!(
+                    sample_noise_poly(&sigma, eta, nonce),
+                    expected_noise(&sigma, eta, nonce)
+                );
+            }
+        }
+
+        #[test]
+        fn noise_vector_nonces(sigma in any::<[u8; 32]>(), first in 0u8..16) {
+            for eta in [Eta::Two, Eta::Three] {
+                check_vector::<2>(&sigma, eta, first);
+                check_vector::<3>(&sigma, eta, first);
+                check_vector::<4>(&sigma, eta, first);
+            }
+        }
+    }
+
+    #[test]
+    fn prf_lengths_of_both_etas() {
+        let s = [0x5au8; 32];
+        for eta in [Eta::Two, Eta::Three] {
+            let mut out = [0u8; CBD3_INPUT_BYTES];
+            let out = &mut out[..eta.prf_output_len()];
+            prf(&s, 9, out);
+            let mut expected = [0u8; CBD3_INPUT_BYTES];
+            let mut input = [0x5au8; 33];
+            input[32] = 9;
+            shake256(&input, &mut expected);
+            assert_eq!(out, &expected[..eta.prf_output_len()]);
+        }
+    }
+
+    #[test]
+    fn nonce_wraps_without_panicking() {
+        check_vector::<2>(&[1u8; 32], Eta::Two, 255);
+        check_vector::<4>(&[1u8; 32], Eta::Three, 254);
+        let v = sample_noise_vector::<2>(&[1u8; 32], Eta::Two, 255);
+        assert_eq!(v.0[1], sample_noise_poly(&[1u8; 32], Eta::Two, 0));
+    }
+
+    #[test]
+    fn distinct_nonces_give_distinct_noise() {
+        let v = sample_noise_vector::<4>(&[3u8; 32], Eta::Three, 0);
+        for i in 0..4 {
+            for j in i + 1..4 {
+                assert_ne!(v.0[i], v.0[j]);
+            }
+        }
+    }
+}

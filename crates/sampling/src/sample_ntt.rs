@@ -1,0 +1,327 @@
+//! `SampleNTT` (FIPS 203 Algorithm 7) and matrix generation (Algorithm 13 lines 3-7,
+//! Algorithm 14 lines 4-8).
+//!
+//! Everything here is a function of the public seed rho, so branching on the XOF output
+//! and a data-dependent number of squeezed blocks are fine.
+
+use mlkem_field::Q;
+use mlkem_poly_ntt::{MAX_RANK, Matrix, N, NttPoly};
+use sha3::Shake128;
+use sha3::digest::{ExtendableOutput, Update, XofReader};
+
+/// Length of a `SampleNTT` seed: rho (32 bytes) followed by the two index bytes.
+pub const SAMPLE_NTT_SEED_BYTES: usize = 34;
+
+/// The SHAKE128 rate in bytes: what one Keccak-f\[1600\] permutation squeezes.
+pub const SHAKE128_RATE: usize = 168;
+
+/// Number of SHAKE128 blocks [`sample_ntt`] squeezes up front (504 bytes, 336 candidates);
+/// further blocks are squeezed one at a time.
+///
+/// Each 12-bit candidate is accepted with probability q / 2^12 ~ 0.813, so 336 candidates
+/// give 273 accepted on average (standard deviation ~7.2), and fewer than 256 for only
+/// about 1% of seeds. Four blocks (448 candidates, mean 364, standard deviation ~8.3) run
+/// short with a probability far below 2^-100, but the loop does not rely on it.
+pub const SAMPLE_NTT_INITIAL_BLOCKS: usize = 3;
+
+// Whole blocks hold whole 3-byte groups of two candidates, so a block boundary never splits
+// a group and the candidate parser needs no carry-over between blocks.
+const _: () = assert!(SHAKE128_RATE.is_multiple_of(3));
+
+/// Bytes squeezed up front.
+const INITIAL_BYTES: usize = SAMPLE_NTT_INITIAL_BLOCKS * SHAKE128_RATE;
+
+/// Number of `SampleNTT` streams in one matrix generation for the largest rank (k = 4).
+const MAX_MATRIX_STREAMS: usize = MAX_RANK * MAX_RANK;
+
+/// `SampleNTT(seed)`, FIPS 203 Algorithm 7: rejection sampling of a uniform NTT-domain
+/// polynomial from `SHAKE128(seed)`.
+///
+/// The seed is `rho || j || i` (32 + 1 + 1 bytes). Every 3 output bytes `b0, b1, b2` give two
+/// 12-bit candidates `d1 = b0 + 256 * (b1 mod 16)` and `d2 = b1 / 16 + 16 * b2`, each kept if
+/// below q, until 256 are kept. This squeezes [`SAMPLE_NTT_INITIAL_BLOCKS`] blocks of
+/// [`SHAKE128_RATE`] bytes at once, then one block at a time for as long as the seed needs:
+/// it never gives up, whatever the seed.
+///
+/// Not constant time, by design: the seed is public.
+#[must_use]
+pub fn sample_ntt(seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> NttPoly {
+    let mut xof = Shake128::default();
+    xof.update(seed);
+    sample_ntt_from_xof(&mut xof.finalize_xof())
+}
+
+/// The loop of Algorithm 7 over any XOF output stream (tests feed it adversarial streams).
+fn sample_ntt_from_xof(reader: &mut impl XofReader) -> NttPoly {
+    let mut poly = NttPoly::zero();
+    let coeffs = poly.coeffs_mut();
+
+    let mut initial = [0u8; INITIAL_BYTES];
+    reader.read(&mut initial);
+    let mut filled = parse_candidates(&initial, coeffs, 0);
+
+    let mut block = [0u8; SHAKE128_RATE];
+    while filled < N {
+        reader.read(&mut block);
+        filled = parse_candidates(&block, coeffs, filled);
+    }
+    // `parse_candidates` writes only values below q, so the canonical invariant holds.
+    poly
+}
+
+/// Parses XOF output into candidates and appends the accepted ones (FIPS 203 Algorithm 7,
+/// lines 5-15) to `coeffs[filled..]`; returns the new number of filled coefficients.
+///
+/// `bytes.len()` must be a multiple of 3 (whole blocks are); `filled <= N`. Stops as soon as
+/// all `N` coefficients are filled, ignoring the rest of `bytes`, exactly as the algorithm
+/// stops squeezing. This is the function a SIMD candidate parser replaces.
+fn parse_candidates(bytes: &[u8], coeffs: &mut [u16; N], mut filled: usize) -> usize {
+    debug_assert!(filled <= N);
+    let (groups, rest) = bytes.as_chunks::<3>();
+    debug_assert!(rest.is_empty(), "partial 3-byte group");
+    for &[b0, b1, b2] in groups {
+        if filled == N {
+            break;
+        }
+        let (b0, b1, b2) = (u16::from(b0), u16::from(b1), u16::from(b2));
+        // Both candidates are below 2^12: d1 <= 255 + 256 * 15, d2 <= 15 + 16 * 255.
+        let d1 = b0 | ((b1 & 0x0f) << 8);
+        let d2 = (b1 >> 4) | (b2 << 4);
+        if d1 < Q {
+            coeffs[filled] = d1;
+            filled += 1;
+        }
+        if d2 < Q && filled < N {
+            coeffs[filled] = d2;
+            filled += 1;
+        }
+    }
+    filled
+}
+
+/// `SampleNTT` over a batch of independent seeds: `out[n] = sample_ntt(&seeds[n])`.
+///
+/// This is the seam for multi-way Keccak: a 4-way (or 8-way) backend absorbs 4 (8) seeds into
+/// one interleaved state, squeezes [`SAMPLE_NTT_INITIAL_BLOCKS`] blocks of every stream at
+/// once, parses each with [`parse_candidates`], and squeezes further blocks for all streams
+/// together while any of them is short. The portable version handles one stream at a time.
+fn sample_ntt_batch(seeds: &[[u8; SAMPLE_NTT_SEED_BYTES]], out: &mut [NttPoly]) {
+    debug_assert_eq!(seeds.len(), out.len());
+    for (seed, poly) in seeds.iter().zip(out) {
+        *poly = sample_ntt(seed);
+    }
+}
+
+/// The seed of matrix entry `A-hat[row][col]`: `rho || col || row` (FIPS 203 Algorithm 13,
+/// line 5: `SampleNTT(rho || j || i)` for entry `[i, j]`).
+fn matrix_seed(rho: &[u8; 32], row: u8, col: u8) -> [u8; SAMPLE_NTT_SEED_BYTES] {
+    let mut seed = [0u8; SAMPLE_NTT_SEED_BYTES];
+    seed[..32].copy_from_slice(rho);
+    seed[32] = col;
+    seed[33] = row;
+    seed
+}
+
+/// Generates the `K x K` matrix A-hat from rho: `rows[i][j] = SampleNTT(rho || j || i)`
+/// (FIPS 203 Algorithm 13 lines 3-7; Algorithm 14 lines 4-8 regenerate the same matrix).
+///
+/// Byte 32 of each seed is the column index `j`, byte 33 the row index `i`. All `K^2`
+/// entries are produced by one batch of independent SHAKE128 streams (see the crate docs on
+/// multi-way hashing). `K` is at most 4 (checked at compile time).
+///
+/// Not constant time, by design: rho is public.
+#[must_use]
+pub fn sample_matrix<const K: usize>(rho: &[u8; 32]) -> Matrix<K> {
+    const { assert!(K <= MAX_RANK, "ML-KEM ranks are at most 4") };
+    let mut seeds = [[0u8; SAMPLE_NTT_SEED_BYTES]; MAX_MATRIX_STREAMS];
+    for i in 0..K {
+        for j in 0..K {
+            // i, j < K <= 4: the casts are exact.
+            seeds[i * K + j] = matrix_seed(rho, i as u8, j as u8);
+        }
+    }
+    let mut matrix = Matrix {
+        rows: core::array::from_fn(|_| core::array::from_fn(|_| NttPoly::zero())),
+    };
+    // Row-major flattening: entry [i][j] is element i * K + j, matching the seeds.
+    sample_ntt_batch(&seeds[..K * K], matrix.rows.as_flattened_mut());
+    matrix
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// FIPS 203 Algorithm 7, line by line: squeeze 3 bytes at a time. Returns the
+    /// coefficients and the number of bytes squeezed.
+    fn reference(reader: &mut impl XofReader) -> ([u16; N], usize) {
+        let mut a = [0u16; N];
+        let mut j = 0;
+        let mut squeezed = 0;
+        while j < 256 {
+            let mut c = [0u8; 3];
+            reader.read(&mut c);
+            squeezed += 3;
+            let d1 = u16::from(c[0]) + 256 * (u16::from(c[1]) % 16);
+            let d2 = u16::from(c[1]) / 16 + 16 * u16::from(c[2]);
+            if d1 < Q {
+                a[j] = d1;
+                j += 1;
+            }
+            if d2 < Q && j < 256 {
+                a[j] = d2;
+                j += 1;
+            }
+        }
+        (a, squeezed)
+    }
+
+    fn reader_for(seed: &[u8]) -> impl XofReader + use<> {
+        let mut xof = Shake128::default();
+        xof.update(seed);
+        xof.finalize_xof()
+    }
+
+    fn reference_for(seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> ([u16; N], usize) {
+        reference(&mut reader_for(seed))
+    }
+
+    /// Blocks a seed needs: the reference squeezes 3 bytes at a time, whole groups per block.
+    fn blocks_needed(squeezed: usize) -> usize {
+        squeezed.div_ceil(SHAKE128_RATE)
+    }
+
+    /// Seeds `counter (LE) || 0...`, scanned in order, with the blocks each needs.
+    fn scan_seeds() -> impl Iterator<Item = ([u8; SAMPLE_NTT_SEED_BYTES], usize)> {
+        (0u32..).map(|n| {
+            let mut seed = [0u8; SAMPLE_NTT_SEED_BYTES];
+            seed[..4].copy_from_slice(&n.to_le_bytes());
+            let (_, squeezed) = reference_for(&seed);
+            (seed, blocks_needed(squeezed))
+        })
+    }
+
+    /// An XOF stream that starts with `prefix` bytes of 0xff (all candidates 4095, rejected)
+    /// before the real SHAKE128 output: forces as many extra blocks as wanted.
+    struct RejectingPrefix<R> {
+        prefix: usize,
+        inner: R,
+    }
+
+    impl<R: XofReader> XofReader for RejectingPrefix<R> {
+        fn read(&mut self, buffer: &mut [u8]) {
+            let take = self.prefix.min(buffer.len());
+            buffer[..take].fill(0xff);
+            self.prefix -= take;
+            self.inner.read(&mut buffer[take..]);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn matches_reference(seed in any::<[u8; SAMPLE_NTT_SEED_BYTES]>()) {
+            let (expected, _) = reference_for(&seed);
+            prop_assert_eq!(*sample_ntt(&seed).coeffs(), expected);
+        }
+
+        #[test]
+        fn matches_reference_after_rejected_prefix(
+            seed in any::<[u8; SAMPLE_NTT_SEED_BYTES]>(),
+            prefix in 0usize..2000,
+        ) {
+            let fresh = || RejectingPrefix { prefix, inner: reader_for(&seed) };
+            let (expected, _) = reference(&mut fresh());
+            prop_assert_eq!(*sample_ntt_from_xof(&mut fresh()).coeffs(), expected);
+        }
+
+        #[test]
+        fn matrix_index_order(rho in any::<[u8; 32]>()) {
+            fn check<const K: usize>(rho: &[u8; 32]) -> Result<(), TestCaseError> {
+                let a = sample_matrix::<K>(rho);
+                for i in 0..K {
+                    for j in 0..K {
+                        let mut seed = [0u8; SAMPLE_NTT_SEED_BYTES];
+                        seed[..32].copy_from_slice(rho);
+                        seed[32] = j as u8;
+                        seed[33] = i as u8;
+                        let (expected, _) = reference_for(&seed);
+                        prop_assert_eq!(a.rows[i][j].coeffs(), &expected, "[{}][{}]", i, j);
+                    }
+                }
+                Ok(())
+            }
+            check::<2>(&rho)?;
+            check::<3>(&rho)?;
+            check::<4>(&rho)?;
+        }
+    }
+
+    #[test]
+    fn seed_needing_a_fourth_block() {
+        // About 1% of seeds need more than 3 blocks, so the scan stops after ~100 seeds.
+        let (seed, blocks) = scan_seeds()
+            .take(10_000)
+            .find(|&(_, blocks)| blocks > SAMPLE_NTT_INITIAL_BLOCKS)
+            .expect("no seed needing a 4th block among 10,000");
+        assert!(blocks > 3);
+        let (expected, _) = reference_for(&seed);
+        assert_eq!(sample_ntt(&seed).coeffs(), &expected);
+    }
+
+    #[test]
+    fn many_blocks_after_a_long_rejected_prefix() {
+        // A seed needing more than 4 blocks of real SHAKE128 output does not exist in
+        // practice (probability < 2^-100 per seed), so force the block-at-a-time loop to run
+        // many times with a prefix of 10 blocks of rejected candidates, unaligned to both
+        // the 504-byte first read and the 168-byte blocks.
+        for prefix in [
+            10 * SHAKE128_RATE,
+            10 * SHAKE128_RATE + 1,
+            10 * SHAKE128_RATE + 2,
+        ] {
+            let seed = [7u8; SAMPLE_NTT_SEED_BYTES];
+            let fresh = || RejectingPrefix {
+                prefix,
+                inner: reader_for(&seed),
+            };
+            let (expected, squeezed) = reference(&mut fresh());
+            assert!(blocks_needed(squeezed) >= 12);
+            assert_eq!(sample_ntt_from_xof(&mut fresh()).coeffs(), &expected);
+        }
+    }
+
+    #[test]
+    fn parser_boundaries() {
+        let mut coeffs = [0u16; N];
+        // d1 = 0x01 + 256 * 0xd = 3329 = q: rejected. d2 = 0x0 + 16 * 0xd0 = 3328: accepted.
+        assert_eq!(parse_candidates(&[0x01, 0x0d, 0xd0], &mut coeffs, 0), 1);
+        assert_eq!(coeffs[0], 3328);
+        // d1 = 3328 accepted; d2 = 0xf + 16 * 0xff = 4095 rejected.
+        assert_eq!(parse_candidates(&[0x00, 0xfd, 0xff], &mut coeffs, 1), 2);
+        assert_eq!(coeffs[1], 3328);
+        // d1 = 0x123, d2 = 0x456 = 1110: both accepted, in order.
+        assert_eq!(parse_candidates(&[0x23, 0x61, 0x45], &mut coeffs, 2), 4);
+        assert_eq!(coeffs[2..4], [0x123, 0x456]);
+        // With one slot left, only d1 is kept, and later groups are ignored.
+        let mut full = [9u16; N];
+        assert_eq!(
+            parse_candidates(&[0x23, 0x61, 0x45, 0, 0, 0], &mut full, N - 1),
+            N
+        );
+        assert_eq!(full[N - 2..], [9, 0x123]);
+        // Nothing is written once full.
+        assert_eq!(parse_candidates(&[0, 0, 0], &mut full, N), N);
+        assert_eq!(full[N - 1], 0x123);
+    }
+
+    #[test]
+    fn matrix_is_not_transposed() {
+        let a = sample_matrix::<2>(&[0u8; 32]);
+        assert_ne!(a.rows[0][1], a.rows[1][0]);
+        assert_eq!(a.rows[0][1], sample_ntt(&matrix_seed(&[0u8; 32], 0, 1)));
+        let mut seed = [0u8; SAMPLE_NTT_SEED_BYTES];
+        seed[32] = 1; // j = 1, i = 0
+        assert_eq!(a.rows[0][1], sample_ntt(&seed));
+    }
+}
