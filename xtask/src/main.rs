@@ -1,1 +1,39 @@
-fn main() {}
+//! Project automation: `cargo xtask <command>` (the alias lives in `.cargo/config.toml`).
+//!
+//! | command | what it does |
+//! |---|---|
+//! | `bounds` | machine-checked bounds of every lazy reduction (exhaustive / worst-case) |
+//! | `fuzz [TARGET] [--seconds N]` | cargo-fuzz campaigns with a summary per target |
+//! | `ct` | constant-time check under valgrind memcheck with secrets marked undefined |
+//! | `bench-report` | KEM benchmark table and SVG charts in `target/bench-report/` |
+
+use std::process::ExitCode;
+
+mod bench_report;
+mod bounds;
+mod ct;
+mod fuzz;
+
+const USAGE: &str = "usage: cargo xtask <bounds | fuzz [TARGET] [--seconds N] | ct | bench-report>";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((command, rest)) = args.split_first() else {
+        eprintln!("{USAGE}");
+        return ExitCode::FAILURE;
+    };
+    let result = match command.as_str() {
+        "bounds" => bounds::run(rest),
+        "fuzz" => fuzz::run(rest),
+        "ct" => ct::run(rest),
+        "bench-report" => bench_report::run(rest),
+        _ => Err(format!("unknown command `{command}`\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask {command}: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,6 @@
+//! `cargo xtask bench_report` (not yet implemented).
+
+/// Runs the command.
+pub(crate) fn run(_args: &[String]) -> Result<(), String> {
+    Err("not implemented yet".into())
+}
