@@ -13,6 +13,48 @@ mod portable;
 
 pub use portable::Portable;
 
+use core::sync::atomic::{AtomicBool, Ordering};
+
+#[cfg(target_arch = "x86_64")]
+cpufeatures::new!(cpuid_avx2, "avx2");
+
+static PORTABLE_ONLY: AtomicBool = AtomicBool::new(false);
+
+/// Forces (or stops forcing) the portable backend process-wide.
+///
+/// SIMD backends are used only when the CPU has them *and* this is not set. Results are
+/// identical either way; this exists for tests, benchmarks and users who want the scalar
+/// code. It is a process-wide switch: set it before starting work, not from several threads
+/// that want different answers.
+pub fn force_portable(portable_only: bool) {
+    PORTABLE_ONLY.store(portable_only, Ordering::Relaxed);
+}
+
+/// Whether [`force_portable`] is in effect.
+#[must_use]
+pub fn portable_forced() -> bool {
+    PORTABLE_ONLY.load(Ordering::Relaxed)
+}
+
+/// Whether the CPU supports AVX2 (detected once, then cached), ignoring [`force_portable`].
+#[must_use]
+pub fn avx2_detected() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        cpuid_avx2::get()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Whether AVX2 code should run: the CPU has it and the portable backend is not forced.
+#[must_use]
+pub fn use_avx2() -> bool {
+    avx2_detected() && !portable_forced()
+}
+
 use crate::N;
 
 /// Number of base-case rings (pairs of coefficients) in the NTT domain.
