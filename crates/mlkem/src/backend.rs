@@ -1,7 +1,30 @@
 //! Which arithmetic backend the KEM runs on.
 //!
-//! Every operation is monomorphized for one [`mlkem_poly_ntt::Backend`]. Today the only
-//! backend is the portable one; SIMD backends plug in here, selected once per operation.
+//! Every public operation is monomorphized for one [`mlkem_poly_ntt::Backend`] and picks it
+//! once, at its start: AVX2 when the CPU has it (detected once, cached) and the portable
+//! backend is not forced, the portable backend otherwise. All backends compute identical
+//! results; [`force_portable`](crate::force_portable) selects the portable one for tests,
+//! benchmarks and users who want it.
 
-/// The backend every public operation uses.
-pub(crate) type Selected = mlkem_poly_ntt::Portable;
+/// Runs `$body` with the type alias `$b` naming the selected backend.
+macro_rules! with_backend {
+    ($b:ident => $body:expr) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            if mlkem_poly_ntt::backend::use_avx2() {
+                type $b = mlkem_poly_ntt::Avx2;
+                $body
+            } else {
+                type $b = mlkem_poly_ntt::Portable;
+                $body
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            type $b = mlkem_poly_ntt::Portable;
+            $body
+        }
+    }};
+}
+
+pub(crate) use with_backend;

@@ -67,6 +67,7 @@ mod params;
 mod secret;
 
 pub use error::Error;
+pub use mlkem_poly_ntt::backend::force_portable;
 pub use secret::{SEED_SIZE, SHARED_SECRET_SIZE, Seed, SharedSecret};
 
 /// ML-KEM-512 (FIPS 203 Table 2: k = 2, eta1 = 3, eta2 = 2, du = 10, dv = 4).

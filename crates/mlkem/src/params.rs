@@ -9,7 +9,7 @@ macro_rules! parameter_set {
     ) => {
         use crate::kem::{self, EkState};
         use crate::secret::{Seed, SharedSecret};
-        use crate::{Error, backend::Selected};
+        use crate::{Error, backend::with_backend};
         use mlkem_poly_ntt::CachedNttVector;
         use rand_core::CryptoRng;
         use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
@@ -92,11 +92,11 @@ macro_rules! parameter_set {
 
             fn encapsulate_internal(&self, m: &[u8; 32]) -> (Ciphertext, SharedSecret) {
                 let mut ct = [0u8; CIPHERTEXT_SIZE];
-                let key = kem::encaps_internal::<Selected, K, ETA1, ETA2, DU, DV>(
+                let key = with_backend!(B => kem::encaps_internal::<B, K, ETA1, ETA2, DU, DV>(
                     &self.state,
                     m,
                     &mut ct,
-                );
+                ));
                 (Ciphertext { bytes: ct }, key)
             }
         }
@@ -182,8 +182,10 @@ macro_rules! parameter_set {
 
             fn from_seed_value(seed: Seed) -> Self {
                 let mut ek_bytes = [0u8; ENCAPSULATION_KEY_SIZE];
-                let (state, s_hat) =
-                    kem::key_gen_internal::<Selected, K, ETA1>(seed.d(), &mut ek_bytes);
+                let (state, s_hat) = with_backend!(B => kem::key_gen_internal::<B, K, ETA1>(
+                    seed.d(),
+                    &mut ek_bytes
+                ));
                 Self {
                     s_hat,
                     z: *seed.z(),
@@ -228,7 +230,7 @@ macro_rules! parameter_set {
                     return Err(Error::DecapsulationKeyHashMismatch);
                 }
                 let ek = EncapsulationKey::from_bytes(ek_bytes)?;
-                let s_hat = crate::kpke::decode_vector_12_reduced::<K>(dk_pke).cached::<Selected>();
+                let s_hat = with_backend!(B => crate::kpke::decode_vector_12_reduced::<K>(dk_pke).cached::<B>());
                 let mut z_arr = [0u8; 32];
                 z_arr.copy_from_slice(z);
                 Ok(Self {
@@ -267,12 +269,12 @@ macro_rules! parameter_set {
             /// (implicit rejection), decided in constant time.
             #[must_use]
             pub fn decapsulate(&self, ct: &Ciphertext) -> SharedSecret {
-                kem::decaps_internal::<Selected, K, ETA1, ETA2, DU, DV>(
+                with_backend!(B => kem::decaps_internal::<B, K, ETA1, ETA2, DU, DV>(
                     &self.s_hat,
                     &self.ek.state,
                     &self.z,
                     &ct.bytes,
-                )
+                ))
             }
         }
 

@@ -20,7 +20,8 @@ use zeroize::Zeroize;
 /// (two products of canonical values, `b1*gamma` being reduced first).
 pub const PRODUCT_TERM_MAX: u32 = 2 * (CANONICAL_MAX as u32) * (CANONICAL_MAX as u32);
 
-/// How many products one [`Accumulator`] can take before a `u32` entry could overflow.
+/// How many products the portable backend's `u32` accumulator entries can take before
+/// one could overflow. Each backend states its own limit as [`crate::Backend::MAX_TERMS`].
 pub const ACCUMULATOR_MAX_TERMS: usize = (u32::MAX / PRODUCT_TERM_MAX) as usize;
 
 /// The largest module rank used by ML-KEM (ML-KEM-1024).
@@ -66,8 +67,10 @@ impl CachedNttPoly {
 
 /// 256 unreduced `u32` sums of base-case products.
 ///
-/// It counts the products it has taken and refuses more than [`ACCUMULATOR_MAX_TERMS`],
-/// so it can never overflow, whatever the caller does.
+/// It counts the products it has taken and refuses more than the backend's
+/// [`Backend::MAX_TERMS`], so it can never overflow, whatever the caller does. Use one
+/// backend for all products and the reduction of one accumulator (the entry layout is the
+/// backend's own).
 #[derive(Clone, Zeroize)]
 pub struct Accumulator {
     acc: [u32; N],
@@ -101,7 +104,7 @@ impl Accumulator {
     /// Adds the unreduced product `a * b` (in T_q).
     ///
     /// # Panics
-    /// If this would be product number `ACCUMULATOR_MAX_TERMS + 1`. The count is public
+    /// If this would be product number `B::MAX_TERMS + 1`. The count is public
     /// (it is the module rank), so the check leaks nothing.
     pub fn add_product<B: Backend>(&mut self, a: &NttPoly, b: &CachedNttPoly) {
         assert!(
@@ -118,7 +121,7 @@ impl Accumulator {
         self.terms
     }
 
-    /// The raw sums, for the bounds checker and tests.
+    /// The raw sums, for the bounds checker and tests (in the backend's own layout).
     #[must_use]
     pub const fn raw(&self) -> &[u32; N] {
         &self.acc

@@ -11,7 +11,7 @@
 //! products share its `b*zeta` cache.
 
 use crate::backend::Backend;
-use crate::lazy::{ACCUMULATOR_MAX_TERMS, Accumulator, CachedNttPoly};
+use crate::lazy::{Accumulator, CachedNttPoly};
 use crate::{NttPoly, Poly};
 use zeroize::Zeroize;
 
@@ -80,7 +80,7 @@ impl<const K: usize> NttVector<K> {
     /// The inner product `self^T * rhs`, accumulated lazily and reduced once.
     #[must_use]
     pub fn dot<B: Backend>(&self, rhs: &CachedNttVector<K>) -> NttPoly {
-        const { assert!(K <= ACCUMULATOR_MAX_TERMS) };
+        const { assert!(K <= B::MAX_TERMS) };
         let mut acc = Accumulator::new();
         for (a, b) in self.0.iter().zip(&rhs.0) {
             acc.add_product::<B>(a, b);
@@ -115,7 +115,7 @@ impl<const K: usize> Matrix<K> {
     /// `A * v`: `out[i] = sum_j A[i][j] * v[j]`, one reduction per output coefficient.
     #[must_use]
     pub fn mul_vector<B: Backend>(&self, v: &CachedNttVector<K>) -> NttVector<K> {
-        const { assert!(K <= ACCUMULATOR_MAX_TERMS) };
+        const { assert!(K <= B::MAX_TERMS) };
         NttVector(core::array::from_fn(|i| {
             let mut acc = Accumulator::new();
             for j in 0..K {
@@ -130,7 +130,7 @@ impl<const K: usize> Matrix<K> {
     /// `A^T * v`: `out[i] = sum_j A[j][i] * v[j]`, one reduction per output coefficient.
     #[must_use]
     pub fn transpose_mul_vector<B: Backend>(&self, v: &CachedNttVector<K>) -> NttVector<K> {
-        const { assert!(K <= ACCUMULATOR_MAX_TERMS) };
+        const { assert!(K <= B::MAX_TERMS) };
         NttVector(core::array::from_fn(|i| {
             let mut acc = Accumulator::new();
             for j in 0..K {

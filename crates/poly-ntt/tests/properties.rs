@@ -175,3 +175,89 @@ fn vector_ntt_roundtrip() {
     }));
     assert_eq!(v.clone().ntt::<B>().inverse_ntt::<B>(), v);
 }
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::*;
+    use mlkem_poly_ntt::{Avx2, Backend, backend::avx2_detected};
+
+    fn extreme_strategy() -> impl Strategy<Value = [u16; N]> {
+        prop_oneof![
+            poly_strategy(),
+            Just([Q - 1; N]),
+            Just([0; N]),
+            Just(core::array::from_fn(|i| if i % 2 == 0 { Q - 1 } else { 0 })),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        #[test]
+        fn ntt_matches_portable(c in extreme_strategy()) {
+            if !avx2_detected() { return Ok(()); }
+            let mut a = c;
+            let mut p = c;
+            Avx2::ntt(&mut a);
+            Portable::ntt(&mut p);
+            prop_assert_eq!(a, p);
+            Avx2::inverse_ntt(&mut a);
+            Portable::inverse_ntt(&mut p);
+            prop_assert_eq!(a, p);
+            prop_assert_eq!(a, c);
+        }
+
+        #[test]
+        fn inverse_ntt_matches_portable(c in extreme_strategy()) {
+            if !avx2_detected() { return Ok(()); }
+            let mut a = c;
+            let mut p = c;
+            Avx2::inverse_ntt(&mut a);
+            Portable::inverse_ntt(&mut p);
+            prop_assert_eq!(a, p);
+        }
+
+        #[test]
+        fn mul_cache_matches_portable(c in extreme_strategy()) {
+            if !avx2_detected() { return Ok(()); }
+            let (mut a, mut p) = ([0u16; 128], [0u16; 128]);
+            Avx2::mul_cache(&c, &mut a);
+            Portable::mul_cache(&c, &mut p);
+            prop_assert_eq!(a, p);
+        }
+
+        #[test]
+        fn products_match_portable(m in proptest::collection::vec(extreme_strategy(), 16), v in proptest::collection::vec(extreme_strategy(), 4)) {
+            if !avx2_detected() { return Ok(()); }
+            let a = Matrix::<4> { rows: core::array::from_fn(|i| core::array::from_fn(|j| ntt_poly(&m[4 * i + j]))) };
+            let v = NttVector::<4>(core::array::from_fn(|i| ntt_poly(&v[i])));
+            let (va, vp) = (v.clone().cached::<Avx2>(), v.clone().cached::<Portable>());
+            prop_assert_eq!(a.mul_vector::<Avx2>(&va), a.mul_vector::<Portable>(&vp));
+            prop_assert_eq!(a.transpose_mul_vector::<Avx2>(&va), a.transpose_mul_vector::<Portable>(&vp));
+            prop_assert_eq!(v.dot::<Avx2>(&va), v.dot::<Portable>(&vp));
+        }
+    }
+
+    fn all_max_avx2<const K: usize>() {
+        let max = ntt_poly(&[Q - 1; N]);
+        let a = Matrix::<K> {
+            rows: core::array::from_fn(|_| core::array::from_fn(|_| max.clone())),
+        };
+        let v = NttVector::<K>(core::array::from_fn(|_| max.clone()));
+        assert_eq!(
+            a.mul_vector::<Avx2>(&v.clone().cached::<Avx2>()),
+            a.mul_vector::<Portable>(&v.cached::<Portable>())
+        );
+    }
+
+    #[test]
+    fn all_maximal_inputs_k234() {
+        if !avx2_detected() {
+            eprintln!("no AVX2 on this CPU: AVX2 tests skipped");
+            return;
+        }
+        all_max_avx2::<2>();
+        all_max_avx2::<3>();
+        all_max_avx2::<4>();
+    }
+}

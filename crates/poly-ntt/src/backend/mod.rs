@@ -9,8 +9,12 @@
 //! Every function takes and returns canonical coefficients (in `[0, q)`) in FIPS 203 order,
 //! so backends are interchangeable at every call.
 
+#[cfg(target_arch = "x86_64")]
+pub mod avx2;
 mod portable;
 
+#[cfg(target_arch = "x86_64")]
+pub use avx2::Avx2;
 pub use portable::Portable;
 
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -62,6 +66,10 @@ pub const PAIRS: usize = N / 2;
 
 /// The hot functions a backend provides.
 pub trait Backend: Copy + Default + core::fmt::Debug + 'static {
+    /// How many base-case products one accumulator can take with this backend's lane width
+    /// and final reduction (at least [`crate::MAX_RANK`]).
+    const MAX_TERMS: usize;
+
     /// Forward NTT in place (FIPS 203 Algorithm 9). Input and output canonical.
     fn ntt(coeffs: &mut [u16; N]);
 
@@ -78,7 +86,8 @@ pub trait Backend: Copy + Default + core::fmt::Debug + 'static {
     /// `acc[2i] += a[2i]*b[2i] + a[2i+1]*b_zeta[i]`, `acc[2i+1] += a[2i]*b[2i+1] + a[2i+1]*b[2i]`.
     ///
     /// Each call adds at most [`crate::PRODUCT_TERM_MAX`] to every entry; the caller keeps
-    /// the number of calls per accumulator within [`crate::ACCUMULATOR_MAX_TERMS`].
+    /// the number of calls per accumulator within [`Self::MAX_TERMS`]. The layout of `acc`
+    /// is the backend's own: only the same backend's [`Self::reduce_accumulator`] reads it.
     fn accumulate(acc: &mut [u32; N], a: &[u16; N], b: &[u16; N], b_zeta: &[u16; PAIRS]);
 
     /// Reduces every accumulator entry to its canonical representative.

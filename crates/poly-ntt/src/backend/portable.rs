@@ -10,6 +10,8 @@ use mlkem_field::{add, barrett_reduce, mul, sub};
 pub struct Portable;
 
 impl Backend for Portable {
+    const MAX_TERMS: usize = crate::ACCUMULATOR_MAX_TERMS;
+
     fn ntt(f: &mut [u16; N]) {
         // Algorithm 9. Every butterfly keeps its outputs canonical: one Barrett reduction
         // of the product (< q^2) and one conditional subtraction each for the sum and the

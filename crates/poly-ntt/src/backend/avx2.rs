@@ -1,0 +1,598 @@
+//! The AVX2 backend: 16-lane `i16` NTTs with Montgomery multiplication and lazy
+//! base-case accumulation in 32-bit lanes (`vpmaddwd`).
+//!
+//! # Representation
+//! Inputs and outputs are the same as the portable backend's: canonical coefficients in
+//! FIPS 203 order. Inside, coefficients are signed `i16` lanes that grow without reduction
+//! as far as the bounds below allow, and are brought back to `[0, q)` at the end.
+//!
+//! # Bounds (checked by `cargo xtask bounds` and the differential tests)
+//! - [`montgomery_mul`]: for `|a| <= 2^15` and a constant `|b| < q`, the result is
+//!   `a b 2^-16 mod q` in `(-q, q)` (exact: `(ab - mq) / 2^16` with `|m| <= 2^15`).
+//! - Forward NTT: canonical input; each of the 7 layers adds at most `q` to `|x|`, so every
+//!   lane stays below [`NTT_LANE_BOUND`] = `8q < 2^15`, inside the `i16` range and inside
+//!   Montgomery's input domain. One signed Barrett reduction ([`barrett_reduce_i16`], exact
+//!   for every `i16`) and one conditional addition end it.
+//! - Inverse NTT: sums double per layer, so after layers 3 and 6 every lane is reduced
+//!   with [`barrett_reduce_i16`] (to `|x| <= q/2`), keeping lanes below `8 * (q/2) * 2` before
+//!   each reduction ([`INTT_LANE_BOUND`]); the final multiplication by `128^-1 2^16` is Montgomery.
+//! - Accumulation: `vpmaddwd` of canonical operands adds at most
+//!   [`crate::PRODUCT_TERM_MAX`] = `2 (q-1)^2` per term to a signed 32-bit lane; the final
+//!   Montgomery reduction needs the sum below [`AVX2_ACCUMULATOR_LIMIT`] =
+//!   `2^31 - 2^15 q`, which allows [`AVX2_MAX_TERMS`] terms.
+#![allow(unsafe_code)]
+
+use super::{Backend, PAIRS, Portable};
+use crate::N;
+use crate::zetas::{GAMMAS, ZETAS};
+use core::arch::x86_64::{
+    __m256i, _mm_loadu_si128, _mm256_add_epi16, _mm256_add_epi32, _mm256_and_si256,
+    _mm256_blend_epi16, _mm256_cvtepu16_epi32, _mm256_loadu_si256, _mm256_madd_epi16,
+    _mm256_mulhi_epi16, _mm256_mullo_epi16, _mm256_or_si256, _mm256_packs_epi32,
+    _mm256_permute2x128_si256, _mm256_set1_epi16, _mm256_shuffle_epi32, _mm256_slli_epi32,
+    _mm256_srai_epi16, _mm256_srai_epi32, _mm256_srli_epi32, _mm256_storeu_si256, _mm256_sub_epi16,
+    _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+};
+use mlkem_field::Q;
+
+/// The AVX2 backend. Its functions fall back to [`Portable`] on CPUs without AVX2
+/// (detection is done once and cached), so it is always safe to call; select it with
+/// [`super::use_avx2`] to honour [`super::force_portable`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Avx2;
+
+const Q_I16: i16 = Q as i16;
+/// `q^-1 mod 2^16`, as a signed 16-bit value.
+const QINV: i16 = -3327;
+/// `2^32 mod q`: multiplying a Montgomery-reduced value by it (Montgomery) restores it.
+const R2: i16 = 1353;
+/// `128^-1 * 2^16 mod q`: the inverse NTT's final scaling, in Montgomery form.
+const INTT_SCALE: i16 = 512;
+
+const _: () = assert!((Q as i32 * QINV as i32) & 0xffff == 1);
+const _: () = assert!(R2 as i64 == (1i64 << 32) % Q as i64);
+const _: () = assert!((INTT_SCALE as i64 * 128) % Q as i64 == (1i64 << 16) % Q as i64);
+
+/// Bound on `|lane|` inside the forward NTT: `8q`.
+pub const NTT_LANE_BOUND: i32 = 8 * Q as i32;
+/// Bound on `|lane|` inside the inverse NTT between reductions: `8 * (q/2 + 1)` after three
+/// layers of doubling from `|x| <= q/2`... bounded conservatively by `8q`.
+pub const INTT_LANE_BOUND: i32 = 8 * Q as i32;
+/// Largest accumulator lane value the final Montgomery reduction accepts: `2^31 - 2^15 q`.
+pub const AVX2_ACCUMULATOR_LIMIT: i64 = (1i64 << 31) - (1i64 << 15) * Q as i64;
+/// Number of base-case products one AVX2 accumulator lane can take.
+pub const AVX2_MAX_TERMS: usize =
+    (AVX2_ACCUMULATOR_LIMIT / crate::PRODUCT_TERM_MAX as i64) as usize;
+
+const _: () = assert!(NTT_LANE_BOUND < i16::MAX as i32);
+const _: () = assert!(INTT_LANE_BOUND < i16::MAX as i32);
+const _: () = assert!(AVX2_MAX_TERMS >= crate::MAX_RANK);
+
+/// `x * 2^16 mod q`, centered in `(-q/2, q/2]`, for twiddle tables in Montgomery form.
+const fn to_mont(x: u16) -> i16 {
+    let r = ((x as u32) << 16) % Q as u32;
+    if r > Q as u32 / 2 {
+        r as i16 - Q_I16
+    } else {
+        r as i16
+    }
+}
+
+/// `b * q^-1 mod 2^16`: the precomputed second factor of a Montgomery multiplication by b.
+const fn qinv_of(b: i16) -> i16 {
+    b.wrapping_mul(QINV)
+}
+
+/// Coefficient (within a 32-coefficient pair of vectors `x`, `y`) held by lane `lane` of
+/// the "lo" operand of a layer with butterfly length `len` in {8, 4, 2}; the "hi" operand's
+/// lane holds that coefficient plus `len`.
+const fn lo_lane_coefficient(len: usize, lane: usize) -> usize {
+    let (half, p) = (lane / 8, lane % 8);
+    match len {
+        // lo = [x0..8 | y0..8]
+        8 => {
+            if lane < 8 {
+                lane
+            } else {
+                16 + lane - 8
+            }
+        }
+        // lo = unpacklo_epi64(x, y) = [x(8h)..+4, y(8h)..+4] per 128-bit half h
+        4 => {
+            if p < 4 {
+                8 * half + p
+            } else {
+                16 + 8 * half + p - 4
+            }
+        }
+        // x' = dword order [0, 2, 1, 3] within each half; lo = unpacklo_epi64(x', y')
+        2 => {
+            let (src, q) = if p < 4 { (0, p) } else { (16, p - 4) };
+            let dword = [0, 2][q / 2];
+            src + 8 * half + 2 * dword + q % 2
+        }
+        _ => panic!("len must be 8, 4 or 2"),
+    }
+}
+
+/// Twiddles, in Montgomery form, for the in-register layers (len 8, 4, 2), one vector per
+/// pair of coefficient vectors: `[layer][pair][lane]`. `inverse` selects Algorithm 10's
+/// order (zeta index `256/len - 1 - block`) instead of Algorithm 9's (`128/len + block`).
+const fn shuffled_zetas(inverse: bool, with_qinv: bool) -> [[[i16; 16]; 8]; 3] {
+    let mut t = [[[0i16; 16]; 8]; 3];
+    let lens = [8usize, 4, 2];
+    let mut l = 0;
+    while l < 3 {
+        let len = lens[l];
+        let mut pair = 0;
+        while pair < 8 {
+            let mut lane = 0;
+            while lane < 16 {
+                let c = 32 * pair + lo_lane_coefficient(len, lane);
+                let block = c / (2 * len);
+                let idx = if inverse {
+                    256 / len - 1 - block
+                } else {
+                    128 / len + block
+                };
+                let z = to_mont(ZETAS[idx]);
+                t[l][pair][lane] = if with_qinv { qinv_of(z) } else { z };
+                lane += 1;
+            }
+            pair += 1;
+        }
+        l += 1;
+    }
+    t
+}
+
+const FWD_SHUFFLED: [[[i16; 16]; 8]; 3] = shuffled_zetas(false, false);
+const FWD_SHUFFLED_QINV: [[[i16; 16]; 8]; 3] = shuffled_zetas(false, true);
+const INV_SHUFFLED: [[[i16; 16]; 8]; 3] = shuffled_zetas(true, false);
+const INV_SHUFFLED_QINV: [[[i16; 16]; 8]; 3] = shuffled_zetas(true, true);
+
+/// Scalar twiddles in Montgomery form with their q^-1 multiples, for the layers between
+/// whole vectors (len 128 .. 16).
+const ZETAS_MONT: [(i16, i16); 128] = {
+    let mut t = [(0i16, 0i16); 128];
+    let mut i = 0;
+    while i < 128 {
+        let z = to_mont(ZETAS[i]);
+        t[i] = (z, qinv_of(z));
+        i += 1;
+    }
+    t
+};
+
+/// Gammas in Montgomery form, placed in the odd lanes of each 16-lane vector (pairs 8m..8m+8).
+const GAMMAS_ODD: [[i16; 16]; 16] = {
+    let mut t = [[0i16; 16]; 16];
+    let mut m = 0;
+    while m < 16 {
+        let mut j = 0;
+        while j < 8 {
+            t[m][2 * j + 1] = to_mont(GAMMAS[8 * m + j]);
+            j += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load(src: &[i16; 16]) -> __m256i {
+    // SAFETY: `src` is 32 readable bytes; `loadu` has no alignment requirement.
+    unsafe { _mm256_loadu_si256(src.as_ptr().cast()) }
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load_coeffs(f: &[u16; N]) -> [__m256i; 16] {
+    // SAFETY: each of the 16 reads covers coefficients 16i..16i+16 of the 256-entry array.
+    core::array::from_fn(|i| unsafe { _mm256_loadu_si256(f.as_ptr().add(16 * i).cast()) })
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store_coeffs(f: &mut [u16; N], v: &[__m256i; 16]) {
+    for (i, x) in v.iter().enumerate() {
+        // SAFETY: each write covers coefficients 16i..16i+16 of the 256-entry array.
+        unsafe { _mm256_storeu_si256(f.as_mut_ptr().add(16 * i).cast(), *x) };
+    }
+}
+
+/// `a * b * 2^-16 mod q` in `(-q, q)`, for `|a| <= 2^15`, `|b| < q`, `b_qinv = b q^-1 mod 2^16`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn montgomery_mul(a: __m256i, b: __m256i, b_qinv: __m256i) -> __m256i {
+    let hi = _mm256_mulhi_epi16(a, b);
+    let m = _mm256_mullo_epi16(a, b_qinv);
+    let mq_hi = _mm256_mulhi_epi16(m, _mm256_set1_epi16(Q_I16));
+    _mm256_sub_epi16(hi, mq_hi)
+}
+
+/// Signed Barrett reduction of every `i16` lane: a representative of `x mod q` in
+/// `[-(q-1)/2, (q-1)/2]` (exact for every `i16` input; checked exhaustively in the tests).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn barrett_reduce_i16(x: __m256i) -> __m256i {
+    // v = round(2^26 / q); t = round(x v / 2^26).
+    let t = _mm256_mulhi_epi16(x, _mm256_set1_epi16(20159));
+    let t = _mm256_srai_epi16(_mm256_add_epi16(t, _mm256_set1_epi16(1 << 9)), 10);
+    _mm256_sub_epi16(x, _mm256_mullo_epi16(t, _mm256_set1_epi16(Q_I16)))
+}
+
+/// Adds q to negative lanes: `(-q, q)` to `[0, q)`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn add_q_if_negative(x: __m256i) -> __m256i {
+    _mm256_add_epi16(
+        x,
+        _mm256_and_si256(_mm256_srai_epi16(x, 15), _mm256_set1_epi16(Q_I16)),
+    )
+}
+
+/// Cooley-Tukey butterfly: `(a + zeta b, a - zeta b)`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn ct_butterfly(a: __m256i, b: __m256i, z: __m256i, z_qinv: __m256i) -> (__m256i, __m256i) {
+    let t = montgomery_mul(b, z, z_qinv);
+    (_mm256_add_epi16(a, t), _mm256_sub_epi16(a, t))
+}
+
+/// Gentleman-Sande butterfly: `(a + b, zeta (b - a))`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn gs_butterfly(a: __m256i, b: __m256i, z: __m256i, z_qinv: __m256i) -> (__m256i, __m256i) {
+    (
+        _mm256_add_epi16(a, b),
+        montgomery_mul(_mm256_sub_epi16(b, a), z, z_qinv),
+    )
+}
+
+/// Splits two vectors into the "lo" and "hi" butterfly operands of layer `len`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn split(len: usize, x: __m256i, y: __m256i) -> (__m256i, __m256i) {
+    {
+        match len {
+            8 => (
+                _mm256_permute2x128_si256(x, y, 0x20),
+                _mm256_permute2x128_si256(x, y, 0x31),
+            ),
+            4 => (_mm256_unpacklo_epi64(x, y), _mm256_unpackhi_epi64(x, y)),
+            _ => {
+                let x = _mm256_shuffle_epi32(x, 0b11_01_10_00);
+                let y = _mm256_shuffle_epi32(y, 0b11_01_10_00);
+                (_mm256_unpacklo_epi64(x, y), _mm256_unpackhi_epi64(x, y))
+            }
+        }
+    }
+}
+
+/// Inverse of [`split`].
+#[inline]
+#[target_feature(enable = "avx2")]
+fn join(len: usize, lo: __m256i, hi: __m256i) -> (__m256i, __m256i) {
+    {
+        match len {
+            8 => (
+                _mm256_permute2x128_si256(lo, hi, 0x20),
+                _mm256_permute2x128_si256(lo, hi, 0x31),
+            ),
+            4 => (_mm256_unpacklo_epi64(lo, hi), _mm256_unpackhi_epi64(lo, hi)),
+            _ => {
+                let x = _mm256_unpacklo_epi64(lo, hi);
+                let y = _mm256_unpackhi_epi64(lo, hi);
+                (
+                    _mm256_shuffle_epi32(x, 0b11_01_10_00),
+                    _mm256_shuffle_epi32(y, 0b11_01_10_00),
+                )
+            }
+        }
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn ntt_avx2(f: &mut [u16; N]) {
+    let mut v = load_coeffs(f);
+    // Layers len = 128 .. 16: butterflies between whole vectors, one zeta per block.
+    let mut k = 1;
+    let mut step = 8; // len / 16
+    while step >= 1 {
+        let mut start = 0;
+        while start < 16 {
+            let (z, zq) = ZETAS_MONT[k];
+            k += 1;
+            let (z, zq) = (_mm256_set1_epi16(z), _mm256_set1_epi16(zq));
+            for j in start..start + step {
+                (v[j], v[j + step]) = ct_butterfly(v[j], v[j + step], z, zq);
+            }
+            start += 2 * step;
+        }
+        step /= 2;
+    }
+    // Layers len = 8, 4, 2: inside vectors, on pairs of vectors.
+    for (layer, len) in [8usize, 4, 2].into_iter().enumerate() {
+        for pair in 0..8 {
+            let (lo, hi) = split(len, v[2 * pair], v[2 * pair + 1]);
+            let z = load(&FWD_SHUFFLED[layer][pair]);
+            let zq = load(&FWD_SHUFFLED_QINV[layer][pair]);
+            let (lo, hi) = ct_butterfly(lo, hi, z, zq);
+            (v[2 * pair], v[2 * pair + 1]) = join(len, lo, hi);
+        }
+    }
+    // |lane| < 8q: reduce to [0, q).
+    for x in &mut v {
+        *x = add_q_if_negative(barrett_reduce_i16(*x));
+    }
+    store_coeffs(f, &v);
+}
+
+#[target_feature(enable = "avx2")]
+fn inverse_ntt_avx2(f: &mut [u16; N]) {
+    let mut v = load_coeffs(f);
+    // Layers len = 2, 4, 8: inside vectors. Inputs are canonical, so after three layers
+    // every lane is below 8q; reduce before the sums can double further.
+    for (layer, len) in [2usize, 4, 8].into_iter().enumerate() {
+        let table = 2 - layer; // the tables are stored in the order len = 8, 4, 2
+        for pair in 0..8 {
+            let (lo, hi) = split(len, v[2 * pair], v[2 * pair + 1]);
+            let z = load(&INV_SHUFFLED[table][pair]);
+            let zq = load(&INV_SHUFFLED_QINV[table][pair]);
+            let (lo, hi) = gs_butterfly(lo, hi, z, zq);
+            (v[2 * pair], v[2 * pair + 1]) = join(len, lo, hi);
+        }
+    }
+    for x in &mut v {
+        *x = barrett_reduce_i16(*x);
+    }
+    // Layers len = 16 .. 128 between whole vectors; zeta index counts down from 15.
+    let mut step = 1;
+    while step <= 8 {
+        let mut k = 16 / step - 1;
+        let mut start = 0;
+        while start < 16 {
+            let (z, zq) = ZETAS_MONT[k];
+            k -= 1;
+            let (z, zq) = (_mm256_set1_epi16(z), _mm256_set1_epi16(zq));
+            for j in start..start + step {
+                (v[j], v[j + step]) = gs_butterfly(v[j], v[j + step], z, zq);
+            }
+            start += 2 * step;
+        }
+        if step == 4 {
+            // After len = 16, 32, 64 (three more doublings from |x| <= q/2): reduce again.
+            for x in &mut v {
+                *x = barrett_reduce_i16(*x);
+            }
+        }
+        step *= 2;
+    }
+    // Multiply by 128^-1 (Montgomery form) and bring to [0, q).
+    let s = _mm256_set1_epi16(INTT_SCALE);
+    let sq = _mm256_set1_epi16(qinv_of(INTT_SCALE));
+    for x in &mut v {
+        *x = add_q_if_negative(montgomery_mul(*x, s, sq));
+    }
+    store_coeffs(f, &v);
+}
+
+#[target_feature(enable = "avx2")]
+fn mul_cache_avx2(b: &[u16; N], out: &mut [u16; PAIRS]) {
+    let v = load_coeffs(b);
+    for m in 0..16 {
+        let g = load(&GAMMAS_ODD[m]);
+        let gq = load(&GAMMAS_ODD_QINV[m]);
+        // Odd lanes: b[2i+1] * gamma_i; even lanes: 0.
+        let prod = add_q_if_negative(montgomery_mul(v[m], g, gq));
+        let mut lanes = [0u16; 16];
+        // SAFETY: `lanes` is 32 writable bytes.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), prod) };
+        for j in 0..8 {
+            out[8 * m + j] = lanes[2 * j + 1];
+        }
+    }
+}
+
+const GAMMAS_ODD_QINV: [[i16; 16]; 16] = {
+    let mut t = GAMMAS_ODD;
+    let mut m = 0;
+    while m < 16 {
+        let mut j = 0;
+        while j < 16 {
+            t[m][j] = qinv_of(t[m][j]);
+            j += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// Accumulator layout of this backend: for each block of 16 coefficients (8 pairs) `m`,
+/// `acc[16m .. 16m+8]` holds the eight `c0` sums and `acc[16m+8 .. 16m+16]` the eight `c1`
+/// sums, in pair order (the natural output of `vpmaddwd`).
+// The __m256i pointers below are only used with unaligned loads and stores.
+#[allow(clippy::cast_ptr_alignment)]
+#[target_feature(enable = "avx2")]
+fn accumulate_avx2(acc: &mut [u32; N], a: &[u16; N], b: &[u16; N], b_zeta: &[u16; PAIRS]) {
+    for m in 0..16 {
+        // SAFETY: reads of 16 coefficients (32 bytes) of `a`, `b` and 8 entries (16 bytes)
+        // of `b_zeta` at block m, and a read-modify-write of 16 u32 (64 bytes) of `acc`,
+        // all inside their arrays.
+        unsafe {
+            let av = _mm256_loadu_si256(a.as_ptr().add(16 * m).cast());
+            let bv = _mm256_loadu_si256(b.as_ptr().add(16 * m).cast());
+            let bz = _mm_loadu_si128(b_zeta.as_ptr().add(8 * m).cast());
+            // [b0, b1*gamma, b2, b3*gamma', ...] and [b1, b0, b3, b2, ...].
+            let bz = _mm256_slli_epi32(_mm256_cvtepu16_epi32(bz), 16);
+            let b_c0 = _mm256_blend_epi16(bv, bz, 0b1010_1010);
+            let b_c1 = _mm256_or_si256(_mm256_slli_epi32(bv, 16), _mm256_srli_epi32(bv, 16));
+            // Each 32-bit lane gains at most 2 (q-1)^2 = PRODUCT_TERM_MAX (operands canonical).
+            let c0 = _mm256_madd_epi16(av, b_c0);
+            let c1 = _mm256_madd_epi16(av, b_c1);
+            let p0 = acc.as_mut_ptr().add(16 * m).cast::<__m256i>();
+            let p1 = acc.as_mut_ptr().add(16 * m + 8).cast::<__m256i>();
+            _mm256_storeu_si256(p0, _mm256_add_epi32(_mm256_loadu_si256(p0), c0));
+            _mm256_storeu_si256(p1, _mm256_add_epi32(_mm256_loadu_si256(p1), c1));
+        }
+    }
+}
+
+/// Montgomery reduction of 32-bit lanes below [`AVX2_ACCUMULATOR_LIMIT`]: `x 2^-16 mod q`
+/// in `(-q, q)`... more precisely `|r| <= (x + 2^15 q) / 2^16 < 2^15`, sign-extended to 32 bits.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn montgomery_reduce_i32(x: __m256i) -> __m256i {
+    {
+        let m = _mm256_mullo_epi16(x, _mm256_set1_epi16(QINV));
+        let mq_hi = _mm256_mulhi_epi16(m, _mm256_set1_epi16(Q_I16));
+        // Low 16 bits of each 32-bit lane: (x >> 16) - (m q >> 16) = (x - m q) / 2^16.
+        let r = _mm256_sub_epi16(_mm256_srai_epi32(x, 16), mq_hi);
+        _mm256_srai_epi32(_mm256_slli_epi32(r, 16), 16)
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn reduce_accumulator_avx2(acc: &[u32; N], out: &mut [u16; N]) {
+    let r2 = _mm256_set1_epi16(R2);
+    let r2q = _mm256_set1_epi16(qinv_of(R2));
+    for m in 0..16 {
+        // SAFETY: reads 16 u32 of `acc` and writes 16 u16 of `out` at block m, in bounds.
+        unsafe {
+            let c0 = _mm256_loadu_si256(acc.as_ptr().add(16 * m).cast());
+            let c1 = _mm256_loadu_si256(acc.as_ptr().add(16 * m + 8).cast());
+            // Interleave to coefficient order: [c0_0, c1_0, c0_1, c1_1 | c0_4, c1_4, ...].
+            let lo = montgomery_reduce_i32(_mm256_unpacklo_epi32(c0, c1));
+            let hi = montgomery_reduce_i32(_mm256_unpackhi_epi32(c0, c1));
+            // packs: [lo.0 (pairs 0,1), hi.0 (pairs 2,3) | lo.1 (pairs 4,5), hi.1 (pairs 6,7)].
+            let packed = _mm256_packs_epi32(lo, hi);
+            // Undo the 2^-16 of the reduction: Montgomery multiplication by 2^32 mod q.
+            let x = add_q_if_negative(montgomery_mul(packed, r2, r2q));
+            _mm256_storeu_si256(out.as_mut_ptr().add(16 * m).cast(), x);
+        }
+    }
+}
+
+impl Backend for Avx2 {
+    const MAX_TERMS: usize = AVX2_MAX_TERMS;
+
+    fn ntt(coeffs: &mut [u16; N]) {
+        if super::avx2_detected() {
+            // SAFETY: the CPU supports AVX2 (runtime detection above).
+            unsafe { ntt_avx2(coeffs) }
+        } else {
+            Portable::ntt(coeffs);
+        }
+    }
+
+    fn inverse_ntt(coeffs: &mut [u16; N]) {
+        if super::avx2_detected() {
+            // SAFETY: the CPU supports AVX2 (runtime detection above).
+            unsafe { inverse_ntt_avx2(coeffs) }
+        } else {
+            Portable::inverse_ntt(coeffs);
+        }
+    }
+
+    fn mul_cache(b: &[u16; N], out: &mut [u16; PAIRS]) {
+        if super::avx2_detected() {
+            // SAFETY: the CPU supports AVX2 (runtime detection above).
+            unsafe { mul_cache_avx2(b, out) }
+        } else {
+            Portable::mul_cache(b, out);
+        }
+    }
+
+    fn accumulate(acc: &mut [u32; N], a: &[u16; N], b: &[u16; N], b_zeta: &[u16; PAIRS]) {
+        // The detection result never changes, so the accumulator layout chosen here is the
+        // one `reduce_accumulator` reads.
+        if super::avx2_detected() {
+            // SAFETY: the CPU supports AVX2 (runtime detection above).
+            unsafe { accumulate_avx2(acc, a, b, b_zeta) }
+        } else {
+            Portable::accumulate(acc, a, b, b_zeta);
+        }
+    }
+
+    fn reduce_accumulator(acc: &[u32; N], out: &mut [u16; N]) {
+        if super::avx2_detected() {
+            // SAFETY: the CPU supports AVX2 (runtime detection above).
+            unsafe { reduce_accumulator_avx2(acc, out) }
+        } else {
+            Portable::reduce_accumulator(acc, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::arch::x86_64::_mm256_set_epi16;
+
+    #[target_feature(enable = "avx2")]
+    fn lanes(x: __m256i) -> [i16; 16] {
+        let mut out = [0i16; 16];
+        // SAFETY: `out` is 32 writable bytes.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), x) };
+        out
+    }
+
+    #[test]
+    fn barrett_i16_exact_for_every_i16() {
+        if !super::super::avx2_detected() {
+            return;
+        }
+        let q = i32::from(Q_I16);
+        let mut x = i32::from(i16::MIN);
+        while x <= i32::from(i16::MAX) {
+            let chunk: [i16; 16] =
+                core::array::from_fn(|i| (x + i as i32).min(i32::from(i16::MAX)) as i16);
+            // SAFETY: AVX2 is present (checked above).
+            let out = unsafe { lanes(barrett_reduce_i16(load(&chunk))) };
+            for (i, &r) in out.iter().enumerate() {
+                let v = i32::from(chunk[i]);
+                assert_eq!((i32::from(r) - v).rem_euclid(q), 0, "x = {v}");
+                assert!(i32::from(r).abs() <= (q - 1) / 2, "x = {v}: r = {r}");
+            }
+            x += 16;
+        }
+    }
+
+    #[test]
+    fn montgomery_mul_range_and_value() {
+        if !super::super::avx2_detected() {
+            return;
+        }
+        let q = i64::from(Q_I16);
+        for b in [1i16, -1, 1353, 512, (Q_I16 - 1) / 2, -(Q_I16 - 1) / 2] {
+            for start in (i32::from(i16::MIN)..=i32::from(i16::MAX)).step_by(16 * 37) {
+                let a: [i16; 16] = core::array::from_fn(|i| (start + i as i32).min(32767) as i16);
+                // SAFETY: AVX2 is present (checked above).
+                let out = unsafe {
+                    lanes(montgomery_mul(
+                        load(&a),
+                        _mm256_set1_epi16(b),
+                        _mm256_set1_epi16(qinv_of(b)),
+                    ))
+                };
+                for i in 0..16 {
+                    let r = i64::from(out[i]);
+                    assert!(r.abs() < q);
+                    assert_eq!(
+                        (r * 65536 - i64::from(a[i]) * i64::from(b)).rem_euclid(q),
+                        0
+                    );
+                }
+            }
+        }
+        // Keep the import used on every path.
+        // SAFETY: AVX2 is present (checked above).
+        let _ = unsafe {
+            lanes(_mm256_set_epi16(
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ))
+        };
+    }
+}
