@@ -96,3 +96,9 @@ pub mod ml_kem_1024 {
         sizes: (1568, 3168, 1568)
     );
 }
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;
+
