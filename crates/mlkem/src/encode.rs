@@ -53,6 +53,7 @@ pub fn byte_decode<const D: usize>(bytes: &[u8]) -> [u16; N] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::{vec, vec::Vec};
 
     /// Bit-by-bit Algorithms 5 and 6, straight from the pseudocode.
     fn encode_naive(d: usize, f: &[u16; N]) -> Vec<u8> {

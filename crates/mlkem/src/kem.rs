@@ -92,6 +92,6 @@ pub(crate) fn decaps_internal<
     key.conditional_assign(&rejection, !equal);
     m_prime.zeroize();
     r_prime.zeroize();
-    buf.zeroize();
+    buf.as_mut_slice().zeroize();
     key
 }

@@ -57,7 +57,7 @@ pub(crate) fn decode_vector_12_reduced<const K: usize>(bytes: &[u8]) -> NttVecto
             // x < 2^12 <= REDUCE_ONCE_INPUT_MAX = 2q - 1.
             *c = mlkem_field::reduce_once(x);
         }
-        raw.zeroize();
+        raw.as_mut_slice().zeroize();
         p
     }))
 }
@@ -95,13 +95,15 @@ pub(crate) fn key_gen<B: Backend, const K: usize, const ETA1: usize>(
     let (rho, mut sigma) = crate::hash::g(d, &[K as u8]);
     let a_hat = sample_matrix::<K>(&rho);
     // Lines 8-15: s and e from PRF_eta1(sigma, N), N = 0 .. 2k-1.
-    let s = sample_noise_vector::<K>(&sigma, eta::<ETA1>(), 0);
-    let e = sample_noise_vector::<K>(&sigma, eta::<ETA1>(), K as u8);
+    let mut s = sample_noise_vector::<K>(&sigma, eta::<ETA1>(), 0);
+    let mut e = sample_noise_vector::<K>(&sigma, eta::<ETA1>(), K as u8);
     sigma.zeroize();
-    // Lines 16-18: t-hat = A-hat o s-hat + e-hat.
-    let s_hat = s.ntt::<B>().cached::<B>();
+    // Lines 16-18: t-hat = A-hat o s-hat + e-hat; s-hat keeps its b*zeta cache for decryption.
+    let s_hat = s.ntt_cached::<B>();
+    s.zeroize();
     let mut t_hat = a_hat.mul_vector::<B>(&s_hat);
     let mut e_hat = e.ntt::<B>();
+    e.zeroize();
     t_hat.add_assign(&e_hat);
     e_hat.zeroize();
     // Line 19: ek = ByteEncode_12(t-hat) || rho.
@@ -115,7 +117,7 @@ pub(crate) fn key_gen<B: Backend, const K: usize, const ETA1: usize>(
 fn compress_encode<const D: usize>(p: &Poly, out: &mut [u8]) {
     let mut c = p.coeffs().map(compress::<D>);
     byte_encode::<D>(&c, out);
-    c.zeroize();
+    c.as_mut_slice().zeroize();
 }
 
 /// ByteDecode_d then Decompress_d of one polynomial.
@@ -144,19 +146,21 @@ pub(crate) fn encrypt<
     ct_out: &mut [u8],
 ) {
     // Lines 9-17: y, e1 and e2 from PRF(r, N), N = 0 .. 2k.
-    let y = sample_noise_vector::<K>(r, eta::<ETA1>(), 0);
+    let mut y = sample_noise_vector::<K>(r, eta::<ETA1>(), 0);
     let mut e1 = sample_noise_vector::<K>(r, eta::<ETA2>(), K as u8);
     let mut e2 = sample_noise_poly(r, eta::<ETA2>(), 2 * K as u8);
     // Line 18: y-hat, with its b*zeta cache built once for both products below.
-    let mut y_hat = y.ntt::<B>().cached::<B>();
+    let mut y_hat = y.ntt_cached::<B>();
+    y.zeroize();
     // Line 19: u = NTT^-1(A-hat^T o y-hat) + e1.
-    let mut u = pk
-        .a_hat
-        .transpose_mul_vector::<B>(&y_hat)
-        .inverse_ntt::<B>();
+    let mut u_hat = pk.a_hat.transpose_mul_vector::<B>(&y_hat);
+    let mut u = u_hat.inverse_ntt::<B>();
+    u_hat.zeroize();
     u.add_assign(&e1);
     // Lines 20-21: mu = Decompress_1(ByteDecode_1(m)); v = NTT^-1(t-hat^T o y-hat) + e2 + mu.
-    let mut v = pk.t_hat.dot::<B>(&y_hat).inverse_ntt::<B>();
+    let mut v_hat = pk.t_hat.dot::<B>(&y_hat);
+    let mut v = v_hat.inverse_ntt::<B>();
+    v_hat.zeroize();
     y_hat.zeroize();
     v.add_assign(&e2);
     let mut mu = decode_decompress::<1>(m);
@@ -186,7 +190,9 @@ pub(crate) fn decrypt<B: Backend, const K: usize, const DU: usize, const DV: usi
     }));
     let mut w = decode_decompress::<DV>(c2);
     // Lines 5-6: w = v' - NTT^-1(s-hat^T o NTT(u')).
-    let mut su = u.ntt::<B>().dot::<B>(s_hat).inverse_ntt::<B>();
+    let mut su_hat = u.ntt::<B>().dot::<B>(s_hat);
+    let mut su = su_hat.inverse_ntt::<B>();
+    su_hat.zeroize();
     w.sub_assign(&su);
     su.zeroize();
     // Line 7: m = ByteEncode_1(Compress_1(w)).

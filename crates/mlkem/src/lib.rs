@@ -56,6 +56,9 @@
 #![no_std]
 #![forbid(unsafe_code)]
 
+#[cfg(test)]
+extern crate std;
+
 mod backend;
 pub mod compress;
 pub mod encode;
@@ -101,4 +104,3 @@ pub mod ml_kem_1024 {
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 struct ReadmeDoctests;
-

@@ -37,16 +37,36 @@ const _: () = assert!(mlkem_field::BARRETT_INPUT_MAX == u32::MAX);
 /// A right-hand-side polynomial together with its `b[2i+1] * gamma_i` cache.
 ///
 /// Build it once per vector element; every product with it then skips that multiplication.
-#[derive(Clone, Zeroize, Debug)]
+#[derive(Clone, Debug)]
 pub struct CachedNttPoly {
     poly: NttPoly,
     b_zeta: [u16; PAIRS],
 }
 
+impl Zeroize for CachedNttPoly {
+    fn zeroize(&mut self) {
+        self.poly.zeroize();
+        // Bulk slice zeroization (see `NttPoly`'s impl).
+        self.b_zeta.as_mut_slice().zeroize();
+    }
+}
+
 impl CachedNttPoly {
-    /// Computes the cache of `poly` with backend `B`.
+    /// Copies `poly` and computes its cache with backend `B`.
     #[must_use]
-    pub fn new<B: Backend>(poly: NttPoly) -> Self {
+    pub fn new<B: Backend>(poly: &NttPoly) -> Self {
+        let mut b_zeta = [0u16; PAIRS];
+        B::mul_cache(poly.coeffs(), &mut b_zeta);
+        Self {
+            poly: poly.clone(),
+            b_zeta,
+        }
+    }
+
+    /// The NTT of `poly` (a copy; the caller erases `poly` if secret) with its cache.
+    #[must_use]
+    pub fn ntt_of<B: Backend>(poly: &crate::Poly) -> Self {
+        let poly = poly.ntt::<B>();
         let mut b_zeta = [0u16; PAIRS];
         B::mul_cache(poly.coeffs(), &mut b_zeta);
         Self { poly, b_zeta }
@@ -71,10 +91,17 @@ impl CachedNttPoly {
 /// [`Backend::MAX_TERMS`], so it can never overflow, whatever the caller does. Use one
 /// backend for all products and the reduction of one accumulator (the entry layout is the
 /// backend's own).
-#[derive(Clone, Zeroize)]
+#[derive(Clone)]
 pub struct Accumulator {
     acc: [u32; N],
     terms: usize,
+}
+
+impl Zeroize for Accumulator {
+    fn zeroize(&mut self) {
+        self.acc.as_mut_slice().zeroize();
+        self.terms = 0;
+    }
 }
 
 impl Default for Accumulator {

@@ -58,25 +58,26 @@ pub use vector::{CachedNttVector, Matrix, NttVector, PolyVector};
 pub const NTT_OUTPUT_MAX: u16 = mlkem_field::CANONICAL_MAX;
 
 impl Poly {
-    /// The forward NTT (FIPS 203 Algorithm 9).
+    /// The forward NTT (FIPS 203 Algorithm 9) of a copy of `self`.
+    ///
+    /// Takes `&self` so that a caller holding a secret polynomial keeps the one copy it
+    /// has to erase.
     #[must_use]
-    pub fn ntt<B: Backend>(mut self) -> NttPoly {
-        B::ntt(self.coeffs_mut());
+    pub fn ntt<B: Backend>(&self) -> NttPoly {
+        let mut coeffs = *self.coeffs();
+        B::ntt(&mut coeffs);
         // The backend contract keeps outputs canonical.
-        let out = NttPoly::from_canonical(*self.coeffs());
-        zeroize::Zeroize::zeroize(&mut self);
-        out
+        NttPoly::from_canonical(coeffs)
     }
 }
 
 impl NttPoly {
-    /// The inverse NTT, including the scaling by 128^-1 (FIPS 203 Algorithm 10):
-    /// `p.ntt().inverse_ntt() == p`.
+    /// The inverse NTT, including the scaling by 128^-1 (FIPS 203 Algorithm 10), of a copy
+    /// of `self`: `p.ntt().inverse_ntt() == p`.
     #[must_use]
-    pub fn inverse_ntt<B: Backend>(mut self) -> Poly {
-        B::inverse_ntt(self.coeffs_mut());
-        let out = Poly::from_canonical(*self.coeffs());
-        zeroize::Zeroize::zeroize(&mut self);
-        out
+    pub fn inverse_ntt<B: Backend>(&self) -> Poly {
+        let mut coeffs = *self.coeffs();
+        B::inverse_ntt(&mut coeffs);
+        Poly::from_canonical(coeffs)
     }
 }

@@ -57,24 +57,35 @@ vector_type!(
 );
 
 impl<const K: usize> PolyVector<K> {
-    /// Applies the forward NTT to every element.
+    /// The forward NTT of every element (of a copy: `self` is left for the caller to erase).
     #[must_use]
-    pub fn ntt<B: Backend>(self) -> NttVector<K> {
-        NttVector(self.0.map(Poly::ntt::<B>))
+    pub fn ntt<B: Backend>(&self) -> NttVector<K> {
+        NttVector(core::array::from_fn(|i| self.0[i].ntt::<B>()))
+    }
+
+    /// The forward NTT of every element with its `b*zeta` cache, ready to be a right-hand
+    /// side (one copy; `self` is left for the caller to erase).
+    #[must_use]
+    pub fn ntt_cached<B: Backend>(&self) -> CachedNttVector<K> {
+        CachedNttVector(core::array::from_fn(|i| {
+            CachedNttPoly::ntt_of::<B>(&self.0[i])
+        }))
     }
 }
 
 impl<const K: usize> NttVector<K> {
-    /// Applies the inverse NTT to every element.
+    /// The inverse NTT of every element (of a copy).
     #[must_use]
-    pub fn inverse_ntt<B: Backend>(self) -> PolyVector<K> {
-        PolyVector(self.0.map(NttPoly::inverse_ntt::<B>))
+    pub fn inverse_ntt<B: Backend>(&self) -> PolyVector<K> {
+        PolyVector(core::array::from_fn(|i| self.0[i].inverse_ntt::<B>()))
     }
 
-    /// Builds the `b*zeta` cache of every element, to use this vector as a right-hand side.
+    /// A copy with the `b*zeta` cache of every element, to use as a right-hand side.
     #[must_use]
-    pub fn cached<B: Backend>(self) -> CachedNttVector<K> {
-        CachedNttVector(self.0.map(CachedNttPoly::new::<B>))
+    pub fn cached<B: Backend>(&self) -> CachedNttVector<K> {
+        CachedNttVector(core::array::from_fn(|i| {
+            CachedNttPoly::new::<B>(&self.0[i])
+        }))
     }
 
     /// The inner product `self^T * rhs`, accumulated lazily and reduced once.

@@ -85,7 +85,7 @@ proptest! {
         let (a, b) = (poly(&a), poly(&b));
         let expected = schoolbook(&a, &b);
         let (ah, bh) = (a.ntt::<B>(), b.ntt::<B>());
-        let lazy = multiply_ntts::<B>(&ah, &CachedNttPoly::new::<B>(bh.clone()));
+        let lazy = multiply_ntts::<B>(&ah, &CachedNttPoly::new::<B>(&bh));
         let eager = multiply_ntts_eager(&ah, &bh);
         prop_assert_eq!(&lazy, &eager);
         prop_assert_eq!(lazy.inverse_ntt::<B>(), expected);
@@ -156,7 +156,7 @@ fn all_maximal_inputs_do_not_overflow() {
 #[test]
 fn accumulator_refuses_more_terms_than_its_bound() {
     let max = ntt_poly(&[Q - 1; N]);
-    let cached = CachedNttPoly::new::<B>(max.clone());
+    let cached = CachedNttPoly::new::<B>(&max);
     let mut acc = Accumulator::new();
     for _ in 0..ACCUMULATOR_MAX_TERMS {
         acc.add_product::<B>(&max, &cached);

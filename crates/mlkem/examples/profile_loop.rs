@@ -1,0 +1,22 @@
+//! Runs one operation in a loop, for profilers: `profile_loop <keygen|encaps|decaps> [iterations]`.
+use mlkem::ml_kem_768::{Ciphertext, DecapsulationKey};
+use std::hint::black_box;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let op = args.get(1).map_or("decaps", String::as_str);
+    let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(20_000);
+    let dk = DecapsulationKey::from_seed(&[7u8; 64]);
+    let (ct, _) = dk.encapsulation_key().encapsulate_deterministic(&[9u8; 32]);
+    let ct = Ciphertext::from_bytes(ct.as_bytes()).unwrap();
+    for i in 0..n {
+        match op {
+            "keygen" => drop(black_box(DecapsulationKey::from_seed(&[i as u8; 64]))),
+            "encaps" => drop(black_box(
+                dk.encapsulation_key()
+                    .encapsulate_deterministic(&[i as u8; 32]),
+            )),
+            _ => drop(black_box(dk.decapsulate(&ct))),
+        }
+    }
+}

@@ -1,0 +1,470 @@
+//! Shared helpers for the integration tests: locating and parsing the test vectors, and a
+//! small trait that gives the three parameter-set modules one generic face so every suite can
+//! be written once and dispatched on the vector's `parameterSet` string.
+//!
+//! Every loader panics with the offending path when a file is missing or malformed: a vector
+//! suite that silently runs zero cases is worse than no suite.
+
+// Each integration test binary compiles this module and uses a different subset of it.
+#![allow(dead_code, unreachable_pub)]
+
+use std::fs;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use mlkem::{Error, SharedSecret};
+
+pub mod acvp_suite;
+use serde_json::Value;
+
+/// q, the ML-KEM modulus.
+pub const Q: u16 = 3329;
+
+/// Directory holding the `acvp/`, `wycheproof/` and `cctv/` vector folders.
+///
+/// Defaults to `<workspace root>/../shared/vectors` (this crate is `<root>/crates/mlkem`), and
+/// can be overridden with the `MLKEM_VECTORS_DIR` environment variable.
+pub fn vectors_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("MLKEM_VECTORS_DIR") {
+        return PathBuf::from(dir);
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors");
+    // Tidy the `..` components for messages when the directory exists.
+    dir.canonicalize().unwrap_or(dir)
+}
+
+/// Path of a vector file relative to [`vectors_dir`]; panics if it does not exist.
+pub fn vector_path(relative: &str) -> PathBuf {
+    let path = vectors_dir().join(relative);
+    assert!(
+        path.is_file(),
+        "test vector file missing: {} (set MLKEM_VECTORS_DIR to the directory holding acvp/, \
+         wycheproof/ and cctv/)",
+        path.display()
+    );
+    path
+}
+
+/// Raw bytes of a vector file; panics with the path on any error.
+pub fn read_bytes(relative: &str) -> Vec<u8> {
+    let path = vector_path(relative);
+    fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// UTF-8 text of a vector file; panics with the path on any error.
+pub fn read_text(relative: &str) -> String {
+    let path = vector_path(relative);
+    fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// Text of a gzip-compressed vector file; panics with the path on any error.
+pub fn read_gzip_text(relative: &str) -> String {
+    let path = vector_path(relative);
+    let compressed = read_bytes(relative);
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(compressed.as_slice())
+        .read_to_string(&mut text)
+        .unwrap_or_else(|e| panic!("cannot gunzip {}: {e}", path.display()));
+    text
+}
+
+/// A parsed JSON vector file; panics with the path on any error.
+pub fn load_json(relative: &str) -> Value {
+    let path = vector_path(relative);
+    serde_json::from_str(&read_text(relative))
+        .unwrap_or_else(|e| panic!("invalid JSON in {}: {e}", path.display()))
+}
+
+/// Decode a hex string (either case); panics with `what` on malformed input.
+pub fn unhex(s: &str, what: &str) -> Vec<u8> {
+    hex::decode(s).unwrap_or_else(|e| panic!("bad hex in {what}: {e}"))
+}
+
+/// The string field `key` of a JSON object; panics if absent or not a string.
+pub fn str_field<'a>(obj: &'a Value, key: &str) -> &'a str {
+    obj.get(key)
+        .unwrap_or_else(|| panic!("missing field {key:?} in {obj:.200}"))
+        .as_str()
+        .unwrap_or_else(|| panic!("field {key:?} is not a string"))
+}
+
+/// The hex field `key` of a JSON object, decoded.
+pub fn hex_field(obj: &Value, key: &str) -> Vec<u8> {
+    unhex(str_field(obj, key), key)
+}
+
+/// The hex field `key` of a JSON object if present.
+pub fn opt_hex_field(obj: &Value, key: &str) -> Option<Vec<u8>> {
+    obj.get(key).map(|_| hex_field(obj, key))
+}
+
+/// The array field `key` of a JSON object; panics if absent or not an array.
+pub fn array_field<'a>(obj: &'a Value, key: &str) -> &'a [Value] {
+    obj.get(key)
+        .unwrap_or_else(|| panic!("missing field {key:?}"))
+        .as_array()
+        .unwrap_or_else(|| panic!("field {key:?} is not an array"))
+}
+
+/// The `tcId` of a test case (0 if absent), for messages.
+pub fn tc_id(test: &Value) -> u64 {
+    test.get("tcId").and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// Fixed-size copy of a slice; panics with `what` if the length is wrong.
+pub fn array<const N: usize>(bytes: &[u8], what: &str) -> [u8; N] {
+    bytes
+        .try_into()
+        .unwrap_or_else(|_| panic!("{what}: expected {N} bytes, got {}", bytes.len()))
+}
+
+/// Parse CCTV-style text: `key = hexvalue` lines, records separated by blank lines (a repeated
+/// key also starts a new record). Returns the records in order, each as (key, bytes) pairs.
+pub fn parse_kv_records(text: &str, what: &str) -> Vec<Vec<(String, Vec<u8>)>> {
+    let mut records: Vec<Vec<(String, Vec<u8>)>> = Vec::new();
+    let mut current: Vec<(String, Vec<u8>)> = Vec::new();
+    for (lineno, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            if !current.is_empty() {
+                records.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        let (key, value) = line
+            .split_once('=')
+            .unwrap_or_else(|| panic!("{what}:{}: expected `key = hex`", lineno + 1));
+        let key = key.trim().to_owned();
+        if current.iter().any(|(k, _)| *k == key) {
+            records.push(std::mem::take(&mut current));
+        }
+        let value = unhex(value.trim(), &format!("{what}:{}", lineno + 1));
+        current.push((key, value));
+    }
+    if !current.is_empty() {
+        records.push(current);
+    }
+    records
+}
+
+/// Look up `key` in a record parsed by [`parse_kv_records`]; panics if absent.
+pub fn record_field<'a>(record: &'a [(String, Vec<u8>)], key: &str, what: &str) -> &'a [u8] {
+    record.iter().find(|(k, _)| k == key).map_or_else(
+        || panic!("{what}: record has no field {key:?}"),
+        |(_, v)| v.as_slice(),
+    )
+}
+
+/// Decode the 12-bit packed coefficients of a ByteEncode_12 string (length a multiple of 3).
+/// Independent of the implementation under test; used to sanity-check vectors.
+pub fn decode12(bytes: &[u8]) -> Vec<u16> {
+    assert_eq!(
+        bytes.len() % 3,
+        0,
+        "ByteEncode12 output length must be a multiple of 3"
+    );
+    let mut out = Vec::with_capacity(bytes.len() / 3 * 2);
+    for chunk in bytes.chunks_exact(3) {
+        let (b0, b1, b2) = (
+            u16::from(chunk[0]),
+            u16::from(chunk[1]),
+            u16::from(chunk[2]),
+        );
+        out.push(b0 | ((b1 & 0x0f) << 8));
+        out.push((b1 >> 4) | (b2 << 4));
+    }
+    out
+}
+
+/// Overwrite coefficient `index` of a ByteEncode_12 string with the 12-bit value `value`.
+pub fn set_coeff12(bytes: &mut [u8], index: usize, value: u16) {
+    assert!(value < 4096, "value must fit in 12 bits");
+    let base = 3 * (index / 2);
+    if index.is_multiple_of(2) {
+        bytes[base] = (value & 0xff) as u8;
+        bytes[base + 1] = (bytes[base + 1] & 0xf0) | (value >> 8) as u8;
+    } else {
+        bytes[base + 1] = (bytes[base + 1] & 0x0f) | ((value & 0x0f) << 4) as u8;
+        bytes[base + 2] = (value >> 4) as u8;
+    }
+}
+
+/// Indices of coefficients >= q in the t-hat part (all but the trailing 32-byte rho) of an
+/// encapsulation key.
+pub fn unreduced_ek_coeffs(ek: &[u8]) -> Vec<usize> {
+    assert!(
+        ek.len() > 32 && (ek.len() - 32).is_multiple_of(384),
+        "not an ek-shaped string"
+    );
+    decode12(&ek[..ek.len() - 32])
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c >= Q)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// One generic face over `mlkem::ml_kem_512`, `ml_kem_768` and `ml_kem_1024`.
+///
+/// Every method delegates to exactly one public API item of the module, so the suites test
+/// that API; this is the one place to adapt if a signature changes.
+pub trait ParamSet {
+    /// The ACVP / Wycheproof `parameterSet` name, e.g. "ML-KEM-768".
+    const NAME: &'static str;
+    /// Module rank k.
+    const K: usize;
+    /// Encapsulation key bytes (384k + 32).
+    const EK_SIZE: usize;
+    /// Expanded decapsulation key bytes (768k + 96).
+    const DK_SIZE: usize;
+    /// Ciphertext bytes.
+    const CT_SIZE: usize;
+
+    /// `EncapsulationKey`.
+    type Ek;
+    /// `DecapsulationKey`.
+    type Dk;
+    /// `Ciphertext`.
+    type Ct;
+
+    /// `EncapsulationKey::from_bytes`.
+    fn ek_from_bytes(bytes: &[u8]) -> Result<Self::Ek, Error>;
+    /// `EncapsulationKey::as_bytes`.
+    fn ek_bytes(ek: &Self::Ek) -> Vec<u8>;
+    /// `EncapsulationKey::encapsulate_deterministic` (hazmat).
+    fn encapsulate_deterministic(ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret);
+    /// `EncapsulationKey::encapsulate`.
+    fn encapsulate<R: rand::CryptoRng + ?Sized>(
+        ek: &Self::Ek,
+        rng: &mut R,
+    ) -> (Self::Ct, SharedSecret);
+
+    /// `DecapsulationKey::generate`.
+    fn dk_generate<R: rand::CryptoRng + ?Sized>(rng: &mut R) -> Self::Dk;
+    /// `DecapsulationKey::from_seed`.
+    fn dk_from_seed(seed: &[u8; 64]) -> Self::Dk;
+    /// `DecapsulationKey::from_seed_bytes`.
+    fn dk_from_seed_bytes(bytes: &[u8]) -> Result<Self::Dk, Error>;
+    /// `DecapsulationKey::seed`.
+    fn dk_seed(dk: &Self::Dk) -> Option<[u8; 64]>;
+    /// `DecapsulationKey::from_expanded_bytes`.
+    fn dk_from_expanded(bytes: &[u8]) -> Result<Self::Dk, Error>;
+    /// `DecapsulationKey::to_expanded_bytes`.
+    fn dk_expanded(dk: &Self::Dk) -> Vec<u8>;
+    /// `DecapsulationKey::encapsulation_key`.
+    fn dk_ek(dk: &Self::Dk) -> &Self::Ek;
+    /// `DecapsulationKey::decapsulate`.
+    fn decapsulate(dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret;
+
+    /// `Ciphertext::from_bytes`.
+    fn ct_from_bytes(bytes: &[u8]) -> Result<Self::Ct, Error>;
+    /// `Ciphertext::as_bytes`.
+    fn ct_bytes(ct: &Self::Ct) -> Vec<u8>;
+}
+
+macro_rules! impl_param_set {
+    ($marker:ident, $module:ident, $name:literal, $k:literal) => {
+        /// Marker for the parameter set of the same name.
+        pub struct $marker;
+
+        impl ParamSet for $marker {
+            const NAME: &'static str = $name;
+            const K: usize = $k;
+            const EK_SIZE: usize = mlkem::$module::ENCAPSULATION_KEY_SIZE;
+            const DK_SIZE: usize = mlkem::$module::DECAPSULATION_KEY_SIZE;
+            const CT_SIZE: usize = mlkem::$module::CIPHERTEXT_SIZE;
+
+            type Ek = mlkem::$module::EncapsulationKey;
+            type Dk = mlkem::$module::DecapsulationKey;
+            type Ct = mlkem::$module::Ciphertext;
+
+            fn ek_from_bytes(bytes: &[u8]) -> Result<Self::Ek, Error> {
+                mlkem::$module::EncapsulationKey::from_bytes(bytes)
+            }
+            fn ek_bytes(ek: &Self::Ek) -> Vec<u8> {
+                let bytes: &[u8; mlkem::$module::ENCAPSULATION_KEY_SIZE] = ek.as_bytes();
+                bytes.to_vec()
+            }
+            fn encapsulate_deterministic(ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret) {
+                ek.encapsulate_deterministic(m)
+            }
+            fn encapsulate<R: rand::CryptoRng + ?Sized>(
+                ek: &Self::Ek,
+                rng: &mut R,
+            ) -> (Self::Ct, SharedSecret) {
+                ek.encapsulate(rng)
+            }
+            fn dk_generate<R: rand::CryptoRng + ?Sized>(rng: &mut R) -> Self::Dk {
+                mlkem::$module::DecapsulationKey::generate(rng)
+            }
+            fn dk_from_seed(seed: &[u8; 64]) -> Self::Dk {
+                mlkem::$module::DecapsulationKey::from_seed(seed)
+            }
+            fn dk_from_seed_bytes(bytes: &[u8]) -> Result<Self::Dk, Error> {
+                mlkem::$module::DecapsulationKey::from_seed_bytes(bytes)
+            }
+            fn dk_seed(dk: &Self::Dk) -> Option<[u8; 64]> {
+                // `seed()` lends the zeroize-on-drop `mlkem::Seed`; copy its bytes out.
+                dk.seed().map(|seed: &mlkem::Seed| *seed.as_bytes())
+            }
+            fn dk_from_expanded(bytes: &[u8]) -> Result<Self::Dk, Error> {
+                mlkem::$module::DecapsulationKey::from_expanded_bytes(bytes)
+            }
+            fn dk_expanded(dk: &Self::Dk) -> Vec<u8> {
+                let bytes = dk.to_expanded_bytes();
+                let bytes: &[u8; mlkem::$module::DECAPSULATION_KEY_SIZE] = &bytes;
+                bytes.to_vec()
+            }
+            fn dk_ek(dk: &Self::Dk) -> &Self::Ek {
+                dk.encapsulation_key()
+            }
+            fn decapsulate(dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret {
+                dk.decapsulate(ct)
+            }
+            fn ct_from_bytes(bytes: &[u8]) -> Result<Self::Ct, Error> {
+                mlkem::$module::Ciphertext::from_bytes(bytes)
+            }
+            fn ct_bytes(ct: &Self::Ct) -> Vec<u8> {
+                let bytes: &[u8; mlkem::$module::CIPHERTEXT_SIZE] = ct.as_bytes();
+                bytes.to_vec()
+            }
+        }
+    };
+}
+
+impl_param_set!(MlKem512, ml_kem_512, "ML-KEM-512", 2);
+impl_param_set!(MlKem768, ml_kem_768, "ML-KEM-768", 3);
+impl_param_set!(MlKem1024, ml_kem_1024, "ML-KEM-1024", 4);
+
+/// The 32 shared-secret bytes.
+pub fn ss(k: &SharedSecret) -> [u8; 32] {
+    *k.as_bytes()
+}
+
+/// Call a generic function `$f::<P>($args...)` with `P` chosen by a parameter-set name
+/// ("ML-KEM-512", "ML-KEM-768", "ML-KEM-1024"); panics on any other name.
+#[allow(unused_macros)]
+macro_rules! dispatch {
+    ($name:expr, $f:ident ( $($arg:expr),* $(,)? )) => {
+        match $name {
+            "ML-KEM-512" => $f::<crate::common::MlKem512>($($arg),*),
+            "ML-KEM-768" => $f::<crate::common::MlKem768>($($arg),*),
+            "ML-KEM-1024" => $f::<crate::common::MlKem1024>($($arg),*),
+            other => panic!("unknown parameter set {other:?}"),
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use dispatch;
+
+/// What kind of rejection a malformed input must produce, computed from the input itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// `Error::EncapsulationKeyLength { expected, actual }`.
+    EkLength { expected: usize, actual: usize },
+    /// `Error::EncapsulationKeyNotReduced`.
+    EkNotReduced,
+    /// `Error::DecapsulationKeyLength { expected, actual }`.
+    DkLength { expected: usize, actual: usize },
+    /// `Error::DecapsulationKeyHashMismatch`.
+    DkHashMismatch,
+    /// `Error::CiphertextLength { expected, actual }`.
+    CtLength { expected: usize, actual: usize },
+    /// `Error::SeedLength { expected, actual }`.
+    SeedLength { expected: usize, actual: usize },
+}
+
+impl Expect {
+    /// Whether `err` is exactly this rejection (including the reported lengths).
+    pub fn matches(self, err: &Error) -> bool {
+        match self {
+            Expect::EkLength { expected, actual } => matches!(
+                err,
+                Error::EncapsulationKeyLength { expected: e, actual: a } if *e == expected && *a == actual
+            ),
+            Expect::EkNotReduced => matches!(err, Error::EncapsulationKeyNotReduced),
+            Expect::DkLength { expected, actual } => matches!(
+                err,
+                Error::DecapsulationKeyLength { expected: e, actual: a } if *e == expected && *a == actual
+            ),
+            Expect::DkHashMismatch => matches!(err, Error::DecapsulationKeyHashMismatch),
+            Expect::CtLength { expected, actual } => matches!(
+                err,
+                Error::CiphertextLength { expected: e, actual: a } if *e == expected && *a == actual
+            ),
+            Expect::SeedLength { expected, actual } => matches!(
+                err,
+                Error::SeedLength { expected: e, actual: a } if *e == expected && *a == actual
+            ),
+        }
+    }
+}
+
+/// Assert that `result` is an error matching `expect`, with `what` identifying the case.
+#[allow(clippy::needless_pass_by_value)] // takes the API's return value as is
+pub fn assert_rejects<T>(result: Result<T, Error>, expect: Expect, what: &str) {
+    assert_rejects_any(result, &[expect], what);
+}
+
+/// Assert that `result` is an error matching one of `expect` (used where FIPS 203 leaves the
+/// order of two failing checks open).
+#[allow(clippy::needless_pass_by_value)] // takes the API's return value as is
+pub fn assert_rejects_any<T>(result: Result<T, Error>, expect: &[Expect], what: &str) {
+    assert!(!expect.is_empty(), "{what}: no expected rejection given");
+    match result {
+        Ok(_) => panic!("{what}: accepted, expected rejection {expect:?}"),
+        Err(err) => assert!(
+            expect.iter().any(|e| e.matches(&err)),
+            "{what}: wrong error: got {err:?}, expected one of {expect:?}"
+        ),
+    }
+}
+
+/// Expected outcome of parsing an encapsulation key of `P`, from its length and coefficients.
+pub fn expected_ek_check<P: ParamSet>(ek: &[u8]) -> Option<Expect> {
+    if ek.len() != P::EK_SIZE {
+        return Some(Expect::EkLength {
+            expected: P::EK_SIZE,
+            actual: ek.len(),
+        });
+    }
+    if unreduced_ek_coeffs(ek).is_empty() {
+        None
+    } else {
+        Some(Expect::EkNotReduced)
+    }
+}
+
+/// H = SHA3-256, computed with the `sha3` crate (independent of the implementation under test).
+pub fn sha3_256(data: &[u8]) -> [u8; 32] {
+    use sha3::Digest as _;
+    sha3::Sha3_256::digest(data).into()
+}
+
+/// Expected rejections of an expanded decapsulation key of `P`, computed from its bytes: the
+/// length check, the section 7.3 hash check, and the modulus check of the embedded ek. Empty if
+/// the key is well formed. When both the hash and the embedded ek are bad, either error is fine.
+pub fn expected_dk_check<P: ParamSet>(dk: &[u8]) -> Vec<Expect> {
+    if dk.len() != P::DK_SIZE {
+        return vec![Expect::DkLength {
+            expected: P::DK_SIZE,
+            actual: dk.len(),
+        }];
+    }
+    let k = P::K;
+    let ek = &dk[384 * k..768 * k + 32];
+    let hash = &dk[768 * k + 32..768 * k + 64];
+    let mut expect = Vec::new();
+    if sha3_256(ek) != hash {
+        expect.push(Expect::DkHashMismatch);
+    }
+    if !unreduced_ek_coeffs(ek).is_empty() {
+        expect.push(Expect::EkNotReduced);
+    }
+    expect
+}
+
+/// Hex for messages.
+pub fn h(bytes: &[u8]) -> String {
+    hex::encode(bytes)
+}
