@@ -51,6 +51,15 @@ impl Zeroize for CachedNttPoly {
     }
 }
 
+impl Default for CachedNttPoly {
+    fn default() -> Self {
+        Self {
+            poly: NttPoly::zero(),
+            b_zeta: [0; PAIRS],
+        }
+    }
+}
+
 impl CachedNttPoly {
     /// Copies `poly` and computes its cache with backend `B`.
     #[must_use]
@@ -63,13 +72,17 @@ impl CachedNttPoly {
         }
     }
 
-    /// The NTT of `poly` (a copy; the caller erases `poly` if secret) with its cache.
-    #[must_use]
-    pub fn ntt_of<B: Backend>(poly: &crate::Poly) -> Self {
-        let poly = poly.ntt::<B>();
-        let mut b_zeta = [0u16; PAIRS];
-        B::mul_cache(poly.coeffs(), &mut b_zeta);
-        Self { poly, b_zeta }
+    /// Replaces `self` with a copy of `poly` and its cache.
+    pub fn set<B: Backend>(&mut self, poly: &NttPoly) {
+        self.poly.clone_from(poly);
+        B::mul_cache(self.poly.coeffs(), &mut self.b_zeta);
+    }
+
+    /// Replaces `self` with the NTT of `poly` (a copy; the caller erases `poly` if secret)
+    /// and its cache.
+    pub fn set_ntt_of<B: Backend>(&mut self, poly: &crate::Poly) {
+        poly.ntt_into::<B>(&mut self.poly);
+        B::mul_cache(self.poly.coeffs(), &mut self.b_zeta);
     }
 
     /// The polynomial.
@@ -158,8 +171,19 @@ impl Accumulator {
     #[must_use]
     pub fn reduce<B: Backend>(&self) -> NttPoly {
         let mut out = NttPoly::zero();
-        B::reduce_accumulator(&self.acc, out.coeffs_mut());
+        self.reduce_into::<B>(&mut out);
         out
+    }
+
+    /// Reduces every sum once into `out`.
+    pub fn reduce_into<B: Backend>(&self, out: &mut NttPoly) {
+        B::reduce_accumulator(&self.acc, out.coeffs_mut());
+    }
+
+    /// Empties the accumulator for reuse.
+    pub fn clear(&mut self) {
+        self.acc = [0; N];
+        self.terms = 0;
     }
 }
 

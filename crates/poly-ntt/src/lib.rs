@@ -64,10 +64,16 @@ impl Poly {
     /// has to erase.
     #[must_use]
     pub fn ntt<B: Backend>(&self) -> NttPoly {
-        let mut coeffs = *self.coeffs();
-        B::ntt(&mut coeffs);
+        let mut out = NttPoly::zero();
+        self.ntt_into::<B>(&mut out);
+        out
+    }
+
+    /// The forward NTT of `self` written into `out` (one copy, then in place).
+    pub fn ntt_into<B: Backend>(&self, out: &mut NttPoly) {
         // The backend contract keeps outputs canonical.
-        NttPoly::from_canonical(coeffs)
+        *out.coeffs_mut() = *self.coeffs();
+        B::ntt(out.coeffs_mut());
     }
 }
 
@@ -76,8 +82,14 @@ impl NttPoly {
     /// of `self`: `p.ntt().inverse_ntt() == p`.
     #[must_use]
     pub fn inverse_ntt<B: Backend>(&self) -> Poly {
-        let mut coeffs = *self.coeffs();
-        B::inverse_ntt(&mut coeffs);
-        Poly::from_canonical(coeffs)
+        let mut out = Poly::zero();
+        self.inverse_ntt_into::<B>(&mut out);
+        out
+    }
+
+    /// The inverse NTT of `self` written into `out` (one copy, then in place).
+    pub fn inverse_ntt_into<B: Backend>(&self, out: &mut Poly) {
+        *out.coeffs_mut() = *self.coeffs();
+        B::inverse_ntt(out.coeffs_mut());
     }
 }

@@ -40,12 +40,6 @@ macro_rules! poly_type {
                 (over & 0x8000 == 0).then_some(Self { coeffs })
             }
 
-            /// Wraps coefficients the caller guarantees canonical (checked in debug builds).
-            pub(crate) fn from_canonical(coeffs: [u16; N]) -> Self {
-                debug_assert!(coeffs.iter().all(|&c| c < Q));
-                Self { coeffs }
-            }
-
             /// Builds a polynomial from a function of the coefficient index whose values
             /// are reduced with [`mlkem_field::barrett_reduce`].
             #[must_use]

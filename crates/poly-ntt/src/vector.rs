@@ -60,16 +60,23 @@ impl<const K: usize> PolyVector<K> {
     /// The forward NTT of every element (of a copy: `self` is left for the caller to erase).
     #[must_use]
     pub fn ntt<B: Backend>(&self) -> NttVector<K> {
-        NttVector(core::array::from_fn(|i| self.0[i].ntt::<B>()))
+        // Built in place: one copy per element, no moves of whole polynomials.
+        let mut out = NttVector::<K>::zero();
+        for (o, p) in out.0.iter_mut().zip(&self.0) {
+            p.ntt_into::<B>(o);
+        }
+        out
     }
 
     /// The forward NTT of every element with its `b*zeta` cache, ready to be a right-hand
     /// side (one copy; `self` is left for the caller to erase).
     #[must_use]
     pub fn ntt_cached<B: Backend>(&self) -> CachedNttVector<K> {
-        CachedNttVector(core::array::from_fn(|i| {
-            CachedNttPoly::ntt_of::<B>(&self.0[i])
-        }))
+        let mut out = CachedNttVector::<K>::zero();
+        for (o, p) in out.0.iter_mut().zip(&self.0) {
+            o.set_ntt_of::<B>(p);
+        }
+        out
     }
 }
 
@@ -77,7 +84,11 @@ impl<const K: usize> NttVector<K> {
     /// The inverse NTT of every element (of a copy).
     #[must_use]
     pub fn inverse_ntt<B: Backend>(&self) -> PolyVector<K> {
-        PolyVector(core::array::from_fn(|i| self.0[i].inverse_ntt::<B>()))
+        let mut out = PolyVector::<K>::zero();
+        for (o, p) in out.0.iter_mut().zip(&self.0) {
+            p.inverse_ntt_into::<B>(o);
+        }
+        out
     }
 
     /// A copy with the `b*zeta` cache of every element, to use as a right-hand side.
@@ -96,7 +107,8 @@ impl<const K: usize> NttVector<K> {
         for (a, b) in self.0.iter().zip(&rhs.0) {
             acc.add_product::<B>(a, b);
         }
-        let out = acc.reduce::<B>();
+        let mut out = NttPoly::zero();
+        acc.reduce_into::<B>(&mut out);
         acc.zeroize();
         out
     }
@@ -108,6 +120,12 @@ impl<const K: usize> NttVector<K> {
 pub struct CachedNttVector<const K: usize>(pub [CachedNttPoly; K]);
 
 impl<const K: usize> CachedNttVector<K> {
+    /// The zero vector (with its, all-zero, cache).
+    #[must_use]
+    pub fn zero() -> Self {
+        Self(core::array::from_fn(|_| CachedNttPoly::default()))
+    }
+
     /// The vector without its caches.
     #[must_use]
     pub fn to_vector(&self) -> NttVector<K> {
@@ -126,30 +144,33 @@ impl<const K: usize> Matrix<K> {
     /// `A * v`: `out[i] = sum_j A[i][j] * v[j]`, one reduction per output coefficient.
     #[must_use]
     pub fn mul_vector<B: Backend>(&self, v: &CachedNttVector<K>) -> NttVector<K> {
-        const { assert!(K <= B::MAX_TERMS) };
-        NttVector(core::array::from_fn(|i| {
-            let mut acc = Accumulator::new();
-            for j in 0..K {
-                acc.add_product::<B>(&self.rows[i][j], &v.0[j]);
-            }
-            let out = acc.reduce::<B>();
-            acc.zeroize();
-            out
-        }))
+        self.product::<B, false>(v)
     }
 
     /// `A^T * v`: `out[i] = sum_j A[j][i] * v[j]`, one reduction per output coefficient.
     #[must_use]
     pub fn transpose_mul_vector<B: Backend>(&self, v: &CachedNttVector<K>) -> NttVector<K> {
+        self.product::<B, true>(v)
+    }
+
+    /// `A v` or `A^T v`; one accumulator, reset per output row.
+    fn product<B: Backend, const TRANSPOSE: bool>(&self, v: &CachedNttVector<K>) -> NttVector<K> {
         const { assert!(K <= B::MAX_TERMS) };
-        NttVector(core::array::from_fn(|i| {
-            let mut acc = Accumulator::new();
-            for j in 0..K {
-                acc.add_product::<B>(&self.rows[j][i], &v.0[j]);
+        let mut out = NttVector::<K>::zero();
+        let mut acc = Accumulator::new();
+        for (i, o) in out.0.iter_mut().enumerate() {
+            acc.clear();
+            for (j, vj) in v.0.iter().enumerate() {
+                let a = if TRANSPOSE {
+                    &self.rows[j][i]
+                } else {
+                    &self.rows[i][j]
+                };
+                acc.add_product::<B>(a, vj);
             }
-            let out = acc.reduce::<B>();
-            acc.zeroize();
-            out
-        }))
+            acc.reduce_into::<B>(o);
+        }
+        acc.zeroize();
+        out
     }
 }
