@@ -27,6 +27,15 @@ impl<const K: usize> EkState<K> {
     }
 }
 
+/// Constant-time equality of two byte strings of equal (public) length: the OR of all byte
+/// differences, tested once with `subtle` (a `subtle` comparison per byte would pass every
+/// byte through its optimization barrier, a measurable cost over a whole ciphertext).
+fn ct_eq_bytes(a: &[u8], b: &[u8]) -> subtle::Choice {
+    debug_assert_eq!(a.len(), b.len());
+    let diff = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
+    diff.ct_eq(&0)
+}
+
 /// `ML-KEM.KeyGen_internal(d, z)` (Algorithm 16), minus the byte encoding of dk which the
 /// caller assembles on export. Writes ek to `ek_out` and returns its parsed state and the
 /// cached s-hat.
@@ -88,7 +97,7 @@ pub(crate) fn decaps_internal<
     let ct_prime = &mut buf[..ct.len()];
     kpke::encrypt::<B, K, ETA1, ETA2, DU, DV>(&ek.pk, &m_prime, &r_prime, ct_prime);
     // Lines 11-13: if c != c' then K' = K-bar, in constant time.
-    let equal = ct.ct_eq(ct_prime);
+    let equal = ct_eq_bytes(ct, ct_prime);
     key.conditional_assign(&rejection, !equal);
     m_prime.zeroize();
     r_prime.zeroize();
