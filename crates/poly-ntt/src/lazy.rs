@@ -4,7 +4,8 @@
 //! `c0 = a0*b0 + a1*(b1*gamma_i)`, `c1 = a0*b1 + a1*b0`. Matrix-vector and inner products
 //! only ever add such products, so [`Accumulator`] sums the unreduced terms in `u32` and
 //! reduces each coefficient once at the end. With canonical inputs a term is at most
-//! [`PRODUCT_TERM_MAX`] = 2(q-1)^2, and up to [`ACCUMULATOR_MAX_TERMS`] = 96 of them fit a `u32`:
+//! [`PRODUCT_TERM_MAX`] = 2(q-1)^2, and up to [`ACCUMULATOR_MAX_TERMS`] = 193 of them fit a `u32`
+//! (the AVX2 backend's signed 32-bit lanes take 92):
 //! ML-KEM needs at most k = 4.
 //!
 //! `b1*gamma_i` depends only on the right-hand side, so [`CachedNttPoly`] computes it once
