@@ -11,8 +11,8 @@ const KEYGEN_FILE: &str = "acvp/ML-KEM-keyGen-FIPS203.internalProjection.json";
 const ENCAP_DECAP_FILE: &str = "acvp/ML-KEM-encapDecap-FIPS203.internalProjection.json";
 
 /// Numbers of tests stated in the README (and present in the files).
-const KEYGEN_TESTS: usize = 75;
-const ENCAP_DECAP_TESTS: usize = 195;
+pub const KEYGEN_TESTS: usize = 75;
+pub const ENCAP_DECAP_TESTS: usize = 195;
 
 /// Total number of `tests` entries over all groups of an ACVP file.
 fn count_tests(file: &Value) -> usize {

@@ -13,9 +13,66 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use mlkem::{Error, SharedSecret};
-
-pub mod acvp_suite;
+use mlkem_poly_ntt::backend;
 use serde_json::Value;
+
+// The suites, each a set of functions that run on whichever backend the library currently
+// selects and return their case counts: the default-backend test binaries (`acvp.rs`,
+// `wycheproof.rs`, `cctv.rs`, `differential.rs`) run one suite each, `portable_backend.rs` runs
+// them all with the portable backend forced.
+pub mod acvp_suite;
+pub mod cctv_suite;
+pub mod differential_suite;
+pub mod wycheproof_suite;
+
+/// The backend label for a test binary that leaves backend selection to the library (AVX2 when
+/// the CPU has it). Says on stderr which backend that is, and that this run doubles as the
+/// portable-backend run when the CPU lacks AVX2. Panics if the portable backend was forced:
+/// only `portable_backend.rs` may do that.
+pub fn default_backend() -> &'static str {
+    assert!(
+        !backend::portable_forced(),
+        "the portable backend is forced in a default-backend test binary"
+    );
+    let label = if backend::use_avx2() {
+        "default: AVX2"
+    } else {
+        eprintln!(
+            "AVX2 not detected: the default backend is the portable one, so this run is also \
+             the portable-backend run"
+        );
+        "default: portable (no AVX2)"
+    };
+    eprintln!("backend: {label}");
+    label
+}
+
+/// Forces the portable backend (process-wide, for `portable_backend.rs` only) and returns its
+/// label. Says on stderr when this repeats the default-backend runs because the CPU lacks AVX2.
+pub fn forced_portable_backend() -> &'static str {
+    mlkem::force_portable(true);
+    assert!(
+        !backend::use_avx2(),
+        "force_portable(true) did not take effect"
+    );
+    if !backend::avx2_detected() {
+        eprintln!(
+            "AVX2 not detected: the default-backend test binaries already ran on the portable \
+             backend; this run repeats them"
+        );
+    }
+    let label = "forced: portable";
+    eprintln!("backend: {label}");
+    label
+}
+
+/// The parameter sets as numbered in vector file names ("768" for ML-KEM-768).
+pub const SETS: [&str; 3] = ["512", "768", "1024"];
+
+/// The parameter-set name for a file-name number: "ML-KEM-768" for "768".
+pub fn set_name(n: &str) -> String {
+    format!("ML-KEM-{n}")
+}
 
 /// q, the ML-KEM modulus.
 pub const Q: u16 = 3329;
