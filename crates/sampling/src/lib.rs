@@ -27,7 +27,7 @@
 //! ```
 //!
 //! # What this crate owns
-//! - `SampleNTT` (FIPS 203 Algorithm 7): [`sample_ntt`], rejection sampling of an NTT-domain
+//! - `SampleNTT` (FIPS 203 Algorithm 7): [`sample_ntt()`], rejection sampling of an NTT-domain
 //!   polynomial from SHAKE128, squeezing as many blocks as the seed needs;
 //! - matrix generation (Algorithm 13 lines 3-7, Algorithm 14 lines 4-8): [`sample_matrix`];
 //! - the PRF of section 4.1, `PRF_eta(s, b) = SHAKE256(s || b)` truncated to `64 * eta`
@@ -35,20 +35,32 @@
 //! - `SamplePolyCBD_eta` (Algorithm 8) for eta = 2 and 3: [`sample_poly_cbd2`],
 //!   [`sample_poly_cbd3`], [`sample_poly_cbd`];
 //! - noise generation for one operation in one call: [`sample_noise_vector`],
-//!   [`sample_noise_poly`];
-//! - the seam where a multi-way Keccak backend (4 or 8 SHAKE streams per permutation call)
-//!   replaces the per-stream loops without changing any caller.
+//!   [`sample_noise_poly`], and [`sample_noise_polys`] for any mix of etas, nonces and
+//!   output polynomials (all of key generation's `s, e` or encryption's `y, e1, e2` at once);
+//! - multi-way Keccak: a 4-way AVX2 Keccak-f\[1600\] behind the batch functions, selected at
+//!   run time (x86-64 only).
 //!
 //! It knows nothing of the KEM: parameter sets, byte encodings, K-PKE and ML-KEM belong to
 //! the `mlkem` crate, which decides which nonces and which eta each step uses.
 //!
 //! # Multi-way hashing
 //! The public entry points take everything one operation needs ([`sample_matrix`]: all `k^2`
-//! entries; [`sample_noise_vector`]: all `k` polynomials) and hand the whole batch of
-//! independent streams to one private function per kind of stream. In this portable version
-//! those functions loop over the streams; a SIMD backend replaces their insides with 4- or
-//! 8-way Keccak-f\[1600\] and reuses the per-block candidate parser of `SampleNTT` (itself a
-//! small function, so that a SIMD parser can replace it too).
+//! entries; [`sample_noise_vector`]: all `k` polynomials; [`sample_noise_polys`]: any list)
+//! and hand the whole batch of independent streams to one private function per kind of
+//! stream. Those functions pick a backend once per call:
+//! - **AVX2** (x86-64, when [`mlkem_poly_ntt::backend::use_avx2`] says so: the CPU has AVX2,
+//!   detected at run time, and [`mlkem_poly_ntt::backend::force_portable`] is off). Four
+//!   SHAKE streams share one 4-way Keccak-f\[1600\] whose 25 registers hold the same word
+//!   of four states. `SampleNTT` squeezes 3 blocks of all four streams, parses them with an
+//!   AVX2 rejection sampler (16 candidates per step, compacted with a shuffle table), then
+//!   squeezes one more block of all four while any stream is short. The PRF squeezes one
+//!   SHAKE256 block per stream for eta = 2 and two for eta = 3. A last group of a single
+//!   stream uses scalar SHAKE (one 4-way permutation costs about as much as one scalar
+//!   permutation of `sha3`, so padding one stream with three dummies gains nothing). The
+//!   code is in `#[target_feature(enable = "avx2")]` functions, so no `target-cpu` flag is
+//!   needed; it is the only `unsafe` code of the crate.
+//! - **Portable**: one stream at a time with the `sha3` crate and the scalar parser; the
+//!   reference the AVX2 path is differentially tested against. Results are identical.
 //!
 //! # Constant time and secrets
 //! `SampleNTT` branches and loops on its SHAKE128 output: that output depends only on the
@@ -56,20 +68,30 @@
 //! secret sigma: CBD counts bits with shifts and masks and maps to `[0, q)` with a mask
 //! (`mlkem_field::from_signed`), with no branch, loop bound or index depending on the bytes.
 //! Every PRF output buffer is zeroized before returning, and `sha3` is built with its
-//! `zeroize` feature so that the Keccak states wipe themselves on drop. Values moved by the
+//! `zeroize` feature so that the Keccak states wipe themselves on drop; the 4-way AVX2 state
+//! and its input and output buffers are zeroized the same way. How streams are grouped
+//! (four per permutation, the single last one alone) depends only on the number of
+//! requests and their etas, which are public. Values moved by the
 //! compiler (returned polynomials, register temporaries) are beyond what `zeroize` reaches;
 //! the noise paths write straight into the caller's output to keep such copies to a minimum.
 #![no_std]
-#![forbid(unsafe_code)]
+// `deny`, not `forbid`: the AVX2 module alone is allowed `unsafe` (see its docs).
+#![deny(unsafe_code)]
+
+#[cfg(test)]
+extern crate std;
 
 mod cbd;
 mod noise;
 mod sample_ntt;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod simd;
 
 pub use cbd::{
     CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, sample_poly_cbd, sample_poly_cbd2, sample_poly_cbd3,
 };
-pub use noise::{prf, sample_noise_poly, sample_noise_vector};
+pub use noise::{prf, sample_noise_poly, sample_noise_polys, sample_noise_vector};
 pub use sample_ntt::{
     SAMPLE_NTT_INITIAL_BLOCKS, SAMPLE_NTT_SEED_BYTES, SHAKE128_RATE, sample_matrix, sample_ntt,
 };

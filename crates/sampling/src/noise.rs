@@ -54,21 +54,84 @@ pub fn sample_noise_vector<const K: usize>(
 }
 
 /// Noise for a batch of consecutive nonces: `out[n]` gets nonce `first_nonce + n` (mod 256).
-///
-/// This is the seam for multi-way Keccak: a 4-way backend absorbs `sigma || nonce` for four
-/// nonces into one interleaved SHAKE256 state and squeezes the `64 * eta` bytes of all four
-/// together (one block of 136 bytes for eta = 2, two for eta = 3), then runs the CBD on each.
-/// The portable version handles one stream at a time.
 fn sample_noise_batch(sigma: &[u8; 32], eta: Eta, first_nonce: u8, out: &mut [Poly]) {
-    for (n, poly) in out.iter_mut().enumerate() {
-        // The nonce wraps by design (documented on the public functions).
-        let nonce = first_nonce.wrapping_add(n as u8);
+    // The nonce wraps by design (documented on the public functions).
+    sample_noise_polys(
+        sigma,
+        out.iter_mut()
+            .enumerate()
+            .map(|(n, poly)| (eta, first_nonce.wrapping_add(n as u8), poly)),
+    );
+}
+
+/// Many noise polynomials from one sigma in one batch: for every `(eta, nonce, out)` of
+/// `requests`, `*out = SamplePolyCBD_eta(PRF_eta(sigma, nonce))`.
+///
+/// This is the general form of [`sample_noise_vector`] for multi-way hashing: the requests
+/// may mix etas and nonces and point into different vectors, so that one call covers every
+/// noise polynomial of an operation and a 4-way Keccak backend fills all four lanes, e.g.
+/// `s` and `e` of key generation (2k polynomials) or `y`, `e1` and `e2` of encryption
+/// (2k + 1):
+///
+/// ```
+/// use mlkem_poly_ntt::{Poly, PolyVector};
+/// use mlkem_sampling::{Eta, sample_noise_poly, sample_noise_polys, sample_noise_vector};
+///
+/// // ML-KEM-512 encryption (k = 2, eta1 = 3, eta2 = 2), FIPS 203 Algorithm 14 lines 9-17.
+/// let r = [0x24u8; 32];
+/// let (mut y, mut e1, mut e2) = (PolyVector::<2>::zero(), PolyVector::<2>::zero(), Poly::zero());
+/// let requests = (y.0.iter_mut().map(|p| (Eta::Three, p)))
+///     .chain(e1.0.iter_mut().map(|p| (Eta::Two, p)))
+///     .chain([(Eta::Two, &mut e2)])
+///     .zip(0u8..)
+///     .map(|((eta, out), nonce)| (eta, nonce, out));
+/// sample_noise_polys(&r, requests);
+///
+/// assert_eq!(y, sample_noise_vector::<2>(&r, Eta::Three, 0));
+/// assert_eq!(e1, sample_noise_vector::<2>(&r, Eta::Two, 2));
+/// assert_eq!(e2, sample_noise_poly(&r, Eta::Two, 4));
+/// ```
+///
+/// Constant time with respect to `sigma` (the requests, i.e. etas and nonces, are public
+/// and may steer the batching); every PRF output is zeroized before returning.
+pub fn sample_noise_polys<'a>(
+    sigma: &[u8; 32],
+    requests: impl IntoIterator<Item = (Eta, u8, &'a mut Poly)>,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(avx2) = crate::simd::Avx2::get() {
+        let mut requests = requests.into_iter().fuse();
+        loop {
+            let lanes: [crate::simd::NoiseLane<'_>; 4] = core::array::from_fn(|_| {
+                requests
+                    .next()
+                    .map(|(eta, nonce, poly)| (eta, nonce, poly.coeffs_mut()))
+            });
+            if lanes[0].is_none() {
+                return;
+            }
+            let full = lanes[3].is_some();
+            avx2.noise_x4(sigma, lanes);
+            if !full {
+                return;
+            }
+        }
+    }
+    sample_noise_polys_portable(sigma, requests);
+}
+
+/// The portable [`sample_noise_polys`]: one scalar SHAKE256 stream at a time.
+pub(crate) fn sample_noise_polys_portable<'a>(
+    sigma: &[u8; 32],
+    requests: impl IntoIterator<Item = (Eta, u8, &'a mut Poly)>,
+) {
+    for (eta, nonce, poly) in requests {
         noise_into(sigma, eta, nonce, poly.coeffs_mut());
     }
 }
 
 /// `SamplePolyCBD_eta(PRF_eta(sigma, nonce))` written into `coeffs` (only values in `[0, q)`).
-fn noise_into(sigma: &[u8; 32], eta: Eta, nonce: u8, coeffs: &mut [u16; N]) {
+pub(crate) fn noise_into(sigma: &[u8; 32], eta: Eta, nonce: u8, coeffs: &mut [u16; N]) {
     // Branching on eta is fine: it is a public parameter.
     match eta {
         Eta::Two => {

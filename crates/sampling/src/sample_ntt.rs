@@ -29,7 +29,7 @@ pub const SAMPLE_NTT_INITIAL_BLOCKS: usize = 3;
 const _: () = assert!(SHAKE128_RATE.is_multiple_of(3));
 
 /// Bytes squeezed up front.
-const INITIAL_BYTES: usize = SAMPLE_NTT_INITIAL_BLOCKS * SHAKE128_RATE;
+pub(crate) const INITIAL_BYTES: usize = SAMPLE_NTT_INITIAL_BLOCKS * SHAKE128_RATE;
 
 /// Number of `SampleNTT` streams in one matrix generation for the largest rank (k = 4).
 const MAX_MATRIX_STREAMS: usize = MAX_RANK * MAX_RANK;
@@ -46,6 +46,14 @@ const MAX_MATRIX_STREAMS: usize = MAX_RANK * MAX_RANK;
 /// Not constant time, by design: the seed is public.
 #[must_use]
 pub fn sample_ntt(seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> NttPoly {
+    let mut poly = [NttPoly::zero()];
+    sample_ntt_batch(core::slice::from_ref(seed), &mut poly);
+    let [poly] = poly;
+    poly
+}
+
+/// The portable `SampleNTT`: scalar SHAKE128 from `sha3` and the scalar parser.
+fn sample_ntt_portable(seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> NttPoly {
     let mut xof = Shake128::default();
     xof.update(seed);
     sample_ntt_from_xof(&mut xof.finalize_xof())
@@ -75,7 +83,7 @@ fn sample_ntt_from_xof(reader: &mut impl XofReader) -> NttPoly {
 /// `bytes.len()` must be a multiple of 3 (whole blocks are); `filled <= N`. Stops as soon as
 /// all `N` coefficients are filled, ignoring the rest of `bytes`, exactly as the algorithm
 /// stops squeezing. This is the function a SIMD candidate parser replaces.
-fn parse_candidates(bytes: &[u8], coeffs: &mut [u16; N], mut filled: usize) -> usize {
+pub(crate) fn parse_candidates(bytes: &[u8], coeffs: &mut [u16; N], mut filled: usize) -> usize {
     debug_assert!(filled <= N);
     let (groups, rest) = bytes.as_chunks::<3>();
     debug_assert!(rest.is_empty(), "partial 3-byte group");
@@ -101,20 +109,34 @@ fn parse_candidates(bytes: &[u8], coeffs: &mut [u16; N], mut filled: usize) -> u
 
 /// `SampleNTT` over a batch of independent seeds: `out[n] = sample_ntt(&seeds[n])`.
 ///
-/// This is the seam for multi-way Keccak: a 4-way (or 8-way) backend absorbs 4 (8) seeds into
-/// one interleaved state, squeezes [`SAMPLE_NTT_INITIAL_BLOCKS`] blocks of every stream at
-/// once, parses each with [`parse_candidates`], and squeezes further blocks for all streams
-/// together while any of them is short. The portable version handles one stream at a time.
+/// This is the seam for multi-way Keccak. With AVX2 (see [`crate::simd`]) a 4-way backend
+/// absorbs 4 seeds into one interleaved state, squeezes [`SAMPLE_NTT_INITIAL_BLOCKS`] blocks
+/// of every stream at once, parses each with the AVX2 version of [`parse_candidates`], and
+/// squeezes further blocks for all streams together while any of them is short. The
+/// portable version handles one stream at a time.
 fn sample_ntt_batch(seeds: &[[u8; SAMPLE_NTT_SEED_BYTES]], out: &mut [NttPoly]) {
-    debug_assert_eq!(seeds.len(), out.len());
+    #[cfg(target_arch = "x86_64")]
+    if let Some(avx2) = crate::simd::Avx2::get() {
+        avx2.sample_ntt_batch(seeds, out);
+        return;
+    }
+    sample_ntt_batch_portable(seeds, out);
+}
+
+/// The portable [`sample_ntt_batch`]: one scalar stream at a time.
+pub(crate) fn sample_ntt_batch_portable(
+    seeds: &[[u8; SAMPLE_NTT_SEED_BYTES]],
+    out: &mut [NttPoly],
+) {
+    assert_eq!(seeds.len(), out.len(), "one output per seed");
     for (seed, poly) in seeds.iter().zip(out) {
-        *poly = sample_ntt(seed);
+        *poly = sample_ntt_portable(seed);
     }
 }
 
 /// The seed of matrix entry `A-hat[row][col]`: `rho || col || row` (FIPS 203 Algorithm 13,
 /// line 5: `SampleNTT(rho || j || i)` for entry `[i, j]`).
-fn matrix_seed(rho: &[u8; 32], row: u8, col: u8) -> [u8; SAMPLE_NTT_SEED_BYTES] {
+pub(crate) fn matrix_seed(rho: &[u8; 32], row: u8, col: u8) -> [u8; SAMPLE_NTT_SEED_BYTES] {
     let mut seed = [0u8; SAMPLE_NTT_SEED_BYTES];
     seed[..32].copy_from_slice(rho);
     seed[32] = col;

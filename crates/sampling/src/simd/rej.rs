@@ -1,0 +1,247 @@
+//! The `SampleNTT` candidate parser (FIPS 203 Algorithm 7, lines 5-15) in AVX2.
+//!
+//! One step takes 24 bytes (8 groups of 3), which hold 16 candidates of 12 bits:
+//! 1. two overlapping 16-byte loads put bytes 0..16 in the low half of a register and bytes
+//!    8..24 in the high half; one `vpshufb` then gives every candidate its own 16-bit word
+//!    (bytes `3g, 3g + 1` for `d1` and `3g + 1, 3g + 2` for `d2` of group `g`);
+//! 2. even words keep their low 12 bits (`d1 = b0 + 256 * (b1 mod 16)`), odd words are
+//!    shifted right by 4 (`d2 = b1 / 16 + 16 * b2`), merged with one blend;
+//! 3. `vpcmpgtw` against q marks the accepted candidates, packed to bytes and gathered by
+//!    `vpmovmskb` into one 8-bit mask per 128-bit half;
+//! 4. each half is compacted by `vpshufb` with a table entry indexed by its mask (accepted
+//!    words moved to the front, in order), stored with an unaligned 16-byte store at the
+//!    current fill position, which then advances by the number of accepted candidates.
+//!
+//! A step stores 16 bytes twice, i.e. up to 16 coefficient slots past the fill position
+//! whatever the mask, so it only runs while 16 slots are free: the last few coefficients
+//! (and any input shorter than 24 bytes) go through the scalar parser, which also keeps
+//! the rule that parsing stops exactly when the polynomial is full. The input is public
+//! (derived from rho), so branching on it and on the masks is fine.
+
+use core::arch::x86_64::{
+    _mm_storeu_si128, _mm256_and_si256, _mm256_blend_epi16, _mm256_castsi256_si128,
+    _mm256_cmpgt_epi16, _mm256_extracti128_si256, _mm256_loadu2_m128i, _mm256_movemask_epi8,
+    _mm256_packs_epi16, _mm256_set1_epi16, _mm256_setr_epi8, _mm256_setzero_si256,
+    _mm256_shuffle_epi8, _mm256_srli_epi16,
+};
+
+use mlkem_field::Q;
+use mlkem_poly_ntt::N;
+
+use crate::sample_ntt::parse_candidates;
+
+/// Input bytes per step: 8 groups of 3 bytes.
+const STEP_BYTES: usize = 24;
+
+/// Candidates per step: 8 per 128-bit half.
+const STEP_CANDIDATES: usize = 16;
+
+/// `COMPACT[m]`: the `vpshufb` pattern that moves the 16-bit words `i` with bit `i` of `m`
+/// set to the front of a 16-byte half, in increasing order of `i`; the unused tail bytes
+/// are `0x80` (zero).
+static COMPACT: [[u8; 16]; 256] = compact_table();
+
+/// `ACCEPTED[m]`: the number of bits set in `m` (the popcount, without assuming the CPU
+/// has a `popcnt` instruction, which the AVX2 check does not cover).
+static ACCEPTED: [u8; 256] = accepted_table();
+
+const fn compact_table() -> [[u8; 16]; 256] {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut next = 0;
+        let mut i = 0;
+        while i < 8 {
+            if m & (1 << i) != 0 {
+                table[m][2 * next] = 2 * i as u8;
+                table[m][2 * next + 1] = 2 * i as u8 + 1;
+                next += 1;
+            }
+            i += 1;
+        }
+        m += 1;
+    }
+    table
+}
+
+const fn accepted_table() -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut m = 0;
+    while m < 256 {
+        table[m] = (m as u8).count_ones() as u8;
+        m += 1;
+    }
+    table
+}
+
+/// The AVX2 version of [`parse_candidates`], with the same contract and the same result:
+/// appends the accepted candidates of `bytes` (a whole number of 3-byte groups) to
+/// `coeffs[filled..]`, stops once `N` are filled, and returns the new fill count.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(crate) fn parse_candidates_avx2(bytes: &[u8], coeffs: &mut [u16; N], filled: usize) -> usize {
+    debug_assert!(filled <= N);
+    // Low half: bytes 0..12 of the step, taken from a load of bytes 0..16. High half: bytes
+    // 12..24, at offsets 4..16 of a load of bytes 8..24. Each pair of output bytes is one
+    // candidate's little-endian word.
+    let spread = _mm256_setr_epi8(
+        0, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 9, 10, 10, 11, //
+        4, 5, 5, 6, 7, 8, 8, 9, 10, 11, 11, 12, 13, 14, 14, 15,
+    );
+    let low12 = _mm256_set1_epi16(0x0fff);
+    // q fits an i16; candidates are below 2^12, so the signed comparison is exact.
+    let q = _mm256_set1_epi16(Q as i16);
+    let zero = _mm256_setzero_si256();
+
+    let mut filled = filled;
+    let (steps, _) = bytes.as_chunks::<STEP_BYTES>();
+    let mut parsed = 0;
+    for step in steps {
+        if filled + STEP_CANDIDATES > N {
+            break;
+        }
+        // SAFETY: `step` is 24 readable bytes; the loads read bytes 0..16 and 8..24 of it,
+        // unaligned loads need no alignment.
+        let raw = unsafe { _mm256_loadu2_m128i(step[8..].as_ptr().cast(), step.as_ptr().cast()) };
+        let words = _mm256_shuffle_epi8(raw, spread);
+        let candidates = _mm256_blend_epi16::<0b1010_1010>(
+            _mm256_and_si256(words, low12),
+            _mm256_srli_epi16::<4>(words),
+        );
+        let accepted = _mm256_cmpgt_epi16(q, candidates);
+        // Bytes 0..8 of each half hold that half's 8 flags (0x00 or 0xff).
+        let flags = _mm256_movemask_epi8(_mm256_packs_epi16(accepted, zero)) as u32;
+        let (m0, m1) = ((flags & 0xff) as usize, ((flags >> 16) & 0xff) as usize);
+        // SAFETY: both table entries are 16 readable bytes.
+        let pattern = unsafe {
+            _mm256_loadu2_m128i(COMPACT[m1].as_ptr().cast(), COMPACT[m0].as_ptr().cast())
+        };
+        let packed = _mm256_shuffle_epi8(candidates, pattern);
+
+        // filled + 16 <= N (checked above), so both 8-word windows are inside `coeffs`.
+        let low: &mut [u16; 8] = (&mut coeffs[filled..filled + 8])
+            .try_into()
+            .expect("8 words");
+        // SAFETY: `low` is 16 writable bytes; the store is unaligned.
+        unsafe { _mm_storeu_si128(low.as_mut_ptr().cast(), _mm256_castsi256_si128(packed)) };
+        filled += usize::from(ACCEPTED[m0]);
+        let high: &mut [u16; 8] = (&mut coeffs[filled..filled + 8])
+            .try_into()
+            .expect("8 words");
+        // SAFETY: `high` is 16 writable bytes; the store is unaligned.
+        unsafe {
+            _mm_storeu_si128(
+                high.as_mut_ptr().cast(),
+                _mm256_extracti128_si256::<1>(packed),
+            );
+        };
+        filled += usize::from(ACCEPTED[m1]);
+        parsed += STEP_BYTES;
+    }
+    // The slots past `filled` that the stores touched hold candidates (all below q) or
+    // zeros, and the scalar parser or a later step overwrites them; slots never reached
+    // keep their previous value, as with the scalar parser.
+    parse_candidates(&bytes[parsed..], coeffs, filled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simd::Avx2;
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    /// Runs both parsers on a copy of the same starting buffer; they must agree on the
+    /// returned count and on every coefficient below it.
+    fn agree(bytes: &[u8], filled: usize) {
+        let Some(avx2) = Avx2::detected() else {
+            std::println!("note: CPU without AVX2, SIMD parser test skipped");
+            return;
+        };
+        let start: [u16; N] = core::array::from_fn(|i| (i as u16).wrapping_mul(7919) % Q);
+        let (mut scalar, mut simd) = (start, start);
+        let n_scalar = parse_candidates(bytes, &mut scalar, filled);
+        let n_simd = avx2.parse_candidates(bytes, &mut simd, filled);
+        assert_eq!(
+            n_scalar,
+            n_simd,
+            "fill count (len {}, from {filled})",
+            bytes.len()
+        );
+        assert_eq!(scalar[..n_scalar], simd[..n_simd], "coefficients");
+        // Below the starting point nothing changes.
+        assert_eq!(simd[..filled], start[..filled]);
+    }
+
+    #[test]
+    fn tables() {
+        assert_eq!(COMPACT[0], [0x80; 16]);
+        assert_eq!(COMPACT[0xff], core::array::from_fn(|i| i as u8));
+        assert_eq!(COMPACT[0b1000_0010][..4], [2, 3, 14, 15]);
+        assert!(COMPACT[0b1000_0010][4..].iter().all(|&b| b == 0x80));
+        for m in 0..256 {
+            assert_eq!(u32::from(ACCEPTED[m]), (m as u32).count_ones());
+        }
+    }
+
+    #[test]
+    fn edge_values() {
+        // Groups encoding (d1, d2) for the edge candidates: 4095, q = 3329, q - 1 = 3328, 0.
+        let group = |d1: u16, d2: u16| [d1 as u8, ((d1 >> 8) | (d2 << 4)) as u8, (d2 >> 4) as u8];
+        let edges = [4095, Q, Q - 1, 0, 1, Q + 1];
+        for &d1 in &edges {
+            for &d2 in &edges {
+                let bytes: Vec<u8> = (0..3 * 56).flat_map(|_| group(d1, d2)).collect();
+                for filled in [0, 100, N - 17, N - 16, N - 15, N - 1, N] {
+                    agree(&bytes, filled);
+                }
+            }
+        }
+        // Mixed edges at every position.
+        let bytes: Vec<u8> = (0..168usize)
+            .flat_map(|i| group(edges[i % edges.len()], edges[(i * 5 + 1) % edges.len()]))
+            .collect();
+        for filled in 0..=N {
+            agree(&bytes, filled);
+        }
+    }
+
+    #[test]
+    fn all_rejected_and_all_accepted() {
+        agree(&[0xff; 504], 0);
+        agree(&[0xff; 504], N - 16);
+        agree(&[0x00; 504], 0);
+        agree(&[0x00; 504], N - 16);
+        agree(&[0x00; 504], N - 17);
+        // Lengths that are not a multiple of 24 leave a scalar tail.
+        for len in (0..=72).step_by(3) {
+            agree(&[0x00; 72][..len], 240);
+            agree(&[0x11; 72][..len], 0);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn matches_scalar(
+            groups in proptest::collection::vec(any::<[u8; 3]>(), 0..200),
+            filled in 0..=N,
+        ) {
+            agree(groups.as_flattened(), filled);
+        }
+
+        #[test]
+        fn matches_scalar_with_many_rejections(
+            groups in proptest::collection::vec(
+                prop_oneof![
+                    3 => Just([0xff, 0xff, 0xff]),
+                    1 => Just([0x01, 0x0d, 0xd0]), // d1 = q, d2 = q - 1 = 3328
+                    1 => any::<[u8; 3]>(),
+                ],
+                0..200,
+            ),
+            filled in prop_oneof![Just(0usize), N - 20..=N],
+        ) {
+            agree(groups.as_flattened(), filled);
+        }
+    }
+}
