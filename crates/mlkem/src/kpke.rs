@@ -11,7 +11,7 @@
 use crate::compress::{compress, decompress};
 use crate::encode::{byte_decode, byte_encode, encoded_len};
 use mlkem_poly_ntt::{Backend, CachedNttVector, Matrix, NttPoly, NttVector, Poly, PolyVector};
-use mlkem_sampling::{Eta, sample_matrix, sample_noise_poly, sample_noise_vector};
+use mlkem_sampling::{Eta, sample_matrix, sample_noise_polys};
 use zeroize::Zeroize;
 
 /// Bytes of one ByteEncode_12'd polynomial.
@@ -95,8 +95,13 @@ pub(crate) fn key_gen<B: Backend, const K: usize, const ETA1: usize>(
     let (rho, mut sigma) = crate::hash::g(d, &[K as u8]);
     let a_hat = sample_matrix::<K>(&rho);
     // Lines 8-15: s and e from PRF_eta1(sigma, N), N = 0 .. 2k-1.
-    let mut s = sample_noise_vector::<K>(&sigma, eta::<ETA1>(), 0);
-    let mut e = sample_noise_vector::<K>(&sigma, eta::<ETA1>(), K as u8);
+    // One batch, so that a multi-way Keccak fills its lanes across both vectors.
+    let (mut s, mut e) = (PolyVector::<K>::zero(), PolyVector::<K>::zero());
+    let requests = s.0.iter_mut().chain(e.0.iter_mut());
+    sample_noise_polys(
+        &sigma,
+        requests.zip(0u8..).map(|(p, n)| (eta::<ETA1>(), n, p)),
+    );
     sigma.zeroize();
     // Lines 16-18: t-hat = A-hat o s-hat + e-hat; s-hat keeps its b*zeta cache for decryption.
     let s_hat = s.ntt_cached::<B>();
@@ -146,9 +151,16 @@ pub(crate) fn encrypt<
     ct_out: &mut [u8],
 ) {
     // Lines 9-17: y, e1 and e2 from PRF(r, N), N = 0 .. 2k.
-    let mut y = sample_noise_vector::<K>(r, eta::<ETA1>(), 0);
-    let mut e1 = sample_noise_vector::<K>(r, eta::<ETA2>(), K as u8);
-    let mut e2 = sample_noise_poly(r, eta::<ETA2>(), 2 * K as u8);
+    // One batch of 2k + 1 PRF streams (a multi-way Keccak fills its lanes across them).
+    let (mut y, mut e1, mut e2) = (
+        PolyVector::<K>::zero(),
+        PolyVector::<K>::zero(),
+        Poly::zero(),
+    );
+    let requests = (y.0.iter_mut().map(|p| (eta::<ETA1>(), p)))
+        .chain(e1.0.iter_mut().map(|p| (eta::<ETA2>(), p)))
+        .chain([(eta::<ETA2>(), &mut e2)]);
+    sample_noise_polys(r, requests.zip(0u8..).map(|((eta, p), n)| (eta, n, p)));
     // Line 18: y-hat, with its b*zeta cache built once for both products below.
     let mut y_hat = y.ntt_cached::<B>();
     y.zeroize();

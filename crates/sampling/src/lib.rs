@@ -82,6 +82,7 @@
 extern crate std;
 
 mod cbd;
+pub mod keccak;
 mod noise;
 mod sample_ntt;
 #[cfg(target_arch = "x86_64")]

@@ -5,8 +5,6 @@
 //! constant-time CBD and is zeroized before returning.
 
 use mlkem_poly_ntt::{N, Poly, PolyVector};
-use sha3::Shake256;
-use sha3::digest::{ExtendableOutput, Update, XofReader};
 use zeroize::Zeroize;
 
 use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd2_into, cbd3_into};
@@ -18,10 +16,7 @@ use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd2_into, cbd3_into};
 /// ([`Eta::prf_output_len`]). The caller owns `out` and should zeroize it when done; the
 /// SHAKE256 state is wiped when dropped.
 pub fn prf(s: &[u8; 32], b: u8, out: &mut [u8]) {
-    let mut xof = Shake256::default();
-    xof.update(s);
-    xof.update(&[b]);
-    xof.finalize_xof().read(out);
+    crate::keccak::shake256(&[s, &[b]], out);
 }
 
 /// `SamplePolyCBD_eta(PRF_eta(sigma, nonce))`: one noise polynomial (FIPS 203 Algorithm 8
@@ -154,6 +149,8 @@ mod tests {
     use super::*;
     use crate::{sample_poly_cbd2, sample_poly_cbd3};
     use proptest::prelude::*;
+    use sha3::Shake256;
+    use sha3::digest::{ExtendableOutput, Update, XofReader};
 
     /// SHAKE256 of the concatenation, absorbed in one piece.
     fn shake256(input: &[u8], out: &mut [u8]) {

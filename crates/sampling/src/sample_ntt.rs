@@ -4,10 +4,9 @@
 //! Everything here is a function of the public seed rho, so branching on the XOF output
 //! and a data-dependent number of squeezed blocks are fine.
 
+use crate::keccak::Sponge;
 use mlkem_field::Q;
 use mlkem_poly_ntt::{MAX_RANK, Matrix, N, NttPoly};
-use sha3::Shake128;
-use sha3::digest::{ExtendableOutput, Update, XofReader};
 
 /// Length of a `SampleNTT` seed: rho (32 bytes) followed by the two index bytes.
 pub const SAMPLE_NTT_SEED_BYTES: usize = 34;
@@ -52,15 +51,28 @@ pub fn sample_ntt(seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> NttPoly {
     poly
 }
 
-/// The portable `SampleNTT`: scalar SHAKE128 from `sha3` and the scalar parser.
+/// A stream of XOF output: SHAKE128 in Algorithm 7; the tests substitute adversarial streams.
+pub(crate) trait XofStream {
+    /// Fills `out` with the next bytes of the stream.
+    fn read(&mut self, out: &mut [u8]);
+}
+
+impl XofStream for Sponge<SHAKE128_RATE> {
+    fn read(&mut self, out: &mut [u8]) {
+        self.squeeze(out);
+    }
+}
+
+/// The portable `SampleNTT`: scalar SHAKE128 and the scalar parser.
 fn sample_ntt_portable(seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> NttPoly {
-    let mut xof = Shake128::default();
-    xof.update(seed);
-    sample_ntt_from_xof(&mut xof.finalize_xof())
+    let mut xof = Sponge::<SHAKE128_RATE>::new();
+    xof.absorb(seed);
+    xof.finalize(crate::keccak::SHAKE_DOMAIN);
+    sample_ntt_from_xof(&mut xof)
 }
 
 /// The loop of Algorithm 7 over any XOF output stream (tests feed it adversarial streams).
-fn sample_ntt_from_xof(reader: &mut impl XofReader) -> NttPoly {
+fn sample_ntt_from_xof(reader: &mut impl XofStream) -> NttPoly {
     let mut poly = NttPoly::zero();
     let coeffs = poly.coeffs_mut();
 
@@ -173,6 +185,14 @@ pub fn sample_matrix<const K: usize>(rho: &[u8; 32]) -> Matrix<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sha3::Shake128;
+    use sha3::digest::{ExtendableOutput, Update, XofReader};
+
+    impl<R: XofReader> XofStream for R {
+        fn read(&mut self, out: &mut [u8]) {
+            XofReader::read(self, out);
+        }
+    }
     use proptest::prelude::*;
 
     /// FIPS 203 Algorithm 7, line by line: squeeze 3 bytes at a time. Returns the

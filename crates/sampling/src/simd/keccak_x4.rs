@@ -106,6 +106,13 @@ macro_rules! rotl {
     }};
 }
 
+// `(x + 1) % 5` and friends as tables: at opt-level z a `% 5` in a loop that is not
+// unrolled stays a `div` instruction, which the constant-time check forbids in our code
+// (even on public values like these indices).
+const NEXT: [usize; 5] = [1, 2, 3, 4, 0];
+const NEXT2: [usize; 5] = [2, 3, 4, 0, 1];
+const PREV: [usize; 5] = [4, 0, 1, 2, 3];
+
 /// One output plane (row `y` of the result) of rho, pi, chi and theta's `D`: the five words
 /// of the row come from `$a[src]` rotated by `rot` (listed in order of `x`), each after
 /// xoring in `$d[src % 5]`; chi then combines them into `$e[5y .. 5y + 5]`.
@@ -115,7 +122,7 @@ macro_rules! plane {
         let b = [$(rotl!($masks, _mm256_xor_si256($a[$src], $d[$src % 5]), $rot)),*];
         for x in 0..5 {
             $e[5 * $y + x] =
-                _mm256_xor_si256(b[x], _mm256_andnot_si256(b[(x + 1) % 5], b[(x + 2) % 5]));
+                _mm256_xor_si256(b[x], _mm256_andnot_si256(b[NEXT[x]], b[NEXT2[x]]));
         }
     }};
 }
@@ -136,7 +143,7 @@ macro_rules! round {
             )
         });
         let d: [__m256i; 5] = core::array::from_fn(|x| {
-            _mm256_xor_si256(c[(x + 4) % 5], rotl!($masks, c[(x + 1) % 5], 1))
+            _mm256_xor_si256(c[PREV[x]], rotl!($masks, c[NEXT[x]], 1))
         });
         plane!($masks, $a, d, $e, 0; 0, 0; 6, 44; 12, 43; 18, 21; 24, 14;);
         plane!($masks, $a, d, $e, 1; 3, 28; 9, 20; 10, 3; 16, 45; 22, 61;);
@@ -235,11 +242,12 @@ impl<const RATE: usize> ShakeX4<RATE> {
     /// Squeezes `outs[l].len() / RATE` whole blocks from every lane into `outs[l]`: one
     /// permutation per block, then the first `RATE` bytes of each state.
     ///
-    /// The four outputs must have the same length, a multiple of `RATE` (checked).
+    /// The four outputs must have the same length, a multiple of `RATE` (checked in debug
+    /// builds; a `%` by the rate would stay a `div` at opt-level z).
     #[target_feature(enable = "avx2")]
     pub(crate) fn squeeze_blocks(&mut self, outs: [&mut [u8]; WAYS]) {
         let len = outs[0].len();
-        assert!(
+        debug_assert!(
             len.is_multiple_of(RATE) && outs.iter().all(|o| o.len() == len),
             "whole blocks, same length in every lane"
         );
