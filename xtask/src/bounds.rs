@@ -13,6 +13,11 @@
 //! | Barrett / compress constants, call-site domains | [`reductions`] | the inequalities of the library's `const` assertions, re-evaluated |
 //! | lazy accumulation for K = 1..4 | [`accumulate`] | the real `Accumulator` / `Matrix` / `NttVector::dot` code on extreme operands |
 //! | NTT output ranges, twiddle tables | [`ntt`] | extreme and random inputs |
+//! | AVX2 backend: `barrett_reduce_i16`, `montgomery_mul`, `montgomery_reduce_i32`, NTT lanes per layer | [`avx2`] | exhaustive over each declared domain / the probe of `mlkem_poly_ntt::backend::avx2` on extreme, random and hill-climbed inputs |
+//! | AVX2 accumulation for K = 1..4, capacity | [`accumulate`] | the real `Accumulator` with `Avx2`, raw signed 32-bit lanes against `AVX2_ACCUMULATOR_LIMIT` |
+//!
+//! The AVX2 rows run when the CPU has AVX2 (`mlkem_poly_ntt::backend::avx2_detected`), and
+//! are one SKIP row otherwise.
 //!
 //! The checks themselves are plain functions returning a verdict
 //! ([`exhaustive::check_exhaustive`], [`reductions::check_reduction`],
@@ -34,6 +39,8 @@
 //! Usage: `cargo xtask bounds [--threads N]` (default: every available core).
 
 mod accumulate;
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 mod exhaustive;
 mod ntt;
 mod reductions;
@@ -41,8 +48,10 @@ mod report;
 #[cfg(test)]
 mod tests;
 
-use mlkem_poly_ntt::{ACCUMULATOR_MAX_TERMS, MAX_RANK, PRODUCT_TERM_MAX};
+use accumulate::Checked;
+use mlkem_poly_ntt::{MAX_RANK, PRODUCT_TERM_MAX, Portable};
 use report::{Method, Row, group, headroom};
+use std::fmt::Write as _;
 use std::time::Instant;
 
 /// Parses `--threads N`.
@@ -69,41 +78,62 @@ fn quietly<T>(f: impl FnOnce() -> T) -> T {
     out
 }
 
-/// The lazy accumulation rows for every rank, and the per-lane details printed below the
-/// table.
-fn accumulation_rows() -> (Vec<Row>, String, u32) {
-    let single = accumulate::runs_single_product();
+/// The lazy accumulation rows of backend `B` for every rank, the per-lane details printed
+/// below the table, and the largest raw entry seen.
+fn accumulation_rows<B: Checked>() -> (Vec<Row>, String, u32) {
+    let single = accumulate::runs_single_product::<B>();
     let ranks = [
-        (2, accumulate::runs_for_rank::<2>()),
-        (3, accumulate::runs_for_rank::<3>()),
-        (4, accumulate::runs_for_rank::<4>()),
+        (2, accumulate::runs_for_rank::<B, 2>()),
+        (3, accumulate::runs_for_rank::<B, 3>()),
+        (4, accumulate::runs_for_rank::<B, 4>()),
     ];
-    let mut rows = accumulate::term_rows(&single);
-    rows.push(accumulate::site_row("multiply_ntts (K = 1)", 1, &single));
+    let mut rows = if B::LAYOUT == accumulate::Layout::Interleaved {
+        accumulate::term_rows(&single)
+    } else {
+        // The terms are the same formulas; only the cache (an AVX2 kernel) is new.
+        let mut cache = accumulate::term_rows(&single).pop().expect("cache row");
+        cache.site = format!("{}{}", cache.site, B::TAG);
+        vec![cache]
+    };
+    rows.push(accumulate::site_row::<B>(
+        "multiply_ntts (K = 1)",
+        1,
+        &single,
+    ));
     let names = [
         "Matrix::mul_vector",
         "Matrix::transpose_mul_vector",
         "NttVector::dot",
     ];
-    let mut lanes = String::from(
-        "per lane (largest raw accumulator value seen / analytic, headroom to u32::MAX):\n",
-    );
+    let mut lanes = if B::LANE_MAX == B::LIMIT {
+        format!(
+            "per lane{} (largest raw accumulator value seen / analytic, headroom to {}):\n",
+            B::TAG,
+            B::LIMIT_NAME
+        )
+    } else {
+        format!(
+            "per lane{} (largest raw accumulator value seen / analytic, headroom to {} = {} and to the lane maximum {}):\n",
+            B::TAG,
+            B::LIMIT_NAME,
+            group(B::LIMIT.into()),
+            group(B::LANE_MAX.into())
+        )
+    };
     let mut worst = single.seen.max();
-    lanes.push_str(&lane_line(1, &[&single]));
+    lanes.push_str(&lane_line::<B>(1, &[&single]));
     for (k, runs) in &ranks {
         for (name, run) in names.iter().zip(runs) {
-            rows.push(accumulate::site_row(&format!("{name} (K = {k})"), *k, run));
+            rows.push(accumulate::site_row::<B>(
+                &format!("{name} (K = {k})"),
+                *k,
+                run,
+            ));
             worst = worst.max(run.seen.max());
         }
-        lanes.push_str(&lane_line(*k, &runs.iter().collect::<Vec<_>>()));
+        lanes.push_str(&lane_line::<B>(*k, &runs.iter().collect::<Vec<_>>()));
     }
-    let mut rank = Row::new("MAX_RANK <= ACCUMULATOR_MAX_TERMS", Method::ConstAssert);
-    rank.terms = MAX_RANK.to_string();
-    rank.limit = ACCUMULATOR_MAX_TERMS.to_string();
-    rank.headroom = headroom(ACCUMULATOR_MAX_TERMS as u128, MAX_RANK as u128);
-    rank.require(MAX_RANK <= ACCUMULATOR_MAX_TERMS, || {
-        "the largest rank does not fit the accumulator".into()
-    });
+    let mut rank = accumulate::rank_row::<B>();
     rank.require(ranks.iter().all(|(k, _)| *k <= MAX_RANK), || {
         "a checked rank exceeds MAX_RANK".into()
     });
@@ -114,17 +144,81 @@ fn accumulation_rows() -> (Vec<Row>, String, u32) {
     (rows, lanes, worst)
 }
 
-fn lane_line(k: usize, runs: &[&accumulate::SiteRun]) -> String {
+fn lane_line<B: Checked>(k: usize, runs: &[&accumulate::SiteRun]) -> String {
     let even = runs.iter().map(|r| r.seen.even).max().unwrap_or(0);
     let odd = runs.iter().map(|r| r.seen.odd).max().unwrap_or(0);
     let analytic = k as u128 * u128::from(PRODUCT_TERM_MAX);
-    format!(
-        "  K = {k}: c0 (even) {} / {}, c1 (odd) {} / {}, headroom {}\n",
+    let (c0, c1) = if B::LAYOUT == accumulate::Layout::Interleaved {
+        ("c0 (even)", "c1 (odd)")
+    } else {
+        ("c0", "c1")
+    };
+    let mut line = format!(
+        "  K = {k}: {c0} {} / {}, {c1} {} / {}, headroom {}",
         group(even.into()),
         group(analytic),
         group(odd.into()),
         group(analytic),
-        headroom(u32::MAX.into(), analytic)
+        headroom(B::LIMIT.into(), analytic)
+    );
+    if B::LANE_MAX != B::LIMIT {
+        let _ = write!(
+            line,
+            " (to the lane maximum {})",
+            headroom(B::LANE_MAX.into(), analytic)
+        );
+    }
+    line.push('\n');
+    line
+}
+
+/// `reduce_accumulator`: every sum of at most `MAX_RANK` products is in the domain of the
+/// backend's final reduction.
+fn reduce_row<B: Checked>(site: &str, limit_label: &str, worst_raw: u32) -> Row {
+    let mut reduce = report::LazySite {
+        site: format!("{site}{}", B::TAG),
+        term_bound: PRODUCT_TERM_MAX.into(),
+        terms: MAX_RANK as u64,
+        limit: B::LIMIT,
+        seen: Some(worst_raw.into()),
+        method: Method::WorstCase,
+    }
+    .check();
+    reduce.limit = format!("{} ({limit_label})", reduce.limit);
+    reduce
+}
+
+/// The AVX2 rows and their details, or one SKIP row on a CPU (or target) without AVX2.
+#[cfg(target_arch = "x86_64")]
+fn avx2_rows(threads: usize) -> (Vec<Row>, String) {
+    use mlkem_poly_ntt::Avx2;
+    if !mlkem_poly_ntt::backend::avx2_detected() {
+        return (vec![avx2_skip_row()], String::new());
+    }
+    let (mut rows, mut details) = avx2::rows(threads);
+    let (acc_rows, lanes, worst_raw) = accumulation_rows::<Avx2>();
+    rows.extend(acc_rows);
+    rows.push(quietly(accumulate::capacity_row::<Avx2>));
+    rows.push(reduce_row::<Avx2>(
+        "reduce_accumulator -> montgomery_reduce_i32",
+        "AVX2_ACCUMULATOR_LIMIT",
+        worst_raw,
+    ));
+    details.push('\n');
+    details.push_str(&lanes);
+    (rows, details)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn avx2_rows(_threads: usize) -> (Vec<Row>, String) {
+    (vec![avx2_skip_row()], String::new())
+}
+
+fn avx2_skip_row() -> Row {
+    Row::skip(
+        "AVX2 backend (lane reductions, NTT lanes, accumulator)",
+        Method::WorstCase,
+        "CPU without AVX2: not run",
     )
 }
 
@@ -146,22 +240,20 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let t = Instant::now();
     rows.push(ntt::table_row());
     rows.extend(ntt::ntt_rows());
-    let (acc_rows, lanes, worst_raw) = accumulation_rows();
+    let (acc_rows, lanes, worst_raw) = accumulation_rows::<Portable>();
     rows.extend(acc_rows);
-    rows.push(quietly(accumulate::capacity_row));
+    rows.push(quietly(accumulate::capacity_row::<Portable>));
     // Every sum of at most MAX_RANK products goes to barrett_reduce (proved exhaustively above).
-    let mut reduce = report::LazySite {
-        site: "reduce_accumulator -> barrett_reduce".into(),
-        term_bound: PRODUCT_TERM_MAX.into(),
-        terms: MAX_RANK as u64,
-        limit: mlkem_field::BARRETT_INPUT_MAX.into(),
-        seen: Some(worst_raw.into()),
-        method: Method::WorstCase,
-    }
-    .check();
-    reduce.limit = format!("{} (BARRETT_INPUT_MAX)", reduce.limit);
-    rows.push(reduce);
+    rows.push(reduce_row::<Portable>(
+        "reduce_accumulator -> barrett_reduce",
+        "BARRETT_INPUT_MAX",
+        worst_raw,
+    ));
     phase("poly-ntt", t);
+    let t = Instant::now();
+    let (simd_rows, simd_details) = avx2_rows(threads);
+    rows.extend(simd_rows);
+    phase("avx2", t);
 
     println!(
         "bounds of every reduction and lazy site (q = {}, {threads} threads)\n",
@@ -169,9 +261,13 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     );
     print!("{}", report::render(&rows));
     println!("\n{lanes}");
+    if !simd_details.is_empty() {
+        println!("{simd_details}");
+    }
     let failed = rows.iter().filter(|r| !r.passed()).count();
+    let skipped = rows.iter().filter(|r| r.skipped).count();
     println!(
-        "{} rows, {failed} failed; time: {}, total {:.2} s",
+        "{} rows, {failed} failed, {skipped} skipped; time: {}, total {:.2} s",
         rows.len(),
         timings.join(", "),
         start.elapsed().as_secs_f64()

@@ -148,10 +148,7 @@ impl Accumulator {
     /// If this would be product number `B::MAX_TERMS + 1`. The count is public
     /// (it is the module rank), so the check leaks nothing.
     pub fn add_product<B: Backend>(&mut self, a: &NttPoly, b: &CachedNttPoly) {
-        assert!(
-            self.terms < ACCUMULATOR_MAX_TERMS,
-            "lazy accumulator bound exceeded"
-        );
+        assert!(self.terms < B::MAX_TERMS, "lazy accumulator bound exceeded");
         self.terms += 1;
         B::accumulate(&mut self.acc, a.coeffs(), b.poly.coeffs(), &b.b_zeta);
     }

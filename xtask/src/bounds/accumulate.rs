@@ -1,9 +1,14 @@
 //! Worst-case composition: the real lazy accumulation code of `mlkem-poly-ntt`
-//! ([`Accumulator`] with the [`Portable`] backend, [`Matrix::mul_vector`],
-//! [`Matrix::transpose_mul_vector`], [`NttVector::dot`], [`multiply_ntts`]) run on operands at
-//! the extremes of their declared ranges, recording the largest raw `u32` sum
-//! ([`Accumulator::raw`]) per lane and checking every reduced result against an independent
-//! computation mod q.
+//! ([`Accumulator`], [`Matrix::mul_vector`], [`Matrix::transpose_mul_vector`],
+//! [`NttVector::dot`], [`multiply_ntts`]) with each backend ([`Portable`], and `Avx2` on
+//! CPUs with AVX2) run on operands at the extremes of their declared ranges, recording the
+//! largest raw sum ([`Accumulator::raw`]) per lane and checking every reduced result against
+//! an independent computation mod q and against the portable backend.
+//!
+//! The raw entries are the backend's own ([`Checked::LAYOUT`]): `u32` sums interleaved
+//! `c0, c1` per pair for [`Portable`]; signed 32-bit `vpmaddwd` lanes in blocks of eight
+//! `c0` then eight `c1` sums for AVX2. Read as `u32`, an AVX2 lane that wrapped negative is
+//! above every limit, so it cannot pass unnoticed.
 //!
 //! Declared ranges: both operands canonical (`<= CANONICAL_MAX`), and the `b*zeta` cache a
 //! reduced product, so also `<= CANONICAL_MAX`. A term of the even lane is
@@ -15,10 +20,71 @@ use super::report::{LazySite, Method, Row, group};
 use mlkem_field::{CANONICAL_MAX, Q, pow};
 use mlkem_poly_ntt::zetas::GAMMAS;
 use mlkem_poly_ntt::{
-    ACCUMULATOR_MAX_TERMS, Accumulator, CachedNttPoly, Matrix, N, NttPoly, NttVector,
-    PRODUCT_TERM_MAX, Portable, multiply_ntts,
+    ACCUMULATOR_MAX_TERMS, Accumulator, Backend, CachedNttPoly, MAX_RANK, Matrix, N, NttPoly,
+    NttVector, PRODUCT_TERM_MAX, Portable, multiply_ntts,
 };
 use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// Where the sums of pair `i` live in a backend's raw accumulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// `acc[2i] = c0`, `acc[2i + 1] = c1` (the portable backend).
+    Interleaved,
+    /// For each block `m` of 8 pairs, `acc[16m + j] = c0` and `acc[16m + 8 + j] = c1` of
+    /// pair `8m + j` (the AVX2 backend, the natural output of `vpmaddwd`).
+    Blocks16,
+}
+
+impl Layout {
+    /// `(pair, is_c1)` of raw entry `index`.
+    pub(crate) fn entry(self, index: usize) -> (usize, bool) {
+        match self {
+            Self::Interleaved => (index / 2, index % 2 == 1),
+            Self::Blocks16 => (8 * (index / 16) + index % 8, index % 16 >= 8),
+        }
+    }
+}
+
+/// A backend as this checker sees it.
+pub(crate) trait Checked: Backend {
+    /// Appended to the names of its rows.
+    const TAG: &'static str;
+    /// How its [`Backend::MAX_TERMS`] is spelled in the library.
+    const MAX_TERMS_NAME: &'static str;
+    /// Its raw accumulator layout.
+    const LAYOUT: Layout;
+    /// Largest raw entry allowed: the smaller of the lane type's maximum and the domain of
+    /// the final reduction.
+    const LIMIT: u64;
+    /// What [`Self::LIMIT`] is.
+    const LIMIT_NAME: &'static str;
+    /// The lane type's maximum.
+    const LANE_MAX: u64;
+}
+
+impl Checked for Portable {
+    const TAG: &'static str = "";
+    const MAX_TERMS_NAME: &'static str = "ACCUMULATOR_MAX_TERMS";
+    const LAYOUT: Layout = Layout::Interleaved;
+    // barrett_reduce accepts every u32 (required in `site_row`).
+    const LIMIT: u64 = u32::MAX as u64;
+    const LIMIT_NAME: &'static str = "u32::MAX";
+    const LANE_MAX: u64 = u32::MAX as u64;
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Checked for mlkem_poly_ntt::Avx2 {
+    const TAG: &'static str = " [AVX2]";
+    const MAX_TERMS_NAME: &'static str = "AVX2_MAX_TERMS";
+    const LAYOUT: Layout = Layout::Blocks16;
+    const LIMIT: u64 = {
+        let limit = mlkem_poly_ntt::backend::avx2::AVX2_ACCUMULATOR_LIMIT;
+        let lane = i32::MAX as i64;
+        (if limit < lane { limit } else { lane }) as u64
+    };
+    const LIMIT_NAME: &'static str = "AVX2_ACCUMULATOR_LIMIT";
+    const LANE_MAX: u64 = i32::MAX as u64;
+}
 
 const PAIRS: usize = N / 2;
 const MAX: u16 = CANONICAL_MAX;
@@ -178,10 +244,14 @@ pub(crate) struct LaneMax {
 }
 
 impl LaneMax {
-    fn record(&mut self, raw: &[u32; N]) {
-        for i in 0..PAIRS {
-            self.even = self.even.max(raw[2 * i]);
-            self.odd = self.odd.max(raw[2 * i + 1]);
+    fn record(&mut self, raw: &[u32; N], layout: Layout) {
+        for (index, &value) in raw.iter().enumerate() {
+            let lane = if layout.entry(index).1 {
+                &mut self.odd
+            } else {
+                &mut self.even
+            };
+            *lane = (*lane).max(value);
         }
     }
 
@@ -224,21 +294,24 @@ fn poly(coeffs: &[u16; N]) -> NttPoly {
     NttPoly::from_coeffs(*coeffs).expect("operand patterns are canonical")
 }
 
-/// Accumulates `terms` through a fresh [`Accumulator`], records its raw sums, and checks the
-/// reduced result against the reference and against what the public API returned.
-fn accumulate_and_check(
+/// Accumulates `terms` through a fresh [`Accumulator`] with backend `B`, records its raw
+/// sums, and checks the reduced result against the reference and against what the public
+/// API returned, and the raw sums entry by entry against the portable backend's.
+fn accumulate_and_check<B: Checked>(
     run: &mut SiteRun,
     label: &str,
     terms: &[(&NttPoly, &CachedNttPoly)],
     api: &NttPoly,
 ) {
     let mut acc = Accumulator::new();
+    let mut portable = Accumulator::new();
     for (a, b) in terms {
-        acc.add_product::<Portable>(a, b);
+        acc.add_product::<B>(a, b);
+        portable.add_product::<Portable>(a, b);
     }
-    run.seen.record(acc.raw());
+    run.seen.record(acc.raw(), B::LAYOUT);
     run.accumulations += 1;
-    let reduced = acc.reduce::<Portable>();
+    let reduced = acc.reduce::<B>();
     let plain: Vec<_> = terms.iter().map(|(a, b)| (*a, b.poly())).collect();
     if reduced.coeffs() != &reference_sum(&plain) {
         run.problems.push(format!(
@@ -250,6 +323,21 @@ fn accumulate_and_check(
             "{label}: public API result differs from the accumulator"
         ));
     }
+    let same_raw = acc.raw().iter().enumerate().all(|(index, &value)| {
+        let (pair, c1) = B::LAYOUT.entry(index);
+        value == portable.raw()[2 * pair + usize::from(c1)]
+    });
+    if !same_raw {
+        run.problems.push(format!(
+            "{label}: raw sums differ from the portable backend's (layout {:?})",
+            B::LAYOUT
+        ));
+    }
+    if reduced != portable.reduce::<Portable>() {
+        run.problems.push(format!(
+            "{label}: result differs from the portable backend's"
+        ));
+    }
 }
 
 /// The three products of rank `K` on one pair of operand patterns; results go to
@@ -257,11 +345,17 @@ fn accumulate_and_check(
 /// only, so each of their sums is replayed term by term on a real [`Accumulator`] (same
 /// operands, same order) to read its raw entries, and the replay's reduced result must equal
 /// what the public function returned.
-fn run_rank<const K: usize>(a_pat: APattern, b_pat: BPattern, runs: &mut [SiteRun; 3]) {
+fn run_rank<B: Checked, const K: usize>(a_pat: APattern, b_pat: BPattern, runs: &mut [SiteRun; 3]) {
     let a = Matrix::<K> {
         rows: std::array::from_fn(|r| std::array::from_fn(|c| poly(&a_pat.coeffs(r * K + c)))),
     };
-    let v = NttVector::<K>(std::array::from_fn(|j| poly(&b_pat.coeffs(j)))).cached::<Portable>();
+    let plain = NttVector::<K>(std::array::from_fn(|j| poly(&b_pat.coeffs(j))));
+    let v = plain.cached::<B>();
+    let reference = plain.cached::<Portable>();
+    let same_cache =
+        v.0.iter()
+            .zip(&reference.0)
+            .all(|(x, y)| x.b_zeta() == y.b_zeta());
     let cache_max = v.0.iter().flat_map(|b| b.b_zeta().iter()).copied().max();
     let cache_max = cache_max.unwrap_or(0);
     let all_cache_max = v.0.iter().all(|b| b.b_zeta().iter().all(|&z| z == MAX));
@@ -271,72 +365,96 @@ fn run_rank<const K: usize>(a_pat: APattern, b_pat: BPattern, runs: &mut [SiteRu
             run.problems
                 .push(format!("{b_pat:?}: the b*zeta cache did not reach q - 1"));
         }
+        if !same_cache {
+            run.problems.push(format!(
+                "{b_pat:?}: the b*zeta cache differs from the portable backend's"
+            ));
+        }
     }
     let label = format!("K = {K}, {a_pat:?} x {b_pat:?}");
     let [mul, transpose, dot] = runs;
-    let api = a.mul_vector::<Portable>(&v);
+    let api = a.mul_vector::<B>(&v);
+    if api != a.mul_vector::<Portable>(&reference) {
+        mul.problems.push(format!(
+            "{label}: result differs from the portable backend's"
+        ));
+    }
     for i in 0..K {
         let terms: Vec<_> = (0..K).map(|j| (&a.rows[i][j], &v.0[j])).collect();
-        accumulate_and_check(mul, &label, &terms, &api.0[i]);
+        accumulate_and_check::<B>(mul, &label, &terms, &api.0[i]);
     }
-    let api = a.transpose_mul_vector::<Portable>(&v);
+    let api = a.transpose_mul_vector::<B>(&v);
+    if api != a.transpose_mul_vector::<Portable>(&reference) {
+        transpose.problems.push(format!(
+            "{label}: result differs from the portable backend's"
+        ));
+    }
     for i in 0..K {
         let terms: Vec<_> = (0..K).map(|j| (&a.rows[j][i], &v.0[j])).collect();
-        accumulate_and_check(transpose, &label, &terms, &api.0[i]);
+        accumulate_and_check::<B>(transpose, &label, &terms, &api.0[i]);
     }
     let lhs = NttVector::<K>(a.rows[0].clone());
-    let api = lhs.dot::<Portable>(&v);
+    let api = lhs.dot::<B>(&v);
+    if api != lhs.dot::<Portable>(&reference) {
+        dot.problems.push(format!(
+            "{label}: result differs from the portable backend's"
+        ));
+    }
     let terms: Vec<_> = (0..K).map(|j| (&lhs.0[j], &v.0[j])).collect();
-    accumulate_and_check(dot, &label, &terms, &api);
+    accumulate_and_check::<B>(dot, &label, &terms, &api);
 }
 
-/// Runs every operand pattern pair through the products of rank `K`.
-pub(crate) fn runs_for_rank<const K: usize>() -> [SiteRun; 3] {
+/// Runs every operand pattern pair through the products of rank `K` with backend `B`.
+pub(crate) fn runs_for_rank<B: Checked, const K: usize>() -> [SiteRun; 3] {
     let mut runs: [SiteRun; 3] = Default::default();
     for a_pat in A_PATTERNS {
         for b_pat in B_PATTERNS {
-            run_rank::<K>(a_pat, b_pat, &mut runs);
+            run_rank::<B, K>(a_pat, b_pat, &mut runs);
         }
     }
     runs
 }
 
-/// [`multiply_ntts`] (one product, one reduction) on every operand pattern pair.
-pub(crate) fn runs_single_product() -> SiteRun {
+/// [`multiply_ntts`] (one product, one reduction) with backend `B` on every operand
+/// pattern pair.
+pub(crate) fn runs_single_product<B: Checked>() -> SiteRun {
     let mut run = SiteRun::default();
     for a_pat in A_PATTERNS {
         for b_pat in B_PATTERNS {
             let a = poly(&a_pat.coeffs(0));
-            let b = CachedNttPoly::new::<Portable>(&poly(&b_pat.coeffs(0)));
+            let b = CachedNttPoly::new::<B>(&poly(&b_pat.coeffs(0)));
+            if b.b_zeta() != CachedNttPoly::new::<Portable>(b.poly()).b_zeta() {
+                run.problems.push(format!(
+                    "{b_pat:?}: the b*zeta cache differs from the portable backend's"
+                ));
+            }
             run.cache_max = run
                 .cache_max
                 .max(b.b_zeta().iter().copied().max().unwrap_or(0));
-            let api = multiply_ntts::<Portable>(&a, &b);
+            let api = multiply_ntts::<B>(&a, &b);
             let label = format!("K = 1, {a_pat:?} x {b_pat:?}");
-            accumulate_and_check(&mut run, &label, &[(&a, &b)], &api);
+            accumulate_and_check::<B>(&mut run, &label, &[(&a, &b)], &api);
         }
     }
     run
 }
 
-/// The row of one accumulation site: declared term bound and term count against `u32::MAX`
-/// (which is also `BARRETT_INPUT_MAX`, the domain of the final reduction).
-pub(crate) fn site_row(site: &str, terms: usize, run: &SiteRun) -> Row {
+/// The row of one accumulation site: declared term bound and term count against the
+/// backend's limit ([`Checked::LIMIT`]: `u32::MAX`, which is also `BARRETT_INPUT_MAX`, for
+/// the portable backend; `AVX2_ACCUMULATOR_LIMIT` for AVX2).
+pub(crate) fn site_row<B: Checked>(site: &str, terms: usize, run: &SiteRun) -> Row {
     let mut row = LazySite {
-        site: site.into(),
+        site: format!("{site}{}", B::TAG),
         term_bound: PRODUCT_TERM_MAX.into(),
         terms: terms as u64,
-        limit: u32::MAX.into(),
+        limit: B::LIMIT,
         seen: Some(run.seen.max().into()),
         method: Method::WorstCase,
     }
     .check();
     row.how_detail = format!("{} sums", run.accumulations);
     row.failures.extend(run.problems.iter().cloned());
-    row.require(
-        u64::from(mlkem_field::BARRETT_INPUT_MAX) >= u64::from(u32::MAX),
-        || "the final barrett_reduce does not accept every u32".into(),
-    );
+    limit_requirements::<B>(&mut row);
     // The all-maximal operands must actually reach the analytic worst case on both lanes:
     // otherwise the patterns missed the extreme and "seen" proves less than it claims.
     let analytic = terms as u64 * u64::from(PRODUCT_TERM_MAX);
@@ -396,50 +514,166 @@ pub(crate) fn term_rows(single: &SiteRun) -> Vec<Row> {
     rows
 }
 
-/// Fills one real [`Accumulator`] with `terms` all-maximal products (both lane maxima in
-/// two accumulators) and returns the largest raw value, or `None` if the accumulator
-/// panicked (its guard, or an overflow).
-pub(crate) fn fill_accumulator(terms: usize) -> Option<LaneMax> {
+/// The requirements on [`Checked::LIMIT`] itself.
+fn limit_requirements<B: Checked>(row: &mut Row) {
+    row.require(B::LIMIT <= B::LANE_MAX, || {
+        format!("{} is above the lane type's maximum", B::LIMIT_NAME)
+    });
+    if B::LAYOUT == Layout::Interleaved {
+        row.require(
+            u64::from(mlkem_field::BARRETT_INPUT_MAX) >= u64::from(u32::MAX),
+            || "the final barrett_reduce does not accept every u32".into(),
+        );
+    }
+}
+
+/// One real [`Accumulator`] filled with all-maximal products.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fill {
+    /// Largest raw entries (both lane maxima, over two accumulators).
+    pub(crate) seen: LaneMax,
+    /// Whether the reduced sums equal the exact sums mod q.
+    pub(crate) correct: bool,
+}
+
+/// Fills one real [`Accumulator`] with `terms` all-maximal products with backend `B` (both
+/// lane maxima in two accumulators) and returns the largest raw values and whether the
+/// reduction was right, or `None` if the accumulator panicked (its guard, or an overflow).
+pub(crate) fn fill_accumulator<B: Checked>(terms: usize) -> Option<Fill> {
     let a = poly(&[MAX; N]);
-    let mut seen = LaneMax::default();
+    let mut fill = Fill {
+        seen: LaneMax::default(),
+        correct: true,
+    };
     for b_pat in [BPattern::AllMax, BPattern::CacheMax] {
-        let b = CachedNttPoly::new::<Portable>(&poly(&b_pat.coeffs(0)));
+        let b = CachedNttPoly::new::<B>(&poly(&b_pat.coeffs(0)));
         let filled = catch_unwind(AssertUnwindSafe(|| {
             let mut acc = Accumulator::new();
             for _ in 0..terms {
-                acc.add_product::<Portable>(&a, &b);
+                acc.add_product::<B>(&a, &b);
             }
-            *acc.raw()
+            (*acc.raw(), acc.reduce::<B>())
         }));
-        seen.record(&filled.ok()?);
+        let (raw, reduced) = filled.ok()?;
+        fill.seen.record(&raw, B::LAYOUT);
+        let exact = reference_sum(&vec![(&a, b.poly()); terms]);
+        fill.correct &= reduced.coeffs() == &exact;
     }
-    Some(seen)
+    Some(fill)
 }
 
-/// The capacity of [`Accumulator`]: `ACCUMULATOR_MAX_TERMS` all-maximal products fit, the
-/// declared capacity is the largest that does, and the guard refuses one more product.
-pub(crate) fn capacity_row() -> Row {
-    let seen = fill_accumulator(ACCUMULATOR_MAX_TERMS);
+/// The capacity of [`Accumulator`] with backend `B`: `B::MAX_TERMS` all-maximal products
+/// fit [`Checked::LIMIT`] and reduce correctly, the declared capacity is the largest that
+/// fits, and the guard refuses one more product.
+pub(crate) fn capacity_row<B: Checked>() -> Row {
+    let max_terms = B::MAX_TERMS;
+    let fill = fill_accumulator::<B>(max_terms);
     let mut row = LazySite {
-        site: "Accumulator capacity (ACCUMULATOR_MAX_TERMS)".into(),
+        site: format!("Accumulator capacity ({}){}", B::MAX_TERMS_NAME, B::TAG),
         term_bound: PRODUCT_TERM_MAX.into(),
-        terms: ACCUMULATOR_MAX_TERMS as u64,
-        limit: u32::MAX.into(),
-        seen: seen.map(|s| s.max().into()),
+        terms: max_terms as u64,
+        limit: B::LIMIT,
+        seen: fill.map(|f| f.seen.max().into()),
         method: Method::WorstCase,
     }
     .check();
-    row.require(seen.is_some(), || {
-        format!("{ACCUMULATOR_MAX_TERMS} all-maximal products panicked")
+    limit_requirements::<B>(&mut row);
+    match fill {
+        None => row
+            .failures
+            .push(format!("{max_terms} all-maximal products panicked")),
+        Some(f) => row.require(f.correct, || {
+            format!("{max_terms} all-maximal products reduce to a wrong result")
+        }),
+    }
+    let next = (max_terms as u128 + 1) * u128::from(PRODUCT_TERM_MAX);
+    row.require(next > u128::from(B::LIMIT), || {
+        format!("{} is not the largest count that fits", B::MAX_TERMS_NAME)
     });
-    let next = (ACCUMULATOR_MAX_TERMS as u128 + 1) * u128::from(PRODUCT_TERM_MAX);
-    row.require(next > u128::from(u32::MAX), || {
-        "ACCUMULATOR_MAX_TERMS is not the largest count that fits".into()
-    });
-    row.require(
-        fill_accumulator(ACCUMULATOR_MAX_TERMS + 1).is_none(),
-        || "the accumulator accepted one product more than its capacity".into(),
-    );
+    if fill_accumulator::<B>(max_terms + 1).is_some() {
+        row.failures.push(overfill_report::<B>());
+    }
     row.how_detail = "guard refuses +1".into();
     row
+}
+
+/// What happens past the capacity when the guard does not refuse: adds all-maximal
+/// products one at a time (up to twice the largest capacity of any backend) and reports
+/// where the guard refuses, where the entries pass the limit and the lane type, and where
+/// the reduced result first goes wrong.
+fn overfill_report<B: Checked>() -> String {
+    let cap = 2 * ACCUMULATOR_MAX_TERMS;
+    let a = poly(&[MAX; N]);
+    let (mut accepted, mut over_limit, mut over_lane, mut wrong) = (0, None, None, None);
+    for b_pat in [BPattern::AllMax, BPattern::CacheMax] {
+        let b = CachedNttPoly::new::<B>(&poly(&b_pat.coeffs(0)));
+        let one = reference_sum(&[(&a, b.poly())]);
+        let mut acc = Accumulator::new();
+        let mut n = 0;
+        while n < cap && catch_unwind(AssertUnwindSafe(|| acc.add_product::<B>(&a, &b))).is_ok() {
+            n += 1;
+            let mut seen = LaneMax::default();
+            seen.record(acc.raw(), B::LAYOUT);
+            let first = |at: &mut Option<usize>, hit: bool| {
+                if hit {
+                    *at = Some(at.map_or(n, |m| m.min(n)));
+                }
+            };
+            first(&mut over_limit, u64::from(seen.max()) > B::LIMIT);
+            first(&mut over_lane, u64::from(seen.max()) > B::LANE_MAX);
+            let exact = one.map(|c| ((u64::from(c) * n as u64) % u64::from(Q)) as u16);
+            first(&mut wrong, acc.reduce::<B>().coeffs() != &exact);
+        }
+        accepted = accepted.max(n);
+    }
+    let at =
+        |n: Option<usize>| n.map_or_else(|| "never".to_owned(), |n| format!("from product {n}"));
+    format!(
+        "the guard does not refuse product number {} (one more than {} = {}): it accepted {}{}; \
+         with all-maximal operands the entries pass {} {}, the lane type's maximum {}, and \
+         the reduced result is wrong {}",
+        B::MAX_TERMS + 1,
+        B::MAX_TERMS_NAME,
+        B::MAX_TERMS,
+        accepted,
+        if accepted == cap {
+            " (stopped trying)".to_owned()
+        } else {
+            format!(" products and refused number {}", accepted + 1)
+        },
+        B::LIMIT_NAME,
+        at(over_limit),
+        at(over_lane),
+        at(wrong)
+    )
+}
+
+/// The declared capacity `B::MAX_TERMS` against its definition `floor(limit / term)` and
+/// against [`MAX_RANK`] (the library asserts the latter at compile time).
+pub(crate) fn rank_row<B: Checked>() -> Row {
+    let max_terms = B::MAX_TERMS;
+    let mut rank = Row::new(
+        format!("MAX_RANK <= {}{}", B::MAX_TERMS_NAME, B::TAG),
+        Method::ConstAssert,
+    );
+    rank.terms = MAX_RANK.to_string();
+    rank.limit = max_terms.to_string();
+    rank.headroom = super::report::headroom(max_terms as u128, MAX_RANK as u128);
+    rank.require(MAX_RANK <= max_terms, || {
+        "the largest rank does not fit the accumulator".into()
+    });
+    let fits = B::LIMIT / u64::from(PRODUCT_TERM_MAX);
+    rank.require(max_terms as u64 == fits, || {
+        format!(
+            "{} = {max_terms}, but floor({} / PRODUCT_TERM_MAX) = {fits}",
+            B::MAX_TERMS_NAME,
+            B::LIMIT_NAME
+        )
+    });
+    if B::LAYOUT == Layout::Interleaved {
+        rank.require(max_terms == ACCUMULATOR_MAX_TERMS, || {
+            "Portable::MAX_TERMS != ACCUMULATOR_MAX_TERMS".into()
+        });
+    }
+    rank
 }

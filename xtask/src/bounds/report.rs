@@ -49,6 +49,8 @@ pub(crate) struct Row {
     pub(crate) how_detail: String,
     /// Why the row failed (empty when it passed).
     pub(crate) failures: Vec<String>,
+    /// Whether the check could not run here (it then neither passes nor fails).
+    pub(crate) skipped: bool,
 }
 
 impl Row {
@@ -64,7 +66,16 @@ impl Row {
             method,
             how_detail: String::new(),
             failures: Vec::new(),
+            skipped: false,
         }
+    }
+
+    /// A row for a check that cannot run on this machine, with the reason.
+    pub(crate) fn skip(site: impl Into<String>, method: Method, why: &str) -> Self {
+        let mut row = Self::new(site, method);
+        row.skipped = true;
+        why.clone_into(&mut row.how_detail);
+        row
     }
 
     /// Records a failure when `ok` is false.
@@ -205,7 +216,14 @@ pub(crate) fn render(rows: &[Row]) -> String {
                 r.limit.clone(),
                 r.headroom.clone(),
                 how,
-                if r.passed() { "PASS" } else { "FAIL" }.to_owned(),
+                if r.skipped {
+                    "SKIP"
+                } else if r.passed() {
+                    "PASS"
+                } else {
+                    "FAIL"
+                }
+                .to_owned(),
             ]
         })
         .collect();

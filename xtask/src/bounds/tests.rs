@@ -14,7 +14,7 @@ use super::report::{LazySite, Method, Row, render};
 use super::{ntt, parse_threads, reductions};
 use mlkem::compress::{COMPRESS_MULTIPLIER, COMPRESS_NUMERATOR_MAX, COMPRESS_SHIFT};
 use mlkem_field::{BARRETT_MULTIPLIER, BARRETT_SHIFT, Q, Q32, REDUCE_ONCE_INPUT_MAX};
-use mlkem_poly_ntt::{ACCUMULATOR_MAX_TERMS, PRODUCT_TERM_MAX};
+use mlkem_poly_ntt::{ACCUMULATOR_MAX_TERMS, PRODUCT_TERM_MAX, Portable};
 
 const THREADS: usize = 2;
 
@@ -180,17 +180,18 @@ fn sabotage_accumulator_site_declaring_more_terms_than_fit() {
     assert!(bad.failures[0].contains("above the limit"));
     // Run for real: the accumulator holds ACCUMULATOR_MAX_TERMS all-maximal products, and
     // refuses (panics, caught) at one more.
-    let full = fill_accumulator(ACCUMULATOR_MAX_TERMS).expect("capacity fits");
-    assert_eq!(u64::from(full.max()), max_terms * ptm);
-    assert_eq!(full.even, full.odd);
-    assert!(fill_accumulator(ACCUMULATOR_MAX_TERMS + 1).is_none());
+    let full = fill_accumulator::<Portable>(ACCUMULATOR_MAX_TERMS).expect("capacity fits");
+    assert!(full.correct);
+    assert_eq!(u64::from(full.seen.max()), max_terms * ptm);
+    assert_eq!(full.seen.even, full.seen.odd);
+    assert!(fill_accumulator::<Portable>(ACCUMULATOR_MAX_TERMS + 1).is_none());
 }
 
 #[test]
 fn sabotage_understated_term_bound_is_caught_by_the_worst_case_run() {
     // Declaring a term as one product (q-1)^2, forgetting the second one: the real code
     // reaches 2 (q-1)^2 per term, above what the analysis allows.
-    let [mul, _, _] = accumulate::runs_for_rank::<2>();
+    let [mul, _, _] = accumulate::runs_for_rank::<Portable, 2>();
     let seen = Some(u64::from(mul.seen.max()));
     let ptm = u64::from(PRODUCT_TERM_MAX);
     assert!(site(2, ptm, seen).passed(), "control");
@@ -206,19 +207,19 @@ fn sabotage_understated_term_bound_is_caught_by_the_worst_case_run() {
 
 #[test]
 fn worst_case_runs_reach_the_analytic_bound_on_both_lanes() {
-    let runs = accumulate::runs_for_rank::<3>();
+    let runs = accumulate::runs_for_rank::<Portable, 3>();
     for run in &runs {
         assert!(run.problems.is_empty(), "{:?}", run.problems);
         assert_eq!(run.seen.even, 3 * PRODUCT_TERM_MAX);
         assert_eq!(run.seen.odd, 3 * PRODUCT_TERM_MAX);
         assert_eq!(run.cache_max, Q - 1);
-        assert!(accumulate::site_row("x", 3, run).passed());
+        assert!(accumulate::site_row::<Portable>("x", 3, run).passed());
     }
     // A site row whose run missed the extreme fails: "seen" would prove too little.
     let mut weak = runs[0].clone();
     weak.seen.even -= 1;
-    assert!(!accumulate::site_row("x", 3, &weak).passed());
-    let single = accumulate::runs_single_product();
+    assert!(!accumulate::site_row::<Portable>("x", 3, &weak).passed());
+    let single = accumulate::runs_single_product::<Portable>();
     assert!(accumulate::term_rows(&single).iter().all(Row::passed));
 }
 
@@ -284,4 +285,153 @@ fn threads_argument() {
     assert_eq!(parse_threads(&["--threads".into(), "3".into()]), Ok(3));
     assert!(parse_threads(&["--threads".into(), "0".into()]).is_err());
     assert!(parse_threads(&["--bogus".into()]).is_err());
+}
+
+// ---------------------------------------------------------------- AVX2 backend
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::super::accumulate::{self, Layout, fill_accumulator};
+    use super::super::avx2::{
+        barrett_row, barrett_row_with, check_montgomery_mul, montgomery_domain_row,
+        montgomery_reduce_row, ntt_inputs, ntt_rows, scan_montgomery_reduce,
+    };
+    use super::{THREADS, site};
+    use mlkem_field::Q;
+    use mlkem_poly_ntt::backend::avx2::{
+        AVX2_ACCUMULATOR_LIMIT, AVX2_MAX_TERMS, INTT_LANE_BOUND, NTT_LANE_BOUND,
+    };
+    use mlkem_poly_ntt::backend::avx2_detected;
+    use mlkem_poly_ntt::{Avx2, PRODUCT_TERM_MAX};
+
+    /// `2^31 - 2^15 q`, computed here rather than taken from the library.
+    const TOP: i64 = (1 << 31) - (1 << 15) * Q as i64;
+
+    #[test]
+    fn sabotage_montgomery_reduce_domain_beyond_2_31_minus_2_15_q() {
+        // The analytic argument needs x + 2^15 q < 2^31: the last safe input is TOP - 1.
+        assert!(montgomery_domain_row(TOP - 1).passed(), "control");
+        assert!(!montgomery_domain_row(TOP).passed());
+        assert!(!montgomery_domain_row(TOP + (1 << 15)).passed());
+        if !avx2_detected() {
+            return;
+        }
+        // Run for real on the top 2^20 inputs below TOP (control) and across it.
+        let good = scan_montgomery_reduce(TOP - (1 << 20), TOP - 1, THREADS);
+        assert!(good.counterexample.is_none(), "{:?}", good.counterexample);
+        assert_eq!(good.checked, 1 << 20);
+        let bad = scan_montgomery_reduce(TOP - (1 << 20), TOP + (1 << 12), THREADS);
+        let (x, r, _) = bad.counterexample.clone().expect("counterexample");
+        // The result (x - m q) / 2^16 = 2^15 wraps to -2^15 at exactly x = TOP.
+        assert_eq!((x, r), (TOP, -(1 << 15)));
+        assert_eq!(bad.checked, (1 << 20) + 1);
+        let row = montgomery_reduce_row(TOP - (1 << 20), TOP + (1 << 12), "sabotage", THREADS);
+        assert!(!row.passed());
+        assert!(row.failures[0].contains("counterexample: input 2,038,398,976"));
+        // The whole domain of the i32 lane (2^31 - 1) fails at the same, smallest, input.
+        let all = scan_montgomery_reduce(TOP - (1 << 16), i64::from(i32::MAX), THREADS);
+        assert_eq!(all.counterexample.map(|c| c.0), Some(TOP));
+        // A window in the middle of the domain, not aligned on 2^16, passes.
+        let mid = scan_montgomery_reduce(1_000_003, 1_000_003 + 200_000, THREADS);
+        assert!(mid.counterexample.is_none());
+        assert_eq!(mid.checked, 200_001);
+    }
+
+    #[test]
+    fn sabotage_ntt_lane_bound_declared_7q() {
+        if !avx2_detected() {
+            return;
+        }
+        let inputs = ntt_inputs(8, 0);
+        let (good, _) = ntt_rows(&inputs, NTT_LANE_BOUND, INTT_LANE_BOUND);
+        for row in &good {
+            assert!(row.passed(), "{}: {:?}", row.site, row.failures);
+        }
+        let seven_q = 7 * i32::from(Q);
+        let (bad, _) = ntt_rows(&inputs, seven_q, seven_q);
+        let (forward, inverse) = (&bad[0], &bad[2]);
+        // Forward: the analytic bound of layer 7, 8 (q-1), is not below 7q.
+        assert!(!forward.passed());
+        assert!(
+            forward
+                .failures
+                .iter()
+                .any(|f| f.contains("analytic bound 26,624"))
+        );
+        // Inverse: the all-(q-1) input reaches 8 (q-1) = 26,624 after layer 3, measured.
+        assert!(!inverse.passed());
+        assert!(
+            inverse
+                .failures
+                .iter()
+                .any(|f| f.contains("len 8: measured |lane| 26,624 not below")),
+            "{:?}",
+            inverse.failures
+        );
+        // The output rows do not depend on the declared bound.
+        assert!(bad[1].passed() && bad[3].passed());
+    }
+
+    #[test]
+    fn sabotage_lane_reductions() {
+        // The analytic checks run everywhere; the kernels only with AVX2.
+        if !avx2_detected() {
+            return;
+        }
+        assert!(barrett_row().passed(), "control");
+        let bad = barrett_row_with((i64::from(Q) - 1) / 2 - 1);
+        assert!(!bad.passed());
+        assert!(bad.failures[0].contains("counterexample"));
+        let qinv = -3327i16;
+        let good = [((1353, 1353i16.wrapping_mul(qinv)), vec!["R2"])];
+        assert!(check_montgomery_mul(&good, THREADS).passed(), "control");
+        // A q^-1 multiple off by one: wrong results (and the table check fails).
+        let wrong_qinv = [((1353, 1353i16.wrapping_mul(qinv) + 1), vec!["R2"])];
+        let bad = check_montgomery_mul(&wrong_qinv, THREADS);
+        assert!(bad.failures.iter().any(|f| f.contains("q^-1 multiple")));
+        assert!(bad.failures.iter().any(|f| f.contains("counterexample")));
+        // A constant outside |b| < q: the output leaves (-q, q) for some a.
+        let b = 3 * Q as i16;
+        let big = [((b, b.wrapping_mul(qinv)), vec!["sabotage"])];
+        let bad = check_montgomery_mul(&big, THREADS);
+        assert!(bad.failures.iter().any(|f| f.contains("outside |b| < q")));
+        assert!(bad.failures.iter().any(|f| f.contains("counterexample")));
+    }
+
+    #[test]
+    fn avx2_accumulator_rows_and_layout() {
+        assert_eq!(Layout::Blocks16.entry(0), (0, false));
+        assert_eq!(Layout::Blocks16.entry(8), (0, true));
+        assert_eq!(Layout::Blocks16.entry(16 + 7), (15, false));
+        assert_eq!(Layout::Blocks16.entry(255), (127, true));
+        let ptm = u64::from(PRODUCT_TERM_MAX);
+        let limited = |terms: u64| {
+            super::super::report::LazySite {
+                site: "avx2".into(),
+                term_bound: ptm,
+                terms,
+                limit: AVX2_ACCUMULATOR_LIMIT as u64,
+                seen: None,
+                method: super::super::report::Method::WorstCase,
+            }
+            .check()
+        };
+        assert!(limited(AVX2_MAX_TERMS as u64).passed(), "control");
+        assert!(!limited(AVX2_MAX_TERMS as u64 + 1).passed());
+        // The portable limit would let far more through: the AVX2 rows must not use it.
+        assert!(site(AVX2_MAX_TERMS as u64 + 1, ptm, None).passed());
+        if !avx2_detected() {
+            return;
+        }
+        let runs = accumulate::runs_for_rank::<Avx2, 3>();
+        for run in &runs {
+            assert!(run.problems.is_empty(), "{:?}", run.problems);
+            assert_eq!(run.seen.even, 3 * PRODUCT_TERM_MAX);
+            assert_eq!(run.seen.odd, 3 * PRODUCT_TERM_MAX);
+            assert!(accumulate::site_row::<Avx2>("x", 3, run).passed());
+        }
+        let full = fill_accumulator::<Avx2>(AVX2_MAX_TERMS).expect("capacity fits");
+        assert!(full.correct);
+        assert_eq!(u64::from(full.seen.max()), AVX2_MAX_TERMS as u64 * ptm);
+    }
 }

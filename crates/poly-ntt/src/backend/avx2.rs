@@ -18,8 +18,8 @@
 //!   each reduction ([`INTT_LANE_BOUND`]); the final multiplication by `128^-1 2^16` is Montgomery.
 //! - Accumulation: `vpmaddwd` of canonical operands adds at most
 //!   [`crate::PRODUCT_TERM_MAX`] = `2 (q-1)^2` per term to a signed 32-bit lane; the final
-//!   Montgomery reduction needs the sum below [`AVX2_ACCUMULATOR_LIMIT`] =
-//!   `2^31 - 2^15 q`, which allows [`AVX2_MAX_TERMS`] terms.
+//!   Montgomery reduction needs the sum at most [`AVX2_ACCUMULATOR_LIMIT`] =
+//!   `2^31 - 2^15 q - 1`, which allows [`AVX2_MAX_TERMS`] terms.
 #![allow(unsafe_code)]
 
 use super::{Backend, PAIRS, Portable};
@@ -55,11 +55,12 @@ const _: () = assert!((INTT_SCALE as i64 * 128) % Q as i64 == (1i64 << 16) % Q a
 
 /// Bound on `|lane|` inside the forward NTT: `8q`.
 pub const NTT_LANE_BOUND: i32 = 8 * Q as i32;
-/// Bound on `|lane|` inside the inverse NTT between reductions: `8 * (q/2 + 1)` after three
-/// layers of doubling from `|x| <= q/2`... bounded conservatively by `8q`.
+/// Bound on `|lane|` inside the inverse NTT between reductions: three layers of doubling
+/// from canonical inputs (`< q`) or from Barrett outputs (`<= q/2`) stay below `8q`.
 pub const INTT_LANE_BOUND: i32 = 8 * Q as i32;
-/// Largest accumulator lane value the final Montgomery reduction accepts: `2^31 - 2^15 q`.
-pub const AVX2_ACCUMULATOR_LIMIT: i64 = (1i64 << 31) - (1i64 << 15) * Q as i64;
+/// Largest accumulator lane value the final Montgomery reduction accepts:
+/// `2^31 - 2^15 q - 1` (at `2^31 - 2^15 q` the result, `2^15`, no longer fits an `i16`).
+pub const AVX2_ACCUMULATOR_LIMIT: i64 = (1i64 << 31) - (1i64 << 15) * Q as i64 - 1;
 /// Number of base-case products one AVX2 accumulator lane can take.
 pub const AVX2_MAX_TERMS: usize =
     (AVX2_ACCUMULATOR_LIMIT / crate::PRODUCT_TERM_MAX as i64) as usize;
@@ -440,8 +441,8 @@ fn accumulate_avx2(acc: &mut [u32; N], a: &[u16; N], b: &[u16; N], b_zeta: &[u16
     }
 }
 
-/// Montgomery reduction of 32-bit lanes below [`AVX2_ACCUMULATOR_LIMIT`]: `x 2^-16 mod q`
-/// in `(-q, q)`... more precisely `|r| <= (x + 2^15 q) / 2^16 < 2^15`, sign-extended to 32 bits.
+/// Montgomery reduction of 32-bit lanes in `[0, AVX2_ACCUMULATOR_LIMIT]`: `x 2^-16 mod q`,
+/// with `|r| <= (x + 2^15 q) / 2^16 < 2^15`, sign-extended to 32 bits.
 #[inline]
 #[target_feature(enable = "avx2")]
 fn montgomery_reduce_i32(x: __m256i) -> __m256i {
@@ -523,6 +524,371 @@ impl Backend for Avx2 {
         } else {
             Portable::reduce_accumulator(acc, out);
         }
+    }
+}
+
+/// Entry points for `cargo xtask bounds`; not part of the API.
+///
+/// The batch wrappers run the kernels' own `montgomery_mul`, `barrett_reduce_i16` and
+/// `montgomery_reduce_i32` on arrays of lanes. [`probe::ntt`] and [`probe::inverse_ntt`]
+/// replay the layer schedule of the kernels with the kernels' butterflies, shuffles and
+/// twiddle tables and record the largest `|lane|` after every stage; the checker compares
+/// their outputs with the unmodified kernels. A change to the kernels' schedule of
+/// reductions must be mirrored in these two functions (the checker's output comparison
+/// does not see intermediate ranges).
+///
+/// Every function panics when the CPU lacks AVX2: check
+/// [`avx2_detected`](crate::backend::avx2_detected) first.
+#[doc(hidden)]
+pub mod probe {
+    use super::{
+        FWD_SHUFFLED, FWD_SHUFFLED_QINV, GAMMAS_ODD, GAMMAS_ODD_QINV, INTT_SCALE, INV_SHUFFLED,
+        INV_SHUFFLED_QINV, R2, ZETAS_MONT, add_q_if_negative, ct_butterfly, gs_butterfly, join,
+        load, load_coeffs, qinv_of, split, store_coeffs,
+    };
+    use crate::N;
+    use core::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_set1_epi16, _mm256_storeu_si256};
+
+    /// One step of an NTT kernel, as recorded by [`Trace`].
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Stage {
+        /// A butterfly layer with this length (Cooley-Tukey forward, Gentleman-Sande inverse).
+        Layer(usize),
+        /// The signed Barrett reduction (`barrett_reduce_i16`) of every lane.
+        Barrett,
+        /// The inverse NTT's Montgomery multiplication by `128^-1 2^16`.
+        Scale,
+        /// The final conditional addition of q (the stored output).
+        Output,
+    }
+
+    /// The forward kernel's stages, in order.
+    pub const NTT_STAGES: [Stage; 9] = [
+        Stage::Layer(128),
+        Stage::Layer(64),
+        Stage::Layer(32),
+        Stage::Layer(16),
+        Stage::Layer(8),
+        Stage::Layer(4),
+        Stage::Layer(2),
+        Stage::Barrett,
+        Stage::Output,
+    ];
+
+    /// The inverse kernel's stages, in order.
+    pub const INTT_STAGES: [Stage; 11] = [
+        Stage::Layer(2),
+        Stage::Layer(4),
+        Stage::Layer(8),
+        Stage::Barrett,
+        Stage::Layer(16),
+        Stage::Layer(32),
+        Stage::Layer(64),
+        Stage::Barrett,
+        Stage::Layer(128),
+        Stage::Scale,
+        Stage::Output,
+    ];
+
+    /// What one traced run saw, per stage (same order as [`NTT_STAGES`] / [`INTT_STAGES`]).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Trace<const S: usize> {
+        /// Largest `|lane|` after the stage.
+        pub lane_max: [i32; S],
+        /// Largest `|a|` of the variable operand of the stage's Montgomery multiplications,
+        /// computed exactly in `i32` (for the inverse butterflies, `b - a` before it is
+        /// formed in 16 bits); 0 for stages without one.
+        pub mont_input_max: [i32; S],
+    }
+
+    impl<const S: usize> Default for Trace<S> {
+        fn default() -> Self {
+            Self {
+                lane_max: [0; S],
+                mont_input_max: [0; S],
+            }
+        }
+    }
+
+    fn require_avx2() {
+        assert!(
+            crate::backend::avx2_detected(),
+            "the AVX2 probe needs a CPU with AVX2"
+        );
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn lanes(x: __m256i) -> [i16; 16] {
+        let mut out = [0i16; 16];
+        // SAFETY: `out` is 32 writable bytes; `storeu` has no alignment requirement.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), x) };
+        out
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn store(out: &mut [i16; 16], x: __m256i) {
+        // SAFETY: `out` is 32 writable bytes; `storeu` has no alignment requirement.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), x) };
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn store_i32(out: &mut [i32; 8], x: __m256i) {
+        // SAFETY: `out` is 32 writable bytes; `storeu` has no alignment requirement.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), x) };
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load_i32(x: &[i32; 8]) -> __m256i {
+        // SAFETY: `x` is 32 readable bytes; `loadu` has no alignment requirement.
+        unsafe { _mm256_loadu_si256(x.as_ptr().cast()) }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn abs_max(x: __m256i) -> i32 {
+        lanes(x)
+            .iter()
+            .map(|&l| i32::from(l).abs())
+            .max()
+            .unwrap_or(0)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn abs_max_all(v: &[__m256i; 16]) -> i32 {
+        v.iter().map(|&x| abs_max(x)).max().unwrap_or(0)
+    }
+
+    /// Largest `|hi - lo|` over the lanes, in `i32`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn difference_max(lo: __m256i, hi: __m256i) -> i32 {
+        let (lo, hi) = (lanes(lo), lanes(hi));
+        lo.iter()
+            .zip(&hi)
+            .map(|(&a, &b)| (i32::from(b) - i32::from(a)).abs())
+            .max()
+            .unwrap_or(0)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn barrett_blocks(x: &[[i16; 16]], out: &mut [[i16; 16]]) {
+        for (o, v) in out.iter_mut().zip(x) {
+            store(o, super::barrett_reduce_i16(load(v)));
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn montgomery_mul_blocks(a: &[[i16; 16]], b: i16, b_qinv: i16, out: &mut [[i16; 16]]) {
+        let (b, b_qinv) = (_mm256_set1_epi16(b), _mm256_set1_epi16(b_qinv));
+        for (o, v) in out.iter_mut().zip(a) {
+            store(o, super::montgomery_mul(load(v), b, b_qinv));
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn montgomery_reduce_blocks(x: &[[i32; 8]], out: &mut [[i32; 8]]) {
+        for (o, v) in out.iter_mut().zip(x) {
+            store_i32(o, super::montgomery_reduce_i32(load_i32(v)));
+        }
+    }
+
+    /// The kernels' signed Barrett reduction of every lane of `x`, into `out`.
+    #[inline]
+    pub fn barrett_reduce_i16(x: &[[i16; 16]], out: &mut [[i16; 16]]) {
+        require_avx2();
+        assert_eq!(x.len(), out.len(), "input and output lengths differ");
+        // SAFETY: the CPU supports AVX2 (checked above).
+        unsafe { barrett_blocks(x, out) }
+    }
+
+    /// The kernels' Montgomery multiplication of every lane of `a` by the constant `b`
+    /// (with its precomputed `b_qinv = b q^-1 mod 2^16`), into `out`.
+    #[inline]
+    pub fn montgomery_mul(a: &[[i16; 16]], b: i16, b_qinv: i16, out: &mut [[i16; 16]]) {
+        require_avx2();
+        assert_eq!(a.len(), out.len(), "input and output lengths differ");
+        // SAFETY: the CPU supports AVX2 (checked above).
+        unsafe { montgomery_mul_blocks(a, b, b_qinv, out) }
+    }
+
+    /// The accumulator's Montgomery reduction of every 32-bit lane of `x`, into `out`
+    /// (sign-extended 16-bit results).
+    #[inline]
+    pub fn montgomery_reduce_i32(x: &[[i32; 8]], out: &mut [[i32; 8]]) {
+        require_avx2();
+        assert_eq!(x.len(), out.len(), "input and output lengths differ");
+        // SAFETY: the CPU supports AVX2 (checked above).
+        unsafe { montgomery_reduce_blocks(x, out) }
+    }
+
+    /// Calls `visit(table, b, b_qinv)` for every constant operand of a Montgomery
+    /// multiplication in the kernels: every lane of the in-register twiddle tables, every
+    /// entry of the scalar twiddle table, every lane of the gamma tables (zero in the even
+    /// lanes), `R2` and `INTT_SCALE`, each with the `q^-1` multiple the kernels use with it.
+    pub fn for_each_montgomery_constant(mut visit: impl FnMut(&'static str, i16, i16)) {
+        for (name, t, tq) in [
+            ("FWD_SHUFFLED", &FWD_SHUFFLED, &FWD_SHUFFLED_QINV),
+            ("INV_SHUFFLED", &INV_SHUFFLED, &INV_SHUFFLED_QINV),
+        ] {
+            let lanes = t.iter().flatten().flatten();
+            for (&b, &bq) in lanes.zip(tq.iter().flatten().flatten()) {
+                visit(name, b, bq);
+            }
+        }
+        for &(z, zq) in &ZETAS_MONT {
+            visit("ZETAS_MONT", z, zq);
+        }
+        let gammas = GAMMAS_ODD.iter().flatten();
+        for (&g, &gq) in gammas.zip(GAMMAS_ODD_QINV.iter().flatten()) {
+            visit("GAMMAS_ODD", g, gq);
+        }
+        visit("R2", R2, qinv_of(R2));
+        visit("INTT_SCALE", INTT_SCALE, qinv_of(INTT_SCALE));
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn ntt_traced(f: &mut [u16; N]) -> Trace<9> {
+        let mut trace = Trace::default();
+        let mut v = load_coeffs(f);
+        let mut stage = 0;
+        // Layers len = 128 .. 16, as in `ntt_avx2`.
+        let mut k = 1;
+        let mut step = 8;
+        while step >= 1 {
+            let mut start = 0;
+            while start < 16 {
+                let (z, zq) = ZETAS_MONT[k];
+                k += 1;
+                let (z, zq) = (_mm256_set1_epi16(z), _mm256_set1_epi16(zq));
+                for j in start..start + step {
+                    let input = abs_max(v[j + step]);
+                    trace.mont_input_max[stage] = trace.mont_input_max[stage].max(input);
+                    (v[j], v[j + step]) = ct_butterfly(v[j], v[j + step], z, zq);
+                }
+                start += 2 * step;
+            }
+            trace.lane_max[stage] = abs_max_all(&v);
+            stage += 1;
+            step /= 2;
+        }
+        // Layers len = 8, 4, 2.
+        for (layer, len) in [8usize, 4, 2].into_iter().enumerate() {
+            for pair in 0..8 {
+                let (lo, hi) = split(len, v[2 * pair], v[2 * pair + 1]);
+                trace.mont_input_max[stage] = trace.mont_input_max[stage].max(abs_max(hi));
+                let z = load(&FWD_SHUFFLED[layer][pair]);
+                let zq = load(&FWD_SHUFFLED_QINV[layer][pair]);
+                let (lo, hi) = ct_butterfly(lo, hi, z, zq);
+                (v[2 * pair], v[2 * pair + 1]) = join(len, lo, hi);
+            }
+            trace.lane_max[stage] = abs_max_all(&v);
+            stage += 1;
+        }
+        for x in &mut v {
+            *x = super::barrett_reduce_i16(*x);
+        }
+        trace.lane_max[stage] = abs_max_all(&v);
+        stage += 1;
+        for x in &mut v {
+            *x = add_q_if_negative(*x);
+        }
+        trace.lane_max[stage] = abs_max_all(&v);
+        store_coeffs(f, &v);
+        trace
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn inverse_ntt_traced(f: &mut [u16; N]) -> Trace<11> {
+        let mut trace = Trace::default();
+        let mut v = load_coeffs(f);
+        let mut stage = 0;
+        // Layers len = 2, 4, 8, as in `inverse_ntt_avx2`.
+        for (layer, len) in [2usize, 4, 8].into_iter().enumerate() {
+            let table = 2 - layer;
+            for pair in 0..8 {
+                let (lo, hi) = split(len, v[2 * pair], v[2 * pair + 1]);
+                let input = difference_max(lo, hi);
+                trace.mont_input_max[stage] = trace.mont_input_max[stage].max(input);
+                let z = load(&INV_SHUFFLED[table][pair]);
+                let zq = load(&INV_SHUFFLED_QINV[table][pair]);
+                let (lo, hi) = gs_butterfly(lo, hi, z, zq);
+                (v[2 * pair], v[2 * pair + 1]) = join(len, lo, hi);
+            }
+            trace.lane_max[stage] = abs_max_all(&v);
+            stage += 1;
+        }
+        for x in &mut v {
+            *x = super::barrett_reduce_i16(*x);
+        }
+        trace.lane_max[stage] = abs_max_all(&v);
+        stage += 1;
+        // Layers len = 16 .. 128.
+        let mut step = 1;
+        while step <= 8 {
+            let mut k = 16 / step - 1;
+            let mut start = 0;
+            while start < 16 {
+                let (z, zq) = ZETAS_MONT[k];
+                k -= 1;
+                let (z, zq) = (_mm256_set1_epi16(z), _mm256_set1_epi16(zq));
+                for j in start..start + step {
+                    let input = difference_max(v[j], v[j + step]);
+                    trace.mont_input_max[stage] = trace.mont_input_max[stage].max(input);
+                    (v[j], v[j + step]) = gs_butterfly(v[j], v[j + step], z, zq);
+                }
+                start += 2 * step;
+            }
+            trace.lane_max[stage] = abs_max_all(&v);
+            stage += 1;
+            if step == 4 {
+                for x in &mut v {
+                    *x = super::barrett_reduce_i16(*x);
+                }
+                trace.lane_max[stage] = abs_max_all(&v);
+                stage += 1;
+            }
+            step *= 2;
+        }
+        let s = _mm256_set1_epi16(INTT_SCALE);
+        let sq = _mm256_set1_epi16(qinv_of(INTT_SCALE));
+        trace.mont_input_max[stage] = abs_max_all(&v);
+        for x in &mut v {
+            *x = super::montgomery_mul(*x, s, sq);
+        }
+        trace.lane_max[stage] = abs_max_all(&v);
+        stage += 1;
+        for x in &mut v {
+            *x = add_q_if_negative(*x);
+        }
+        trace.lane_max[stage] = abs_max_all(&v);
+        store_coeffs(f, &v);
+        trace
+    }
+
+    /// The forward NTT of `f` in place, by the kernel's schedule, recording every stage.
+    #[inline]
+    pub fn ntt(f: &mut [u16; N]) -> Trace<9> {
+        require_avx2();
+        // SAFETY: the CPU supports AVX2 (checked above).
+        unsafe { ntt_traced(f) }
+    }
+
+    /// The inverse NTT of `f` in place, by the kernel's schedule, recording every stage.
+    #[inline]
+    pub fn inverse_ntt(f: &mut [u16; N]) -> Trace<11> {
+        require_avx2();
+        // SAFETY: the CPU supports AVX2 (checked above).
+        unsafe { inverse_ntt_traced(f) }
     }
 }
 
