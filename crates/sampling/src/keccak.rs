@@ -3,8 +3,8 @@
 //!
 //! The hashes that cannot be batched across streams (H(ek) over the whole encapsulation key,
 //! J(z || c) over the whole ciphertext, G) are about ten sequential permutations per KEM
-//! operation, so this permutation is written for speed: one fully unrolled round on 25 local
-//! lanes, two rounds per loop iteration. On x86-64 CPUs with BMI1/BMI2 (every AVX2 CPU) the
+//! operation, so this permutation is written for speed: one fully unrolled round computed
+//! plane by plane, two rounds per loop iteration. On x86-64 CPUs with BMI1/BMI2 (every AVX2 CPU) the
 //! same code is compiled with `andn` and `rorx` available, selected at run time; elsewhere the
 //! portable build runs. Both are tested against the `sha3` crate.
 
@@ -36,110 +36,101 @@ const RC: [u64; 24] = [
     0x8000_0000_8000_8008,
 ];
 
-/// One round (theta, rho, pi, chi, iota) on lanes `a[x + 5y]`, fully unrolled.
+/// One round (theta, rho, pi, chi, iota) from lanes `a[x + 5y]` into `e`, fully unrolled.
 ///
-/// Generated from the FIPS 202 step mappings: `b[y + 5((2x + 3y) mod 5)] =
-/// rot(a[x + 5y] ^ d[x], r[x + 5y])`, then `a = b ^ (!b[x+1] & b[x+2])` row by row.
+/// Generated from the FIPS 202 step mappings, one output plane at a time (only five rho-pi
+/// outputs are live at once, which keeps the lanes in registers): output lane
+/// `X + 5Y` takes `rot(a[x + 5y] ^ d[x], r[x + 5y])` with `X = y`, `Y = 2x + 3y mod 5`, and
+/// chi combines each plane as `b[X] ^ (!b[X + 1] & b[X + 2])`.
 #[inline(always)]
-#[allow(clippy::many_single_char_names, clippy::too_many_lines)]
-fn round(s: &mut [u64; 25], rc: u64) {
-    let [
-        a0,
-        a1,
-        a2,
-        a3,
-        a4,
-        a5,
-        a6,
-        a7,
-        a8,
-        a9,
-        a10,
-        a11,
-        a12,
-        a13,
-        a14,
-        a15,
-        a16,
-        a17,
-        a18,
-        a19,
-        a20,
-        a21,
-        a22,
-        a23,
-        a24,
-    ] = *s;
-    let c0 = a0 ^ a5 ^ a10 ^ a15 ^ a20;
-    let c1 = a1 ^ a6 ^ a11 ^ a16 ^ a21;
-    let c2 = a2 ^ a7 ^ a12 ^ a17 ^ a22;
-    let c3 = a3 ^ a8 ^ a13 ^ a18 ^ a23;
-    let c4 = a4 ^ a9 ^ a14 ^ a19 ^ a24;
+fn round(a: &[u64; 25], e: &mut [u64; 25], rc: u64) {
+    let c0 = a[0] ^ a[5] ^ a[10] ^ a[15] ^ a[20];
+    let c1 = a[1] ^ a[6] ^ a[11] ^ a[16] ^ a[21];
+    let c2 = a[2] ^ a[7] ^ a[12] ^ a[17] ^ a[22];
+    let c3 = a[3] ^ a[8] ^ a[13] ^ a[18] ^ a[23];
+    let c4 = a[4] ^ a[9] ^ a[14] ^ a[19] ^ a[24];
     let d0 = c4 ^ c1.rotate_left(1);
     let d1 = c0 ^ c2.rotate_left(1);
     let d2 = c1 ^ c3.rotate_left(1);
     let d3 = c2 ^ c4.rotate_left(1);
     let d4 = c3 ^ c0.rotate_left(1);
-    let b0 = (a0 ^ d0).rotate_left(0);
-    let b16 = (a5 ^ d0).rotate_left(36);
-    let b7 = (a10 ^ d0).rotate_left(3);
-    let b23 = (a15 ^ d0).rotate_left(41);
-    let b14 = (a20 ^ d0).rotate_left(18);
-    let b10 = (a1 ^ d1).rotate_left(1);
-    let b1 = (a6 ^ d1).rotate_left(44);
-    let b17 = (a11 ^ d1).rotate_left(10);
-    let b8 = (a16 ^ d1).rotate_left(45);
-    let b24 = (a21 ^ d1).rotate_left(2);
-    let b20 = (a2 ^ d2).rotate_left(62);
-    let b11 = (a7 ^ d2).rotate_left(6);
-    let b2 = (a12 ^ d2).rotate_left(43);
-    let b18 = (a17 ^ d2).rotate_left(15);
-    let b9 = (a22 ^ d2).rotate_left(61);
-    let b5 = (a3 ^ d3).rotate_left(28);
-    let b21 = (a8 ^ d3).rotate_left(55);
-    let b12 = (a13 ^ d3).rotate_left(25);
-    let b3 = (a18 ^ d3).rotate_left(21);
-    let b19 = (a23 ^ d3).rotate_left(56);
-    let b15 = (a4 ^ d4).rotate_left(27);
-    let b6 = (a9 ^ d4).rotate_left(20);
-    let b22 = (a14 ^ d4).rotate_left(39);
-    let b13 = (a19 ^ d4).rotate_left(8);
-    let b4 = (a24 ^ d4).rotate_left(14);
-    *s = [
-        b0 ^ (!b1 & b2) ^ rc,
-        b1 ^ (!b2 & b3),
-        b2 ^ (!b3 & b4),
-        b3 ^ (!b4 & b0),
-        b4 ^ (!b0 & b1),
-        b5 ^ (!b6 & b7),
-        b6 ^ (!b7 & b8),
-        b7 ^ (!b8 & b9),
-        b8 ^ (!b9 & b5),
-        b9 ^ (!b5 & b6),
-        b10 ^ (!b11 & b12),
-        b11 ^ (!b12 & b13),
-        b12 ^ (!b13 & b14),
-        b13 ^ (!b14 & b10),
-        b14 ^ (!b10 & b11),
-        b15 ^ (!b16 & b17),
-        b16 ^ (!b17 & b18),
-        b17 ^ (!b18 & b19),
-        b18 ^ (!b19 & b15),
-        b19 ^ (!b15 & b16),
-        b20 ^ (!b21 & b22),
-        b21 ^ (!b22 & b23),
-        b22 ^ (!b23 & b24),
-        b23 ^ (!b24 & b20),
-        b24 ^ (!b20 & b21),
-    ];
+    // Plane y = 0.
+    {
+        let b0 = (a[0] ^ d0).rotate_left(0);
+        let b1 = (a[6] ^ d1).rotate_left(44);
+        let b2 = (a[12] ^ d2).rotate_left(43);
+        let b3 = (a[18] ^ d3).rotate_left(21);
+        let b4 = (a[24] ^ d4).rotate_left(14);
+        e[0] = b0 ^ (!b1 & b2) ^ rc;
+        e[1] = b1 ^ (!b2 & b3);
+        e[2] = b2 ^ (!b3 & b4);
+        e[3] = b3 ^ (!b4 & b0);
+        e[4] = b4 ^ (!b0 & b1);
+    }
+    // Plane y = 1.
+    {
+        let b0 = (a[3] ^ d3).rotate_left(28);
+        let b1 = (a[9] ^ d4).rotate_left(20);
+        let b2 = (a[10] ^ d0).rotate_left(3);
+        let b3 = (a[16] ^ d1).rotate_left(45);
+        let b4 = (a[22] ^ d2).rotate_left(61);
+        e[5] = b0 ^ (!b1 & b2);
+        e[6] = b1 ^ (!b2 & b3);
+        e[7] = b2 ^ (!b3 & b4);
+        e[8] = b3 ^ (!b4 & b0);
+        e[9] = b4 ^ (!b0 & b1);
+    }
+    // Plane y = 2.
+    {
+        let b0 = (a[1] ^ d1).rotate_left(1);
+        let b1 = (a[7] ^ d2).rotate_left(6);
+        let b2 = (a[13] ^ d3).rotate_left(25);
+        let b3 = (a[19] ^ d4).rotate_left(8);
+        let b4 = (a[20] ^ d0).rotate_left(18);
+        e[10] = b0 ^ (!b1 & b2);
+        e[11] = b1 ^ (!b2 & b3);
+        e[12] = b2 ^ (!b3 & b4);
+        e[13] = b3 ^ (!b4 & b0);
+        e[14] = b4 ^ (!b0 & b1);
+    }
+    // Plane y = 3.
+    {
+        let b0 = (a[4] ^ d4).rotate_left(27);
+        let b1 = (a[5] ^ d0).rotate_left(36);
+        let b2 = (a[11] ^ d1).rotate_left(10);
+        let b3 = (a[17] ^ d2).rotate_left(15);
+        let b4 = (a[23] ^ d3).rotate_left(56);
+        e[15] = b0 ^ (!b1 & b2);
+        e[16] = b1 ^ (!b2 & b3);
+        e[17] = b2 ^ (!b3 & b4);
+        e[18] = b3 ^ (!b4 & b0);
+        e[19] = b4 ^ (!b0 & b1);
+    }
+    // Plane y = 4.
+    {
+        let b0 = (a[2] ^ d2).rotate_left(62);
+        let b1 = (a[8] ^ d3).rotate_left(55);
+        let b2 = (a[14] ^ d4).rotate_left(39);
+        let b3 = (a[15] ^ d0).rotate_left(41);
+        let b4 = (a[21] ^ d1).rotate_left(2);
+        e[20] = b0 ^ (!b1 & b2);
+        e[21] = b1 ^ (!b2 & b3);
+        e[22] = b2 ^ (!b3 & b4);
+        e[23] = b3 ^ (!b4 & b0);
+        e[24] = b4 ^ (!b0 & b1);
+    }
 }
 
 #[inline(always)]
 fn permute_rounds(s: &mut [u64; 25]) {
+    // Two rounds per iteration, ping-ponging between the state and a scratch copy.
+    let mut e = [0u64; 25];
     for pair in RC.chunks_exact(2) {
-        round(s, pair[0]);
-        round(s, pair[1]);
+        round(s, &mut e, pair[0]);
+        round(&e, s, pair[1]);
     }
+    // The scratch copy holds the state one round before the output (invertible into it).
+    zeroize::Zeroize::zeroize(e.as_mut_slice());
 }
 
 #[cfg(target_arch = "x86_64")]
