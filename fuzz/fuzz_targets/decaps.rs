@@ -1,0 +1,240 @@
+//! KEM layer: decapsulation-key import (FIPS 203 section 7.3 checks), ciphertext parsing and
+//! decapsulation with hostile keys and ciphertexts.
+//!
+//! Properties: `DecapsulationKey::from_expanded_bytes` and `Ciphertext::from_bytes` never
+//! panic and reject exactly the malformed inputs (wrong length, wrong embedded H(ek), an
+//! embedded ek with a coefficient >= q), each with its own error; an accepted key exports the
+//! same bytes (with `dk_pke` reduced mod q, as documented); decapsulation never panics, is
+//! deterministic, and implements implicit rejection: the result is `J(z || c)` for a
+//! ciphertext that is not the re-encryption of what it decrypts to, and the encapsulated
+//! secret for an honest ciphertext.
+//!
+//! (A fuzzed ciphertext equal to its own re-encryption would have to match SHA3 outputs, which
+//! no fuzzer can do, so "not honest => J(z || c)" is asserted outright; a failure would itself
+//! be a finding.)
+//!
+//! Input layout: byte 0 is a selector: `selector % 3` picks ML-KEM-512/768/1024 and
+//! `(selector / 3) % 4` the mode:
+//! - 0, raw: `split: u16 LE`, then bytes; `dk = bytes[..split]`, `ct = bytes[split..]`;
+//! - 1, valid dk: the rest padded/truncated to `dk || ct`, the embedded ek folded below q and
+//!   the embedded H(ek) recomputed, so `dk_pke` (possibly with coefficients >= q), z and c are
+//!   fuzzed freely;
+//! - 2, hash fixed: as 1 without folding the ek (exercises the modulus check);
+//! - 3, honest: `seed (64) || m (32) || offset: u16 LE || mask`: a key from the seed, an honest
+//!   ciphertext for m, XORed with the mask from `offset` on (the mask may be empty or cancel).
+//!
+//! `(selector / 12) % 2 == 1` forces the portable backend (`mlkem::force_portable`) for the
+//! whole input; otherwise the library picks its fastest backend (AVX2 where available), so a
+//! campaign exercises both.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use mlkem::Error;
+use sha3::digest::{ExtendableOutput, Update, XofReader};
+use sha3::{Digest, Sha3_256, Shake256};
+
+const Q: u16 = 3329;
+
+fn h(bytes: &[u8]) -> [u8; 32] {
+    Sha3_256::digest(bytes).into()
+}
+
+fn j(z: &[u8], c: &[u8]) -> [u8; 32] {
+    let mut xof = Shake256::default();
+    xof.update(z);
+    xof.update(c);
+    let mut out = [0u8; 32];
+    xof.finalize_xof().read(&mut out);
+    out
+}
+
+/// Rewrites every 12-bit coefficient of `t` as `c % q` (or `c` unchanged if `fold` is false)
+/// and reports whether all of them were already below q.
+fn fold12(t: &mut [u8], fold: bool) -> bool {
+    let mut all_reduced = true;
+    for group in t.chunks_exact_mut(3) {
+        let d = u32::from(group[0]) | u32::from(group[1]) << 8 | u32::from(group[2]) << 16;
+        let (c0, c1) = ((d & 0xfff) as u16, (d >> 12) as u16);
+        all_reduced &= c0 < Q && c1 < Q;
+        if fold {
+            let d = u32::from(c0 % Q) | u32::from(c1 % Q) << 12;
+            group.copy_from_slice(&d.to_le_bytes()[..3]);
+        }
+    }
+    all_reduced
+}
+
+fn padded(bytes: &[u8], len: usize) -> Vec<u8> {
+    let mut out = vec![0u8; len];
+    let n = bytes.len().min(len);
+    out[..n].copy_from_slice(&bytes[..n]);
+    out
+}
+
+fn u16_at(bytes: &[u8], i: usize) -> u16 {
+    u16::from_le_bytes([
+        bytes.get(i).copied().unwrap_or(0),
+        bytes.get(i + 1).copied().unwrap_or(0),
+    ])
+}
+
+macro_rules! check_set {
+    ($name:ident, $set:ident, $k:literal) => {
+        fn $name(mode: u8, rest: &[u8]) {
+            use mlkem::$set::{
+                CIPHERTEXT_SIZE, Ciphertext, DECAPSULATION_KEY_SIZE, DecapsulationKey,
+                ENCAPSULATION_KEY_SIZE,
+            };
+            const DK_PKE: usize = 384 * $k;
+            const EK_END: usize = DK_PKE + ENCAPSULATION_KEY_SIZE;
+            const H_END: usize = EK_END + 32;
+
+            /// Decapsulates twice (the second time through clones): the results must agree.
+            fn decapsulate(dk: &DecapsulationKey, ct: &Ciphertext) -> [u8; 32] {
+                let first = dk.decapsulate(ct);
+                let second = dk.clone().decapsulate(&ct.clone());
+                assert_eq!(first, second, "decapsulation is not deterministic");
+                *first.as_bytes()
+            }
+
+            /// Imports `dk`, checking the verdict against the section 7.3 checks done here.
+            fn import(dk: &[u8]) -> Option<DecapsulationKey> {
+                let length_ok = dk.len() == DECAPSULATION_KEY_SIZE;
+                let (hash_ok, reduced) = if length_ok {
+                    let mut t = dk[DK_PKE..EK_END - 32].to_vec();
+                    (
+                        h(&dk[DK_PKE..EK_END]) == dk[EK_END..H_END],
+                        fold12(&mut t, false),
+                    )
+                } else {
+                    (false, false)
+                };
+                match DecapsulationKey::from_expanded_bytes(dk) {
+                    Ok(key) => {
+                        assert!(length_ok && hash_ok && reduced, "accepted a malformed dk");
+                        assert!(key.seed().is_none(), "imported key claims a seed");
+                        assert_eq!(
+                            key.encapsulation_key().as_bytes().as_slice(),
+                            &dk[DK_PKE..EK_END]
+                        );
+                        let mut expected = dk.to_vec();
+                        fold12(&mut expected[..DK_PKE], true);
+                        assert_eq!(key.to_expanded_bytes().as_slice(), expected.as_slice());
+                        Some(key)
+                    }
+                    Err(Error::DecapsulationKeyLength { expected, actual }) => {
+                        assert!(!length_ok);
+                        assert_eq!((expected, actual), (DECAPSULATION_KEY_SIZE, dk.len()));
+                        None
+                    }
+                    Err(Error::DecapsulationKeyHashMismatch) => {
+                        assert!(length_ok && !hash_ok, "hash error with a matching H(ek)");
+                        None
+                    }
+                    Err(Error::EncapsulationKeyNotReduced) => {
+                        assert!(length_ok && !reduced, "modulus error for a reduced ek");
+                        None
+                    }
+                    Err(other) => panic!("unexpected error {other:?}"),
+                }
+            }
+
+            fn parse_ct(ct: &[u8]) -> Option<Ciphertext> {
+                match Ciphertext::from_bytes(ct) {
+                    Ok(parsed) => {
+                        assert_eq!(parsed.as_bytes().as_slice(), ct);
+                        Some(parsed)
+                    }
+                    Err(Error::CiphertextLength { expected, actual }) => {
+                        assert_eq!((expected, actual), (CIPHERTEXT_SIZE, ct.len()));
+                        assert_ne!(actual, CIPHERTEXT_SIZE);
+                        None
+                    }
+                    Err(other) => panic!("unexpected error {other:?}"),
+                }
+            }
+
+            /// A ciphertext nobody encapsulated: implicit rejection gives J(z || c).
+            fn check_rejection(dk: &DecapsulationKey, dk_bytes: &[u8], ct: &Ciphertext) {
+                let z = &dk_bytes[H_END..];
+                assert_eq!(
+                    decapsulate(dk, ct),
+                    j(z, ct.as_bytes()),
+                    "fuzzed ciphertext not implicitly rejected"
+                );
+            }
+
+            match mode {
+                0 => {
+                    let split = usize::from(u16_at(rest, 0));
+                    let bytes = rest.get(2..).unwrap_or_default();
+                    let (dk, ct) = bytes.split_at(split.min(bytes.len()));
+                    let key = import(dk);
+                    let ct = parse_ct(ct);
+                    if let (Some(key), Some(ct)) = (key, ct) {
+                        check_rejection(&key, dk, &ct);
+                    }
+                }
+                1 | 2 => {
+                    let mut bytes = padded(rest, DECAPSULATION_KEY_SIZE + CIPHERTEXT_SIZE);
+                    let (dk, ct) = bytes.split_at_mut(DECAPSULATION_KEY_SIZE);
+                    fold12(&mut dk[DK_PKE..EK_END - 32], mode == 1);
+                    let hash = h(&dk[DK_PKE..EK_END]);
+                    dk[EK_END..H_END].copy_from_slice(&hash);
+                    let key = import(dk);
+                    if mode == 1 {
+                        assert!(key.is_some(), "valid dk rejected");
+                    }
+                    let ct = parse_ct(ct).expect("ciphertext of the right length");
+                    if let Some(key) = key {
+                        check_rejection(&key, dk, &ct);
+                    }
+                }
+                _ => {
+                    let seed: [u8; 64] = padded(rest, 64).try_into().expect("64 bytes");
+                    let m: [u8; 32] = padded(rest.get(64..).unwrap_or_default(), 32)
+                        .try_into()
+                        .expect("32");
+                    let offset = usize::from(u16_at(rest, 96));
+                    let mask = rest.get(98..).unwrap_or_default();
+
+                    let key = DecapsulationKey::from_seed(&seed);
+                    let expanded = key.to_expanded_bytes();
+                    let imported = import(expanded.as_slice()).expect("exported dk re-imports");
+                    let (honest, secret) = key.encapsulation_key().encapsulate_deterministic(&m);
+
+                    let mut tampered = *honest.as_bytes();
+                    for (i, b) in mask.iter().enumerate() {
+                        tampered[(offset + i) % CIPHERTEXT_SIZE] ^= b;
+                    }
+                    let ct = parse_ct(&tampered).expect("right length");
+                    let got = decapsulate(&key, &ct);
+                    assert_eq!(got, decapsulate(&imported, &ct), "seed vs imported key");
+                    if ct == honest {
+                        assert_eq!(&got, secret.as_bytes(), "honest ciphertext: wrong secret");
+                    } else {
+                        let z = &expanded[H_END..];
+                        assert_eq!(got, j(z, ct.as_bytes()), "tampered ct not rejected");
+                    }
+                }
+            }
+        }
+    };
+}
+
+check_set!(check_512, ml_kem_512, 2);
+check_set!(check_768, ml_kem_768, 3);
+check_set!(check_1024, ml_kem_1024, 4);
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&selector, rest)) = data.split_first() else {
+        return;
+    };
+    let mode = (selector / 3) % 4;
+    mlkem::force_portable((selector / 12) % 2 == 1);
+    match selector % 3 {
+        0 => check_512(mode, rest),
+        1 => check_768(mode, rest),
+        _ => check_1024(mode, rest),
+    }
+});

@@ -1,0 +1,123 @@
+//! KEM layer: `EncapsulationKey::from_bytes` (FIPS 203 section 7.2 input checks) against a
+//! naive ByteDecode_12 written here.
+//!
+//! It must accept exactly the inputs of length `384 k + 32` whose 12-bit coefficients are all
+//! below q, reject the others with the matching error, never panic, and an accepted key must
+//! re-encode to the very same bytes (and be usable for encapsulation).
+//!
+//! Input layout: byte 0 is a selector: `selector % 3` picks ML-KEM-512/768/1024, and
+//! `(selector / 3) % 4` picks how the rest becomes a candidate key:
+//! - 0: the rest as is (length and content both fuzzed);
+//! - 1: the rest zero-padded or truncated to the exact key length;
+//! - 2 and 3: as 1, but every coefficient folded below q (so the key is valid), after which
+//!   the first four bytes of the rest, `index: u16 LE` and `value: u16 LE`, overwrite one
+//!   coefficient with `value % 4096` (to probe the q boundary one coefficient at a time).
+//!
+//! `(selector / 12) % 2 == 1` forces the portable backend (`mlkem::force_portable`) for the
+//! whole input; otherwise the library picks its fastest backend (AVX2 where available), so a
+//! campaign exercises both.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use mlkem::Error;
+
+const Q: u16 = 3329;
+
+/// Naive ByteDecode_12 of the `t` part of an encapsulation key: all coefficients, in order.
+fn decode12(t: &[u8]) -> Vec<u16> {
+    let mut out = Vec::with_capacity(t.len() / 3 * 2);
+    for group in t.chunks_exact(3) {
+        let d = u32::from(group[0]) | u32::from(group[1]) << 8 | u32::from(group[2]) << 16;
+        out.push((d & 0xfff) as u16);
+        out.push((d >> 12) as u16);
+    }
+    out
+}
+
+/// Naive ByteEncode_12, the inverse of [`decode12`] on 12-bit values.
+fn encode12(coeffs: &[u16], t: &mut [u8]) {
+    for (pair, group) in coeffs.chunks_exact(2).zip(t.chunks_exact_mut(3)) {
+        let d = u32::from(pair[0]) | u32::from(pair[1]) << 12;
+        group.copy_from_slice(&d.to_le_bytes()[..3]);
+    }
+}
+
+/// The candidate key for `mode` (see the crate docs).
+fn candidate(mode: u8, rest: &[u8], ek_len: usize) -> Vec<u8> {
+    if mode == 0 {
+        return rest.to_vec();
+    }
+    let mut key = vec![0u8; ek_len];
+    let n = rest.len().min(ek_len);
+    key[..n].copy_from_slice(&rest[..n]);
+    if mode >= 2 {
+        let t_len = ek_len - 32;
+        let mut coeffs: Vec<u16> = decode12(&key[..t_len]).iter().map(|c| c % Q).collect();
+        let word = |i: usize| {
+            u16::from_le_bytes([
+                rest.get(i).copied().unwrap_or(0),
+                rest.get(i + 1).copied().unwrap_or(0),
+            ])
+        };
+        let index = usize::from(word(0)) % coeffs.len();
+        coeffs[index] = word(2) % 4096;
+        encode12(&coeffs, &mut key[..t_len]);
+    }
+    key
+}
+
+macro_rules! check_set {
+    ($name:ident, $set:ident) => {
+        fn $name(mode: u8, rest: &[u8]) {
+            use mlkem::$set::{CIPHERTEXT_SIZE, ENCAPSULATION_KEY_SIZE, EncapsulationKey};
+            let bytes = candidate(mode, rest, ENCAPSULATION_KEY_SIZE);
+
+            let length_ok = bytes.len() == ENCAPSULATION_KEY_SIZE;
+            let reduced = length_ok
+                && decode12(&bytes[..ENCAPSULATION_KEY_SIZE - 32])
+                    .iter()
+                    .all(|&c| c < Q);
+
+            let parsed = EncapsulationKey::from_bytes(&bytes);
+            let via_try_from = EncapsulationKey::try_from(bytes.as_slice());
+            assert_eq!(parsed, via_try_from, "from_bytes and TryFrom disagree");
+            match parsed {
+                Ok(ek) => {
+                    assert!(reduced, "accepted a key the naive decoder rejects");
+                    assert_eq!(ek.as_bytes().as_slice(), bytes.as_slice(), "re-encoding");
+                    let again = EncapsulationKey::from_bytes(ek.as_bytes()).expect("re-parse");
+                    assert_eq!(again, ek);
+                    // Any valid key, however extreme, must encapsulate without panicking.
+                    let (ct, _) = ek.encapsulate_deterministic(&[0x5a; 32]);
+                    assert_eq!(ct.as_bytes().len(), CIPHERTEXT_SIZE);
+                }
+                Err(Error::EncapsulationKeyLength { expected, actual }) => {
+                    assert!(!length_ok, "length error for a key of the right length");
+                    assert_eq!((expected, actual), (ENCAPSULATION_KEY_SIZE, bytes.len()));
+                }
+                Err(Error::EncapsulationKeyNotReduced) => {
+                    assert!(length_ok, "modulus error for a key of the wrong length");
+                    assert!(!reduced, "rejected a key whose coefficients are all < q");
+                }
+                Err(other) => panic!("unexpected error {other:?}"),
+            }
+        }
+    };
+}
+
+check_set!(check_512, ml_kem_512);
+check_set!(check_768, ml_kem_768);
+check_set!(check_1024, ml_kem_1024);
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&selector, rest)) = data.split_first() else {
+        return;
+    };
+    let mode = (selector / 3) % 4;
+    mlkem::force_portable((selector / 12) % 2 == 1);
+    match selector % 3 {
+        0 => check_512(mode, rest),
+        1 => check_768(mode, rest),
+        _ => check_1024(mode, rest),
+    }
+});

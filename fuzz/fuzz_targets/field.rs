@@ -1,0 +1,78 @@
+//! Field layer: every reduction of `mlkem-field` against the naive `%`, on its declared
+//! input domain (the `*_INPUT_MAX` / `CANONICAL_MAX` constants).
+//!
+//! Input: any bytes, read as little-endian words. Each word is mapped into the domain of the
+//! function under test two ways: clamped (so the fuzzer can reach the exact domain edges) and
+//! folded with `%` (so every value it produces is in the domain).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use mlkem_field::{
+    BARRETT_INPUT_MAX, CANONICAL_MAX, FROM_SIGNED_INPUT_MAX, FROM_SIGNED_INPUT_MIN, Q,
+    REDUCE_ONCE_INPUT_MAX, add, barrett_reduce, from_signed, mul, pow, reduce_once, sub,
+};
+
+fn naive(x: i64) -> u16 {
+    x.rem_euclid(i64::from(Q)) as u16
+}
+
+/// Two in-domain values for a raw word: the word folded into `[0, max]`, and the word
+/// clamped to `max` (which hits `max` itself whenever the word is above it).
+fn into_domain(raw: u16, max: u16) -> [u16; 2] {
+    [raw % (max + 1), raw.min(max)]
+}
+
+fn check_u32(x: u32) {
+    const { assert!(BARRETT_INPUT_MAX == u32::MAX) };
+    assert_eq!(barrett_reduce(x), naive(x.into()), "barrett_reduce({x})");
+}
+
+fn check_u16(raw: u16) {
+    for x in into_domain(raw, REDUCE_ONCE_INPUT_MAX) {
+        assert_eq!(reduce_once(x), naive(x.into()), "reduce_once({x})");
+    }
+}
+
+fn check_pair(raw_a: u16, raw_b: u16) {
+    for a in into_domain(raw_a, CANONICAL_MAX) {
+        for b in into_domain(raw_b, CANONICAL_MAX) {
+            let (wa, wb) = (i64::from(a), i64::from(b));
+            assert_eq!(add(a, b), naive(wa + wb), "add({a}, {b})");
+            assert_eq!(sub(a, b), naive(wa - wb), "sub({a}, {b})");
+            assert_eq!(mul(a, b), naive(wa * wb), "mul({a}, {b})");
+        }
+    }
+}
+
+fn check_signed(raw: u16) {
+    let width = (FROM_SIGNED_INPUT_MAX as i32 - FROM_SIGNED_INPUT_MIN as i32 + 1) as u32;
+    let folded = (FROM_SIGNED_INPUT_MIN as i32 + (u32::from(raw) % width) as i32) as i16;
+    let clamped = (raw as i16).clamp(FROM_SIGNED_INPUT_MIN, FROM_SIGNED_INPUT_MAX);
+    for x in [folded, clamped] {
+        assert_eq!(from_signed(x), naive(x.into()), "from_signed({x})");
+    }
+}
+
+fn check_pow(base: u16, e: u8) {
+    let mut expected = 1i64;
+    for _ in 0..e {
+        expected = expected * i64::from(base) % i64::from(Q);
+    }
+    assert_eq!(pow(base, e.into()), naive(expected), "pow({base}, {e})");
+}
+
+fuzz_target!(|data: &[u8]| {
+    for chunk in data.chunks(4) {
+        let mut word = [0u8; 4];
+        word[..chunk.len()].copy_from_slice(chunk);
+        let x = u32::from_le_bytes(word);
+        let (lo, hi) = (x as u16, (x >> 16) as u16);
+        check_u32(x);
+        check_u16(lo);
+        check_u16(hi);
+        check_pair(lo, hi);
+        check_signed(lo);
+        check_signed(hi);
+        check_pow(lo, (hi & 0xff) as u8);
+    }
+});
