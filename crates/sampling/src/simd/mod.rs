@@ -25,13 +25,14 @@
 //! ~6.2 us with the ninth seed scalar). There is therefore no scalar fallback inside the
 //! AVX2 path.
 
+mod cbd;
 mod keccak_x4;
 mod rej;
 
 use mlkem_poly_ntt::{N, NttPoly};
 use zeroize::Zeroize;
 
-use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd2_into, cbd3_into};
+use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd3_into};
 use crate::sample_ntt::{INITIAL_BYTES, SAMPLE_NTT_SEED_BYTES};
 use keccak_x4::{SHAKE128_RATE, SHAKE256_RATE, ShakeX4, WAYS};
 
@@ -192,7 +193,7 @@ fn noise_x4(sigma: &[u8; 32], lanes: [NoiseLane<'_>; WAYS]) {
             continue;
         };
         match eta {
-            Eta::Two => cbd2_into(
+            Eta::Two => cbd::cbd2_avx2(
                 bytes[..CBD2_INPUT_BYTES].try_into().expect("128 bytes"),
                 coeffs,
             ),
