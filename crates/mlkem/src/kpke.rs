@@ -10,7 +10,7 @@
 
 use crate::compress::{compress, decompress};
 use crate::encode::{byte_decode, byte_encode, encoded_len};
-use mlkem_poly_ntt::{Backend, CachedNttVector, Matrix, NttPoly, NttVector, Poly, PolyVector};
+use mlkem_poly_ntt::{Backend, CachedNttVector, Matrix, N, NttPoly, NttVector, Poly, PolyVector};
 use mlkem_sampling::{Eta, sample_matrix, sample_noise_polys};
 use zeroize::Zeroize;
 
@@ -119,19 +119,45 @@ pub(crate) fn key_gen<B: Backend, const K: usize, const ETA1: usize>(
 }
 
 /// Compress_d then ByteEncode_d of one polynomial.
+#[allow(unsafe_code)]
 fn compress_encode<const D: usize>(p: &Poly, out: &mut [u8]) {
-    let mut c = p.coeffs().map(compress::<D>);
+    let mut c = [0u16; N];
+    #[cfg(target_arch = "x86_64")]
+    if mlkem_poly_ntt::backend::use_avx2() {
+        // SAFETY: the CPU has AVX2 (runtime detection in `use_avx2`).
+        unsafe { crate::simd::compress::<D>(p.coeffs(), &mut c) };
+    } else {
+        compress_portable::<D>(p, &mut c);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    compress_portable::<D>(p, &mut c);
     byte_encode::<D>(&c, out);
     c.as_mut_slice().zeroize();
 }
 
+fn compress_portable<const D: usize>(p: &Poly, out: &mut [u16; N]) {
+    for (o, &x) in out.iter_mut().zip(p.coeffs()) {
+        *o = compress::<D>(x);
+    }
+}
+
 /// ByteDecode_d then Decompress_d of one polynomial.
+#[allow(unsafe_code)]
 fn decode_decompress<const D: usize>(bytes: &[u8]) -> Poly {
+    let mut values = byte_decode::<D>(bytes);
     let mut p = Poly::zero();
-    for (c, y) in p.coeffs_mut().iter_mut().zip(byte_decode::<D>(bytes)) {
-        // Decompress_d returns values below q.
+    // Decompress_d returns values below q, as `coeffs_mut` requires.
+    #[cfg(target_arch = "x86_64")]
+    if mlkem_poly_ntt::backend::use_avx2() {
+        // SAFETY: the CPU has AVX2 (runtime detection in `use_avx2`).
+        unsafe { crate::simd::decompress::<D>(&values, p.coeffs_mut()) };
+        values.as_mut_slice().zeroize();
+        return p;
+    }
+    for (c, &y) in p.coeffs_mut().iter_mut().zip(&values) {
         *c = decompress::<D>(y);
     }
+    values.as_mut_slice().zeroize();
     p
 }
 

@@ -54,7 +54,8 @@
 //! Secrets never reach a branch, a memory index or a division: compression uses a
 //! multiply-and-shift, the ciphertext comparison and key selection use `subtle`.
 #![no_std]
-#![forbid(unsafe_code)]
+// `unsafe` only in the AVX2 module (`simd`), each block with a `// SAFETY:` line.
+#![deny(unsafe_code)]
 
 #[cfg(test)]
 extern crate std;
@@ -68,6 +69,8 @@ mod kem;
 mod kpke;
 mod params;
 mod secret;
+#[cfg(target_arch = "x86_64")]
+mod simd;
 
 pub use error::Error;
 pub use mlkem_poly_ntt::backend::force_portable;
