@@ -19,11 +19,11 @@ pub(crate) struct EkState<const K: usize> {
 }
 
 impl<const K: usize> EkState<K> {
-    /// Parses `ek` (length already checked): the modulus check of FIPS 203 section 7.2,
-    /// then H(ek) and A-hat, computed once for every later encapsulation.
-    pub(crate) fn parse(ek: &[u8]) -> Option<Self> {
+    /// Parses `ek` (length already checked) given `h = H(ek)`: the modulus check of FIPS 203
+    /// section 7.2, then A-hat, computed once for every later encapsulation.
+    pub(crate) fn parse_with_hash(ek: &[u8], h: [u8; 32]) -> Option<Self> {
         let pk = PublicKey::parse(ek)?;
-        Some(Self { pk, h: hash::h(ek) })
+        Some(Self { pk, h })
     }
 }
 

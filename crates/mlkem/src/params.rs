@@ -52,15 +52,24 @@ macro_rules! parameter_set {
             /// [`ENCAPSULATION_KEY_SIZE`] long; [`Error::EncapsulationKeyNotReduced`] if a
             /// coefficient is not below q.
             pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-                let bytes: [u8; ENCAPSULATION_KEY_SIZE] =
+                let bytes: &[u8; ENCAPSULATION_KEY_SIZE] =
                     bytes
                         .try_into()
                         .map_err(|_| Error::EncapsulationKeyLength {
                             expected: ENCAPSULATION_KEY_SIZE,
                             actual: bytes.len(),
                         })?;
-                let state = EkState::parse(&bytes).ok_or(Error::EncapsulationKeyNotReduced)?;
-                Ok(Self { bytes, state })
+                Self::from_array_with_hash(bytes, crate::hash::h(bytes))
+            }
+
+            /// Parses a key of the right length whose hash `h = H(ek)` is already known.
+            fn from_array_with_hash(
+                bytes: &[u8; ENCAPSULATION_KEY_SIZE],
+                h: [u8; 32],
+            ) -> Result<Self, Error> {
+                let state =
+                    EkState::parse_with_hash(bytes, h).ok_or(Error::EncapsulationKeyNotReduced)?;
+                Ok(Self { bytes: *bytes, state })
             }
 
             /// The encoded key, `ByteEncode_12(t-hat) || rho`.
@@ -226,10 +235,13 @@ macro_rules! parameter_set {
                 let (h, z) = rest.split_at(32);
                 // The hash check compares public values (H of the public ek with bytes stored
                 // beside it), so a plain comparison is fine.
-                if crate::hash::h(ek_bytes) != h {
+                let ek_hash = crate::hash::h(ek_bytes);
+                if ek_hash != h {
                     return Err(Error::DecapsulationKeyHashMismatch);
                 }
-                let ek = EncapsulationKey::from_bytes(ek_bytes)?;
+                // The embedded ek gets the modulus check too; its hash is already known.
+                let ek_bytes = ek_bytes.try_into().expect("split at the encapsulation key size");
+                let ek = EncapsulationKey::from_array_with_hash(ek_bytes, ek_hash)?;
                 let s_hat = with_backend!(B => crate::kpke::decode_vector_12_reduced::<K>(dk_pke).cached::<B>());
                 let mut z_arr = [0u8; 32];
                 z_arr.copy_from_slice(z);
