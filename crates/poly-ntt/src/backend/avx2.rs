@@ -295,8 +295,37 @@ fn join(len: usize, lo: __m256i, hi: __m256i) -> (__m256i, __m256i) {
     }
 }
 
+/// Watches an NTT kernel stage by stage. The kernels run with `()`, whose hooks are empty
+/// and compile to nothing; the bounds checker's [`probe`] records lane maxima through it, so
+/// the bounds are measured on the very schedule that ships.
+pub(crate) trait Observer {
+    /// Before a butterfly's Montgomery multiplication: its operands `a`, `b` (the forward
+    /// butterfly multiplies `b`, the inverse one `b - a`).
+    #[inline(always)]
+    fn butterfly(&mut self, _a: __m256i, _b: __m256i, _inverse: bool) {}
+    /// Before the inverse NTT's final Montgomery multiplication by `128^-1 2^16`.
+    #[inline(always)]
+    fn scale_input(&mut self, _v: &[__m256i; 16]) {}
+    /// After each stage (a layer, a reduction, the scaling, the output normalization).
+    #[inline(always)]
+    fn stage_done(&mut self, _v: &[__m256i; 16]) {}
+}
+
+impl Observer for () {}
+
 #[target_feature(enable = "avx2")]
 fn ntt_avx2(f: &mut [u16; N]) {
+    ntt_kernel(f, &mut ());
+}
+
+#[target_feature(enable = "avx2")]
+fn inverse_ntt_avx2(f: &mut [u16; N]) {
+    inverse_ntt_kernel(f, &mut ());
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
     let mut v = load_coeffs(f);
     // Layers len = 128 .. 16: butterflies between whole vectors, one zeta per block.
     let mut k = 1;
@@ -308,10 +337,12 @@ fn ntt_avx2(f: &mut [u16; N]) {
             k += 1;
             let (z, zq) = (_mm256_set1_epi16(z), _mm256_set1_epi16(zq));
             for j in start..start + step {
+                obs.butterfly(v[j], v[j + step], false);
                 (v[j], v[j + step]) = ct_butterfly(v[j], v[j + step], z, zq);
             }
             start += 2 * step;
         }
+        obs.stage_done(&v);
         step /= 2;
     }
     // Layers len = 8, 4, 2: inside vectors, on pairs of vectors.
@@ -320,19 +351,27 @@ fn ntt_avx2(f: &mut [u16; N]) {
             let (lo, hi) = split(len, v[2 * pair], v[2 * pair + 1]);
             let z = load(&FWD_SHUFFLED[layer][pair]);
             let zq = load(&FWD_SHUFFLED_QINV[layer][pair]);
+            obs.butterfly(lo, hi, false);
             let (lo, hi) = ct_butterfly(lo, hi, z, zq);
             (v[2 * pair], v[2 * pair + 1]) = join(len, lo, hi);
         }
+        obs.stage_done(&v);
     }
     // |lane| < 8q: reduce to [0, q).
     for x in &mut v {
-        *x = add_q_if_negative(barrett_reduce_i16(*x));
+        *x = barrett_reduce_i16(*x);
     }
+    obs.stage_done(&v);
+    for x in &mut v {
+        *x = add_q_if_negative(*x);
+    }
+    obs.stage_done(&v);
     store_coeffs(f, &v);
 }
 
+#[inline]
 #[target_feature(enable = "avx2")]
-fn inverse_ntt_avx2(f: &mut [u16; N]) {
+fn inverse_ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
     let mut v = load_coeffs(f);
     // Layers len = 2, 4, 8: inside vectors. Inputs are canonical, so after three layers
     // every lane is below 8q; reduce before the sums can double further.
@@ -342,13 +381,16 @@ fn inverse_ntt_avx2(f: &mut [u16; N]) {
             let (lo, hi) = split(len, v[2 * pair], v[2 * pair + 1]);
             let z = load(&INV_SHUFFLED[table][pair]);
             let zq = load(&INV_SHUFFLED_QINV[table][pair]);
+            obs.butterfly(lo, hi, true);
             let (lo, hi) = gs_butterfly(lo, hi, z, zq);
             (v[2 * pair], v[2 * pair + 1]) = join(len, lo, hi);
         }
+        obs.stage_done(&v);
     }
     for x in &mut v {
         *x = barrett_reduce_i16(*x);
     }
+    obs.stage_done(&v);
     // Layers len = 16 .. 128 between whole vectors; zeta index counts down from 15.
     let mut step = 1;
     while step <= 8 {
@@ -359,24 +401,33 @@ fn inverse_ntt_avx2(f: &mut [u16; N]) {
             k -= 1;
             let (z, zq) = (_mm256_set1_epi16(z), _mm256_set1_epi16(zq));
             for j in start..start + step {
+                obs.butterfly(v[j], v[j + step], true);
                 (v[j], v[j + step]) = gs_butterfly(v[j], v[j + step], z, zq);
             }
             start += 2 * step;
         }
+        obs.stage_done(&v);
         if step == 4 {
             // After len = 16, 32, 64 (three more doublings from |x| <= q/2): reduce again.
             for x in &mut v {
                 *x = barrett_reduce_i16(*x);
             }
+            obs.stage_done(&v);
         }
         step *= 2;
     }
     // Multiply by 128^-1 (Montgomery form) and bring to [0, q).
     let s = _mm256_set1_epi16(INTT_SCALE);
     let sq = _mm256_set1_epi16(qinv_of(INTT_SCALE));
+    obs.scale_input(&v);
     for x in &mut v {
-        *x = add_q_if_negative(montgomery_mul(*x, s, sq));
+        *x = montgomery_mul(*x, s, sq);
     }
+    obs.stage_done(&v);
+    for x in &mut v {
+        *x = add_q_if_negative(*x);
+    }
+    obs.stage_done(&v);
     store_coeffs(f, &v);
 }
 
@@ -543,8 +594,7 @@ impl Backend for Avx2 {
 pub mod probe {
     use super::{
         FWD_SHUFFLED, FWD_SHUFFLED_QINV, GAMMAS_ODD, GAMMAS_ODD_QINV, INTT_SCALE, INV_SHUFFLED,
-        INV_SHUFFLED_QINV, R2, ZETAS_MONT, add_q_if_negative, ct_butterfly, gs_butterfly, join,
-        load, load_coeffs, qinv_of, split, store_coeffs,
+        INV_SHUFFLED_QINV, R2, ZETAS_MONT, load, qinv_of,
     };
     use crate::N;
     use core::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_set1_epi16, _mm256_storeu_si256};
@@ -754,141 +804,72 @@ pub mod probe {
         visit("INTT_SCALE", INTT_SCALE, qinv_of(INTT_SCALE));
     }
 
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn ntt_traced(f: &mut [u16; N]) -> Trace<9> {
-        let mut trace = Trace::default();
-        let mut v = load_coeffs(f);
-        let mut stage = 0;
-        // Layers len = 128 .. 16, as in `ntt_avx2`.
-        let mut k = 1;
-        let mut step = 8;
-        while step >= 1 {
-            let mut start = 0;
-            while start < 16 {
-                let (z, zq) = ZETAS_MONT[k];
-                k += 1;
-                let (z, zq) = (_mm256_set1_epi16(z), _mm256_set1_epi16(zq));
-                for j in start..start + step {
-                    let input = abs_max(v[j + step]);
-                    trace.mont_input_max[stage] = trace.mont_input_max[stage].max(input);
-                    (v[j], v[j + step]) = ct_butterfly(v[j], v[j + step], z, zq);
-                }
-                start += 2 * step;
-            }
-            trace.lane_max[stage] = abs_max_all(&v);
-            stage += 1;
-            step /= 2;
-        }
-        // Layers len = 8, 4, 2.
-        for (layer, len) in [8usize, 4, 2].into_iter().enumerate() {
-            for pair in 0..8 {
-                let (lo, hi) = split(len, v[2 * pair], v[2 * pair + 1]);
-                trace.mont_input_max[stage] = trace.mont_input_max[stage].max(abs_max(hi));
-                let z = load(&FWD_SHUFFLED[layer][pair]);
-                let zq = load(&FWD_SHUFFLED_QINV[layer][pair]);
-                let (lo, hi) = ct_butterfly(lo, hi, z, zq);
-                (v[2 * pair], v[2 * pair + 1]) = join(len, lo, hi);
-            }
-            trace.lane_max[stage] = abs_max_all(&v);
-            stage += 1;
-        }
-        for x in &mut v {
-            *x = super::barrett_reduce_i16(*x);
-        }
-        trace.lane_max[stage] = abs_max_all(&v);
-        stage += 1;
-        for x in &mut v {
-            *x = add_q_if_negative(*x);
-        }
-        trace.lane_max[stage] = abs_max_all(&v);
-        store_coeffs(f, &v);
-        trace
+    /// Records a [`Trace`] while a kernel runs (the kernels' [`super::Observer`]).
+    struct Recorder<const S: usize> {
+        trace: Trace<S>,
+        stage: usize,
     }
 
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn inverse_ntt_traced(f: &mut [u16; N]) -> Trace<11> {
-        let mut trace = Trace::default();
-        let mut v = load_coeffs(f);
-        let mut stage = 0;
-        // Layers len = 2, 4, 8, as in `inverse_ntt_avx2`.
-        for (layer, len) in [2usize, 4, 8].into_iter().enumerate() {
-            let table = 2 - layer;
-            for pair in 0..8 {
-                let (lo, hi) = split(len, v[2 * pair], v[2 * pair + 1]);
-                let input = difference_max(lo, hi);
-                trace.mont_input_max[stage] = trace.mont_input_max[stage].max(input);
-                let z = load(&INV_SHUFFLED[table][pair]);
-                let zq = load(&INV_SHUFFLED_QINV[table][pair]);
-                let (lo, hi) = gs_butterfly(lo, hi, z, zq);
-                (v[2 * pair], v[2 * pair + 1]) = join(len, lo, hi);
-            }
-            trace.lane_max[stage] = abs_max_all(&v);
-            stage += 1;
-        }
-        for x in &mut v {
-            *x = super::barrett_reduce_i16(*x);
-        }
-        trace.lane_max[stage] = abs_max_all(&v);
-        stage += 1;
-        // Layers len = 16 .. 128.
-        let mut step = 1;
-        while step <= 8 {
-            let mut k = 16 / step - 1;
-            let mut start = 0;
-            while start < 16 {
-                let (z, zq) = ZETAS_MONT[k];
-                k -= 1;
-                let (z, zq) = (_mm256_set1_epi16(z), _mm256_set1_epi16(zq));
-                for j in start..start + step {
-                    let input = difference_max(v[j], v[j + step]);
-                    trace.mont_input_max[stage] = trace.mont_input_max[stage].max(input);
-                    (v[j], v[j + step]) = gs_butterfly(v[j], v[j + step], z, zq);
+    impl<const S: usize> super::Observer for Recorder<S> {
+        fn butterfly(&mut self, a: __m256i, b: __m256i, inverse: bool) {
+            // SAFETY: the probe's entry points checked that the CPU supports AVX2.
+            let input = unsafe {
+                if inverse {
+                    difference_max(a, b)
+                } else {
+                    abs_max(b)
                 }
-                start += 2 * step;
-            }
-            trace.lane_max[stage] = abs_max_all(&v);
-            stage += 1;
-            if step == 4 {
-                for x in &mut v {
-                    *x = super::barrett_reduce_i16(*x);
-                }
-                trace.lane_max[stage] = abs_max_all(&v);
-                stage += 1;
-            }
-            step *= 2;
+            };
+            let slot = &mut self.trace.mont_input_max[self.stage];
+            *slot = (*slot).max(input);
         }
-        let s = _mm256_set1_epi16(INTT_SCALE);
-        let sq = _mm256_set1_epi16(qinv_of(INTT_SCALE));
-        trace.mont_input_max[stage] = abs_max_all(&v);
-        for x in &mut v {
-            *x = super::montgomery_mul(*x, s, sq);
+
+        fn scale_input(&mut self, v: &[__m256i; 16]) {
+            // SAFETY: the probe's entry points checked that the CPU supports AVX2.
+            self.trace.mont_input_max[self.stage] = unsafe { abs_max_all(v) };
         }
-        trace.lane_max[stage] = abs_max_all(&v);
-        stage += 1;
-        for x in &mut v {
-            *x = add_q_if_negative(*x);
+
+        fn stage_done(&mut self, v: &[__m256i; 16]) {
+            // SAFETY: the probe's entry points checked that the CPU supports AVX2.
+            self.trace.lane_max[self.stage] = unsafe { abs_max_all(v) };
+            self.stage += 1;
         }
-        trace.lane_max[stage] = abs_max_all(&v);
-        store_coeffs(f, &v);
-        trace
     }
 
-    /// The forward NTT of `f` in place, by the kernel's schedule, recording every stage.
+    /// The forward NTT of `f` in place, by the kernel itself, recording every stage.
     #[inline]
     pub fn ntt(f: &mut [u16; N]) -> Trace<9> {
         require_avx2();
+        let mut recorder = Recorder {
+            trace: Trace::default(),
+            stage: 0,
+        };
         // SAFETY: the CPU supports AVX2 (checked above).
-        unsafe { ntt_traced(f) }
+        unsafe { super::ntt_kernel(f, &mut recorder) };
+        assert_eq!(
+            recorder.stage,
+            NTT_STAGES.len(),
+            "the kernel's stages changed"
+        );
+        recorder.trace
     }
 
-    /// The inverse NTT of `f` in place, by the kernel's schedule, recording every stage.
+    /// The inverse NTT of `f` in place, by the kernel itself, recording every stage.
     #[inline]
     pub fn inverse_ntt(f: &mut [u16; N]) -> Trace<11> {
         require_avx2();
+        let mut recorder = Recorder {
+            trace: Trace::default(),
+            stage: 0,
+        };
         // SAFETY: the CPU supports AVX2 (checked above).
-        unsafe { inverse_ntt_traced(f) }
+        unsafe { super::inverse_ntt_kernel(f, &mut recorder) };
+        assert_eq!(
+            recorder.stage,
+            INTT_STAGES.len(),
+            "the kernel's stages changed"
+        );
+        recorder.trace
     }
 }
 
