@@ -1,0 +1,80 @@
+//! `sampling` layer: SampleNTT (one polynomial), CBD for eta = 2 and 3 (from PRF bytes, and
+//! with the PRF: `sample_noise_poly`), and whole-matrix generation for k = 2, 3, 4.
+//!
+//! IDs: `sampling/sample_ntt/<mode>`, `sampling/cbd/<mode>/{2,3}`,
+//! `sampling/noise_poly/<mode>/{2,3}`, `sampling/sample_matrix/<mode>/{2,3,4}`, where
+//! `<mode>` is `portable` (with `force_portable(true)`) and, on CPUs with AVX2, `avx2` (the
+//! crate's own selection, which the KEM uses: multi-way Keccak where the crate has it).
+//! SampleNTT's cost depends on how many candidates its seed rejects, so `sample_ntt` cycles
+//! through 64 seeds (matrix generation averages over its k^2 entries by itself).
+#![allow(missing_docs)] // criterion_main! generates an undocumented `main`
+
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
+use mlkem_benches::inputs;
+use mlkem_poly_ntt::backend::{avx2_detected, force_portable};
+use mlkem_sampling::{
+    CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, SAMPLE_NTT_SEED_BYTES, sample_matrix,
+    sample_noise_poly, sample_ntt, sample_poly_cbd2, sample_poly_cbd3,
+};
+use std::hint::black_box;
+
+/// Every sampling function, in the backend mode currently selected (`mode` labels it).
+fn functions(group: &mut BenchmarkGroup<'_, WallTime>, mode: &str) {
+    let seeds: Vec<[u8; SAMPLE_NTT_SEED_BYTES]> = (0..64).map(inputs::bytes).collect();
+    let cbd2_bytes = inputs::bytes::<CBD2_INPUT_BYTES>(100);
+    let cbd3_bytes = inputs::bytes::<CBD3_INPUT_BYTES>(101);
+    let sigma = inputs::bytes::<32>(102);
+    let rho = inputs::bytes::<32>(103);
+
+    group.bench_function(format!("sample_ntt/{mode}"), |b| {
+        let mut next = 0usize;
+        b.iter(|| {
+            next = (next + 1) % seeds.len();
+            sample_ntt(black_box(&seeds[next]))
+        });
+    });
+    group.bench_function(BenchmarkId::new(format!("cbd/{mode}"), 2), |b| {
+        b.iter(|| sample_poly_cbd2(black_box(&cbd2_bytes)));
+    });
+    group.bench_function(BenchmarkId::new(format!("cbd/{mode}"), 3), |b| {
+        b.iter(|| sample_poly_cbd3(black_box(&cbd3_bytes)));
+    });
+    group.bench_function(BenchmarkId::new(format!("noise_poly/{mode}"), 2), |b| {
+        b.iter(|| sample_noise_poly(black_box(&sigma), Eta::Two, black_box(7)));
+    });
+    group.bench_function(BenchmarkId::new(format!("noise_poly/{mode}"), 3), |b| {
+        b.iter(|| sample_noise_poly(black_box(&sigma), Eta::Three, black_box(7)));
+    });
+    let matrix = format!("sample_matrix/{mode}");
+    group.bench_function(BenchmarkId::new(&matrix, 2), |b| {
+        b.iter(|| sample_matrix::<2>(black_box(&rho)));
+    });
+    group.bench_function(BenchmarkId::new(&matrix, 3), |b| {
+        b.iter(|| sample_matrix::<3>(black_box(&rho)));
+    });
+    group.bench_function(BenchmarkId::new(&matrix, 4), |b| {
+        b.iter(|| sample_matrix::<4>(black_box(&rho)));
+    });
+}
+
+fn sampling(c: &mut Criterion) {
+    let rho = inputs::bytes::<32>(103);
+    let mut group = c.benchmark_group("sampling");
+    force_portable(true);
+    let portable = sample_matrix::<3>(&rho);
+    functions(&mut group, "portable");
+    force_portable(false);
+    if avx2_detected() {
+        assert_eq!(
+            sample_matrix::<3>(&rho),
+            portable,
+            "SIMD and portable matrices differ"
+        );
+        functions(&mut group, "avx2");
+    }
+    group.finish();
+}
+
+criterion_group!(benches, sampling);
+criterion_main!(benches);

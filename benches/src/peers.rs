@@ -1,0 +1,506 @@
+//! [`KemUnderTest`](crate::kem::KemUnderTest) adapters for peer ML-KEM implementations
+//! (feature `peers`).
+//!
+//! | label | crate | API used | deterministic |
+//! |---|---|---|---|
+//! | `libcrux` | `libcrux-ml-kem` (Cryspen; AVX2 when the CPU has it) | `generate_key_pair(seed)`, `encapsulate(pk, m)`, `decapsulate`; parsed keys: its `unpacked` API | yes |
+//! | `rustcrypto` | `ml-kem` (RustCrypto, `hazmat`) | `DecapsulationKey::from_seed`, `EncapsulationKey::encapsulate_deterministic` | yes |
+//! | `aws-lc-rs` | `aws-lc-rs` (AWS-LC, C and assembly) | `kem::DecapsulationKey::generate`, `EncapsulationKey::encapsulate` | **no**: randomized API only |
+//! | `pqcrypto` | `pqcrypto-mlkem` (PQClean, C; AVX2 when the CPU has it) | `keypair`, `encapsulate`, `decapsulate` | **no**: randomized API only |
+//!
+//! Randomized libraries ignore the seed and message: their `keygen` and `encaps` figures
+//! include drawing 64 / 32 bytes from their own RNG (aws-lc-rs: AWS-LC's DRBG; PQClean:
+//! `randombytes`, i.e. the OS through `getrandom`), which a deterministic call does not pay.
+//! Decapsulation is deterministic everywhere, so every library decapsulates exactly the same
+//! ciphertext with exactly the same key.
+//!
+//! "From bytes" figures use each library's own parsing, with the FIPS 203 input checks
+//! where the library offers them: libcrux's packed functions do not check keys, so its
+//! `*_from_bytes` adapters call `validate_public_key` / `validate_private_key` first (as
+//! FIPS 203 sections 7.2 and 7.3 require). PQClean's API takes raw byte arrays, so its
+//! "parsed" and "from bytes" figures differ only by a copy.
+
+/// libcrux's parsed keys come from its `unpacked` API, which is not multiplexed: pick the
+/// AVX2 instantiation when the CPU has AVX2 (the condition libcrux's own multiplexing uses)
+/// and the portable one otherwise.
+#[cfg(target_arch = "x86_64")]
+fn libcrux_avx2() -> bool {
+    std::is_x86_feature_detected!("avx2")
+}
+
+/// A parsed (unpacked) libcrux key, in the instantiation chosen when it was parsed.
+#[derive(Clone)]
+pub enum LibcruxKey<A, P> {
+    /// AVX2 instantiation.
+    #[cfg(target_arch = "x86_64")]
+    Avx2(A),
+    /// Portable instantiation.
+    Portable(P),
+}
+
+/// Implements `KemUnderTest` for libcrux; `$lc` is a module re-exporting one parameter
+/// set's items under set-independent names.
+macro_rules! libcrux {
+    ($(#[$doc:meta])* $name:ident, $lc:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug)]
+        pub struct $name;
+
+        impl KemUnderTest for $name {
+            const NAME: &'static str = "libcrux";
+            const DETERMINISTIC: bool = true;
+            type KeyPair = $lc::KeyPair;
+            type Ek = LibcruxKey<$lc::Avx2Ek, $lc::PortableEk>;
+            type Dk = LibcruxKey<$lc::Avx2Dk, $lc::PortableDk>;
+            type Ct = $lc::Ciphertext;
+            type Ss = [u8; 32];
+
+            #[inline]
+            fn keygen(seed: &[u8; 64]) -> Self::KeyPair {
+                $lc::generate_key_pair(*seed)
+            }
+
+            fn key_pair_bytes(key_pair: &Self::KeyPair) -> (Vec<u8>, Vec<u8>) {
+                (key_pair.pk().to_vec(), key_pair.sk().to_vec())
+            }
+
+            #[inline]
+            fn parse_ek(ek: &[u8]) -> Self::Ek {
+                let ek = $lc::PublicKey::try_from(ek).expect("ek length");
+                assert!($lc::validate_public_key(&ek), "invalid encapsulation key");
+                #[cfg(target_arch = "x86_64")]
+                if libcrux_avx2() {
+                    let mut unpacked = $lc::avx2::unpacked::init_public_key();
+                    $lc::avx2::unpacked::unpacked_public_key(&ek, &mut unpacked);
+                    return LibcruxKey::Avx2(unpacked);
+                }
+                let mut unpacked = $lc::portable::unpacked::init_public_key();
+                $lc::portable::unpacked::unpacked_public_key(&ek, &mut unpacked);
+                LibcruxKey::Portable(unpacked)
+            }
+
+            #[inline]
+            fn encaps(ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, Self::Ss) {
+                match ek {
+                    #[cfg(target_arch = "x86_64")]
+                    LibcruxKey::Avx2(ek) => $lc::avx2::unpacked::encapsulate(ek, *m),
+                    LibcruxKey::Portable(ek) => $lc::portable::unpacked::encapsulate(ek, *m),
+                }
+            }
+
+            #[inline]
+            fn encaps_from_bytes(ek: &[u8], m: &[u8; 32]) -> (Self::Ct, Self::Ss) {
+                let ek = $lc::PublicKey::try_from(ek).expect("ek length");
+                assert!($lc::validate_public_key(&ek), "invalid encapsulation key");
+                $lc::encapsulate(&ek, *m)
+            }
+
+            #[inline]
+            fn parse_dk(_seed: &[u8; 64], dk: &[u8]) -> Self::Dk {
+                let dk = $lc::PrivateKey::try_from(dk).expect("dk length");
+                #[cfg(target_arch = "x86_64")]
+                if libcrux_avx2() {
+                    let mut unpacked = $lc::avx2::unpacked::init_key_pair();
+                    $lc::avx2::unpacked::key_pair_from_private_mut(&dk, &mut unpacked);
+                    return LibcruxKey::Avx2(unpacked);
+                }
+                let mut unpacked = $lc::portable::unpacked::init_key_pair();
+                $lc::portable::unpacked::key_pair_from_private_mut(&dk, &mut unpacked);
+                LibcruxKey::Portable(unpacked)
+            }
+
+            #[inline]
+            fn parse_ct(ct: &[u8]) -> Self::Ct {
+                $lc::Ciphertext::try_from(ct).expect("ct length")
+            }
+
+            #[inline]
+            fn decaps(dk: &Self::Dk, ct: &Self::Ct) -> Self::Ss {
+                match dk {
+                    #[cfg(target_arch = "x86_64")]
+                    LibcruxKey::Avx2(dk) => $lc::avx2::unpacked::decapsulate(dk, ct),
+                    LibcruxKey::Portable(dk) => $lc::portable::unpacked::decapsulate(dk, ct),
+                }
+            }
+
+            #[inline]
+            fn decaps_from_bytes(dk: &[u8], ct: &[u8]) -> Self::Ss {
+                let dk = $lc::PrivateKey::try_from(dk).expect("dk length");
+                let ct = Self::parse_ct(ct);
+                assert!($lc::validate_private_key(&dk, &ct), "invalid decapsulation key");
+                $lc::decapsulate(&dk, &ct)
+            }
+
+            fn ct_bytes(ct: &Self::Ct) -> &[u8] {
+                ct.as_ref()
+            }
+
+            fn ss_bytes(ss: &Self::Ss) -> &[u8] {
+                ss
+            }
+        }
+    };
+}
+
+macro_rules! rustcrypto {
+    ($(#[$doc:meta])* $name:ident, $set:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug)]
+        pub struct $name;
+
+        #[allow(deprecated)] // the expanded dk encoding: the common input of every library
+        impl KemUnderTest for $name {
+            const NAME: &'static str = "rustcrypto";
+            const DETERMINISTIC: bool = true;
+            type KeyPair = ml_kem::$set::DecapsulationKey;
+            type Ek = ml_kem::$set::EncapsulationKey;
+            type Dk = ml_kem::$set::DecapsulationKey;
+            type Ct = ml_kem::$set::Ciphertext;
+            type Ss = ml_kem::SharedKey;
+
+            #[inline]
+            fn keygen(seed: &[u8; 64]) -> Self::KeyPair {
+                Self::Dk::from_seed(ml_kem::Seed::from(*seed))
+            }
+
+            fn key_pair_bytes(key_pair: &Self::KeyPair) -> (Vec<u8>, Vec<u8>) {
+                use ml_kem::{ExpandedKeyEncoding as _, KeyExport as _};
+                (
+                    key_pair.encapsulation_key().to_bytes().to_vec(),
+                    key_pair.to_expanded_bytes().to_vec(),
+                )
+            }
+
+            #[inline]
+            fn parse_ek(ek: &[u8]) -> Self::Ek {
+                let ek = ml_kem::array::Array::try_from(ek).expect("ek length");
+                Self::Ek::new(&ek).expect("valid encapsulation key")
+            }
+
+            #[inline]
+            fn encaps(ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, Self::Ss) {
+                ek.encapsulate_deterministic(&ml_kem::B32::from(*m))
+            }
+
+            #[inline]
+            fn encaps_from_bytes(ek: &[u8], m: &[u8; 32]) -> (Self::Ct, Self::Ss) {
+                Self::parse_ek(ek).encapsulate_deterministic(&ml_kem::B32::from(*m))
+            }
+
+            #[inline]
+            fn parse_dk(seed: &[u8; 64], _dk: &[u8]) -> Self::Dk {
+                Self::keygen(seed)
+            }
+
+            #[inline]
+            fn parse_ct(ct: &[u8]) -> Self::Ct {
+                Self::Ct::try_from(ct).expect("ct length")
+            }
+
+            #[inline]
+            fn decaps(dk: &Self::Dk, ct: &Self::Ct) -> Self::Ss {
+                use ml_kem::Decapsulate as _;
+                dk.decapsulate(ct)
+            }
+
+            #[inline]
+            fn decaps_from_bytes(dk: &[u8], ct: &[u8]) -> Self::Ss {
+                use ml_kem::{Decapsulate as _, ExpandedKeyEncoding as _};
+                let dk = ml_kem::array::Array::try_from(dk).expect("dk length");
+                let dk = Self::Dk::from_expanded_bytes(&dk).expect("valid decapsulation key");
+                dk.decapsulate(&Self::parse_ct(ct))
+            }
+
+            fn ct_bytes(ct: &Self::Ct) -> &[u8] {
+                ct.as_slice()
+            }
+
+            fn ss_bytes(ss: &Self::Ss) -> &[u8] {
+                ss.as_slice()
+            }
+        }
+    };
+}
+
+macro_rules! aws_lc {
+    ($(#[$doc:meta])* $name:ident, $alg:ident) => {
+        $(#[$doc])*
+        ///
+        /// aws-lc-rs only offers a randomized API (no seeded key generation, no caller-chosen
+        /// encapsulation message): `keygen` ignores the seed, `encaps` the message.
+        #[derive(Clone, Copy, Debug)]
+        pub struct $name;
+
+        impl KemUnderTest for $name {
+            const NAME: &'static str = "aws-lc-rs";
+            const DETERMINISTIC: bool = false;
+            type KeyPair = aws_lc_rs::kem::DecapsulationKey;
+            type Ek = aws_lc_rs::kem::EncapsulationKey;
+            type Dk = aws_lc_rs::kem::DecapsulationKey;
+            type Ct = Vec<u8>;
+            type Ss = aws_lc_rs::kem::SharedSecret;
+
+            #[inline]
+            fn keygen(_seed: &[u8; 64]) -> Self::KeyPair {
+                aws_lc_rs::kem::DecapsulationKey::generate(&aws_lc_rs::kem::$alg)
+                    .expect("aws-lc key generation")
+            }
+
+            fn key_pair_bytes(key_pair: &Self::KeyPair) -> (Vec<u8>, Vec<u8>) {
+                let ek = key_pair.encapsulation_key().expect("aws-lc ek");
+                (
+                    ek.key_bytes().expect("aws-lc ek bytes").as_ref().to_vec(),
+                    key_pair.key_bytes().expect("aws-lc dk bytes").as_ref().to_vec(),
+                )
+            }
+
+            #[inline]
+            fn parse_ek(ek: &[u8]) -> Self::Ek {
+                aws_lc_rs::kem::EncapsulationKey::new(&aws_lc_rs::kem::$alg, ek)
+                    .expect("valid encapsulation key")
+            }
+
+            #[inline]
+            fn encaps(ek: &Self::Ek, _m: &[u8; 32]) -> (Self::Ct, Self::Ss) {
+                let (ct, ss) = ek.encapsulate().expect("aws-lc encapsulation");
+                // Moving the ciphertext out of aws-lc's type costs one allocation and copy of
+                // ~1 KB, far below the cost of the operation.
+                (ct.as_ref().to_vec(), ss)
+            }
+
+            #[inline]
+            fn encaps_from_bytes(ek: &[u8], m: &[u8; 32]) -> (Self::Ct, Self::Ss) {
+                Self::encaps(&Self::parse_ek(ek), m)
+            }
+
+            #[inline]
+            fn parse_dk(_seed: &[u8; 64], dk: &[u8]) -> Self::Dk {
+                aws_lc_rs::kem::DecapsulationKey::new(&aws_lc_rs::kem::$alg, dk)
+                    .expect("valid decapsulation key")
+            }
+
+            #[inline]
+            fn parse_ct(ct: &[u8]) -> Self::Ct {
+                ct.to_vec()
+            }
+
+            #[inline]
+            fn decaps(dk: &Self::Dk, ct: &Self::Ct) -> Self::Ss {
+                dk.decapsulate(aws_lc_rs::kem::Ciphertext::from(ct.as_slice()))
+                    .expect("aws-lc decapsulation")
+            }
+
+            #[inline]
+            fn decaps_from_bytes(dk: &[u8], ct: &[u8]) -> Self::Ss {
+                Self::parse_dk(&[0; 64], dk)
+                    .decapsulate(aws_lc_rs::kem::Ciphertext::from(ct))
+                    .expect("aws-lc decapsulation")
+            }
+
+            fn ct_bytes(ct: &Self::Ct) -> &[u8] {
+                ct
+            }
+
+            fn ss_bytes(ss: &Self::Ss) -> &[u8] {
+                ss.as_ref()
+            }
+        }
+    };
+}
+
+macro_rules! pqclean {
+    ($(#[$doc:meta])* $name:ident, $set:ident) => {
+        $(#[$doc])*
+        ///
+        /// pqcrypto-mlkem (PQClean) only offers a randomized API (`keypair()`,
+        /// `encapsulate(pk)`): `keygen` ignores the seed, `encaps` the message.
+        #[derive(Clone, Copy, Debug)]
+        pub struct $name;
+
+        impl KemUnderTest for $name {
+            const NAME: &'static str = "pqcrypto";
+            const DETERMINISTIC: bool = false;
+            type KeyPair = (pqcrypto_mlkem::$set::PublicKey, pqcrypto_mlkem::$set::SecretKey);
+            type Ek = pqcrypto_mlkem::$set::PublicKey;
+            type Dk = pqcrypto_mlkem::$set::SecretKey;
+            type Ct = pqcrypto_mlkem::$set::Ciphertext;
+            type Ss = pqcrypto_mlkem::$set::SharedSecret;
+
+            #[inline]
+            fn keygen(_seed: &[u8; 64]) -> Self::KeyPair {
+                pqcrypto_mlkem::$set::keypair()
+            }
+
+            fn key_pair_bytes(key_pair: &Self::KeyPair) -> (Vec<u8>, Vec<u8>) {
+                use pqcrypto_traits::kem::{PublicKey as _, SecretKey as _};
+                (key_pair.0.as_bytes().to_vec(), key_pair.1.as_bytes().to_vec())
+            }
+
+            #[inline]
+            fn parse_ek(ek: &[u8]) -> Self::Ek {
+                use pqcrypto_traits::kem::PublicKey as _;
+                Self::Ek::from_bytes(ek).expect("ek length")
+            }
+
+            #[inline]
+            fn encaps(ek: &Self::Ek, _m: &[u8; 32]) -> (Self::Ct, Self::Ss) {
+                let (ss, ct) = pqcrypto_mlkem::$set::encapsulate(ek);
+                (ct, ss)
+            }
+
+            #[inline]
+            fn encaps_from_bytes(ek: &[u8], m: &[u8; 32]) -> (Self::Ct, Self::Ss) {
+                Self::encaps(&Self::parse_ek(ek), m)
+            }
+
+            #[inline]
+            fn parse_dk(_seed: &[u8; 64], dk: &[u8]) -> Self::Dk {
+                use pqcrypto_traits::kem::SecretKey as _;
+                Self::Dk::from_bytes(dk).expect("dk length")
+            }
+
+            #[inline]
+            fn parse_ct(ct: &[u8]) -> Self::Ct {
+                use pqcrypto_traits::kem::Ciphertext as _;
+                Self::Ct::from_bytes(ct).expect("ct length")
+            }
+
+            #[inline]
+            fn decaps(dk: &Self::Dk, ct: &Self::Ct) -> Self::Ss {
+                pqcrypto_mlkem::$set::decapsulate(ct, dk)
+            }
+
+            #[inline]
+            fn decaps_from_bytes(dk: &[u8], ct: &[u8]) -> Self::Ss {
+                pqcrypto_mlkem::$set::decapsulate(&Self::parse_ct(ct), &Self::parse_dk(&[0; 64], dk))
+            }
+
+            fn ct_bytes(ct: &Self::Ct) -> &[u8] {
+                use pqcrypto_traits::kem::Ciphertext as _;
+                ct.as_bytes()
+            }
+
+            fn ss_bytes(ss: &Self::Ss) -> &[u8] {
+                use pqcrypto_traits::kem::SharedSecret as _;
+                ss.as_bytes()
+            }
+        }
+    };
+}
+
+/// Generates the per-set module of peer adapters.
+macro_rules! parameter_set {
+    (
+        $(#[$doc:meta])* $module:ident,
+        libcrux: $lc_set:ident ($pk:ident, $sk:ident, $ct:ident, $kp:ident, $upk:ident, $ukp:ident),
+        rustcrypto: $rc_set:ident,
+        aws_lc: $alg:ident,
+        pqclean: $pq_set:ident $(,)?
+    ) => {
+        $(#[$doc])*
+        pub mod $module {
+            use super::LibcruxKey;
+            #[cfg(target_arch = "x86_64")]
+            use super::libcrux_avx2;
+            use crate::kem::KemUnderTest;
+
+            /// This set's libcrux items under set-independent names.
+            mod lc {
+                #[cfg(target_arch = "x86_64")]
+                pub(super) use libcrux_ml_kem::$lc_set::avx2;
+                pub(super) use libcrux_ml_kem::$lc_set::{
+                    $ct as Ciphertext, $kp as KeyPair, $pk as PublicKey, $sk as PrivateKey,
+                    decapsulate, encapsulate, generate_key_pair, portable, validate_private_key,
+                    validate_public_key,
+                };
+                pub(super) type PortableEk = portable::unpacked::$upk;
+                pub(super) type PortableDk = portable::unpacked::$ukp;
+                #[cfg(target_arch = "x86_64")]
+                pub(super) type Avx2Ek = avx2::unpacked::$upk;
+                #[cfg(target_arch = "x86_64")]
+                pub(super) type Avx2Dk = avx2::unpacked::$ukp;
+                #[cfg(not(target_arch = "x86_64"))]
+                pub(super) type Avx2Ek = ();
+                #[cfg(not(target_arch = "x86_64"))]
+                pub(super) type Avx2Dk = ();
+            }
+
+            libcrux!(
+                /// libcrux-ml-kem.
+                Libcrux,
+                lc
+            );
+            rustcrypto!(
+                /// RustCrypto `ml-kem`.
+                RustCrypto,
+                $rc_set
+            );
+            aws_lc!(
+                /// aws-lc-rs.
+                AwsLc,
+                $alg
+            );
+            pqclean!(
+                /// pqcrypto-mlkem (PQClean).
+                PqClean,
+                $pq_set
+            );
+        }
+    };
+}
+
+parameter_set!(
+    /// ML-KEM-512 peers.
+    ml_kem_512,
+    libcrux: mlkem512 (
+        MlKem512PublicKey, MlKem512PrivateKey, MlKem512Ciphertext, MlKem512KeyPair,
+        MlKem512PublicKeyUnpacked, MlKem512KeyPairUnpacked
+    ),
+    rustcrypto: ml_kem_512,
+    aws_lc: ML_KEM_512,
+    pqclean: mlkem512,
+);
+parameter_set!(
+    /// ML-KEM-768 peers.
+    ml_kem_768,
+    libcrux: mlkem768 (
+        MlKem768PublicKey, MlKem768PrivateKey, MlKem768Ciphertext, MlKem768KeyPair,
+        MlKem768PublicKeyUnpacked, MlKem768KeyPairUnpacked
+    ),
+    rustcrypto: ml_kem_768,
+    aws_lc: ML_KEM_768,
+    pqclean: mlkem768,
+);
+parameter_set!(
+    /// ML-KEM-1024 peers.
+    ml_kem_1024,
+    libcrux: mlkem1024 (
+        MlKem1024PublicKey, MlKem1024PrivateKey, MlKem1024Ciphertext, MlKem1024KeyPair,
+        MlKem1024PublicKeyUnpacked, MlKem1024KeyPairUnpacked
+    ),
+    rustcrypto: ml_kem_1024,
+    aws_lc: ML_KEM_1024,
+    pqclean: mlkem1024,
+);
+
+#[cfg(test)]
+mod tests {
+    use crate::kem::{Fixture, Ours512, Ours768, Ours1024, check};
+
+    macro_rules! check_set {
+        ($test:ident, $ours:ty, $set:literal, $peers:ident) => {
+            #[test]
+            fn $test() {
+                let fx = Fixture::new::<$ours>($set);
+                check::<super::$peers::Libcrux, $ours>(&fx).unwrap();
+                check::<super::$peers::RustCrypto, $ours>(&fx).unwrap();
+                check::<super::$peers::AwsLc, $ours>(&fx).unwrap();
+                check::<super::$peers::PqClean, $ours>(&fx).unwrap();
+            }
+        };
+    }
+
+    check_set!(peers_agree_512, Ours512, "ML-KEM-512", ml_kem_512);
+    check_set!(peers_agree_768, Ours768, "ML-KEM-768", ml_kem_768);
+    check_set!(peers_agree_1024, Ours1024, "ML-KEM-1024", ml_kem_1024);
+}
