@@ -129,7 +129,18 @@ pub(crate) fn parse_candidates(bytes: &[u8], coeffs: &mut [u16; N], mut filled: 
 fn sample_ntt_batch(seeds: &[[u8; SAMPLE_NTT_SEED_BYTES]], out: &mut [NttPoly]) {
     #[cfg(target_arch = "x86_64")]
     if let Some(avx2) = crate::simd::Avx2::get() {
+        // A lone last seed (one `sample_ntt`, or k = 3: 9 = 4 + 4 + 1) is faster on the
+        // scalar Keccak than in a 4-way permutation with three idle lanes (measured: 1.66 vs
+        // 2.34 us for one polynomial); two or three seeds are faster 4-way.
+        let split = if seeds.len() % 4 == 1 {
+            seeds.len() - 1
+        } else {
+            seeds.len()
+        };
+        let (seeds, lone_seed) = seeds.split_at(split);
+        let (out, lone_out) = out.split_at_mut(split);
         avx2.sample_ntt_batch(seeds, out);
+        sample_ntt_batch_portable(lone_seed, lone_out);
         return;
     }
     sample_ntt_batch_portable(seeds, out);
