@@ -21,7 +21,7 @@
 //!
 //! The checks themselves are plain functions returning a verdict
 //! ([`exhaustive::check_exhaustive`], [`reductions::check_reduction`],
-//! [`report::LazySite::check`]), and the sabotage tests in [`tests`] show that they fail on
+//! [`report::LazySite::check`]), and the sabotage tests in `tests` show that they fail on
 //! a broken bound.
 //!
 //! # Speed and overflow checks

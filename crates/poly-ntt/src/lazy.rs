@@ -1,6 +1,6 @@
 //! Lazy base-case accumulation (FIPS 203 Algorithms 11 and 12, reduced once per sum).
 //!
-//! In T_q a product is 128 products in Z_q[X]/(X^2 - gamma_i):
+//! In T_q a product is 128 products in Z_q\[X\]/(X^2 - gamma_i):
 //! `c0 = a0*b0 + a1*(b1*gamma_i)`, `c1 = a0*b1 + a1*b0`. Matrix-vector and inner products
 //! only ever add such products, so [`Accumulator`] sums the unreduced terms in `u32` and
 //! reduces each coefficient once at the end. With canonical inputs a term is at most

@@ -101,12 +101,12 @@ macro_rules! poly_type {
 }
 
 poly_type!(
-    /// A polynomial of R_q = Z_q[X]/(X^256 + 1), in the coefficient domain.
+    /// A polynomial of R_q = Z_q\[X\]/(X^256 + 1), in the coefficient domain.
     Poly
 );
 
 poly_type!(
-    /// A polynomial in the NTT domain T_q: 128 elements of Z_q[X]/(X^2 - gamma_i),
+    /// A polynomial in the NTT domain T_q: 128 elements of Z_q\[X\]/(X^2 - gamma_i),
     /// coefficient pairs `(2i, 2i + 1)` in the order of FIPS 203.
     NttPoly
 );

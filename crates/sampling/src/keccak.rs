@@ -1,4 +1,4 @@
-//! Keccak-f[1600] (FIPS 202) for one state, and the sponges ML-KEM uses: SHA3-256 (H),
+//! Keccak-f\[1600\] (FIPS 202) for one state, and the sponges ML-KEM uses: SHA3-256 (H),
 //! SHA3-512 (G), SHAKE128 (XOF) and SHAKE256 (J, PRF).
 //!
 //! The hashes that cannot be batched across streams (H(ek) over the whole encapsulation key,
@@ -8,7 +8,7 @@
 //! same code is compiled with `andn` and `rorx` available, selected at run time; elsewhere the
 //! portable build runs. Both are tested against the `sha3` crate.
 
-/// The 24 round constants of Keccak-f[1600] (FIPS 202, section 3.2.5).
+/// The 24 round constants of Keccak-f\[1600\] (FIPS 202, section 3.2.5).
 const RC: [u64; 24] = [
     0x0000_0000_0000_0001,
     0x0000_0000_0000_8082,
@@ -143,7 +143,7 @@ fn permute_bmi(s: &mut [u64; 25]) {
     permute_rounds(s);
 }
 
-/// Keccak-f[1600] on one state (FIPS 202, section 3.3, 24 rounds).
+/// Keccak-f\[1600\] on one state (FIPS 202, section 3.3, 24 rounds).
 #[allow(unsafe_code)]
 pub fn f1600(state: &mut [u64; 25]) {
     #[cfg(target_arch = "x86_64")]
