@@ -62,11 +62,14 @@ pub(crate) fn encaps_internal<
     ct_out: &mut [u8],
 ) -> SharedSecret {
     // Line 1: (K, r) = G(m || H(ek)).
-    let (key, mut r) = hash::g(m, &ek.h);
+    let (mut key, mut r) = hash::g(m, &ek.h);
     // Line 2: c = K-PKE.Encrypt(ek, m, r).
     kpke::encrypt::<B, K, ETA1, ETA2, DU, DV>(&ek.pk, m, &r, ct_out);
     r.zeroize();
-    SharedSecret::new(key)
+    // `[u8; 32]` is `Copy`: wrapping it leaves this copy behind, so erase it.
+    let shared = SharedSecret::new(key);
+    key.zeroize();
+    shared
 }
 
 /// `ML-KEM.Decaps_internal(dk, c)` (Algorithm 18) on a parsed key. Never fails: a
@@ -88,8 +91,9 @@ pub(crate) fn decaps_internal<
     // Line 7: m' = K-PKE.Decrypt(dk_pke, c).
     let mut m_prime = kpke::decrypt::<B, K, DU, DV>(s_hat, ct);
     // Line 8: (K', r') = G(m' || h).
-    let (key_prime, mut r_prime) = hash::g(&m_prime, &ek.h);
+    let (mut key_prime, mut r_prime) = hash::g(&m_prime, &ek.h);
     let mut key = SharedSecret::new(key_prime);
+    key_prime.zeroize();
     // Line 9: K-bar = J(z || c).
     let rejection = SharedSecret::new(hash::j(z, ct));
     // Line 10: c' = K-PKE.Encrypt(ek_pke, m', r').
