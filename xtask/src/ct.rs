@@ -331,6 +331,9 @@ fn valgrind(binary: &Path, mode: &str, log_path: &Path) -> Result<Run, String> {
             "--track-origins=yes",
             "--leak-check=no",
             "--num-callers=50",
+            // Every context in full: past 1000 contexts memcheck stops printing them, and
+            // each must be parsed and judged.
+            "--error-limit=no",
             "--fullpath-after=",
         ])
         .arg(format!("--log-file={}", log_path.display()))

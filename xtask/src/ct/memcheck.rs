@@ -114,9 +114,8 @@ fn parse_summary(line: &str) -> Option<Summary> {
 
 /// Parses a log written with `--log-file`.
 ///
-/// Memcheck separates its messages with empty `==PID==` lines. A block whose second line is
-/// an `at 0x` frame is an error context: its first line is the kind, then come the stack
-/// frames, then (with `--track-origins`) a line such as "Uninitialised value was created by
+/// Memcheck separates its messages with empty `==PID==` lines. A block with an `at 0x` frame
+/// is an error context: the line before that frame is the kind, then come the stack frames, then (with `--track-origins`) a line such as "Uninitialised value was created by
 /// a client request" and the origin's frames.
 pub(crate) fn parse(text: &str) -> Log {
     let mut log = Log::default();
@@ -130,13 +129,18 @@ pub(crate) fn parse(text: &str) -> Log {
             block.push(line);
             continue;
         }
-        let is_error = block.len() >= 2 && block[1].trim_start().starts_with("at 0x");
-        if is_error {
+        // The kind is the line before the first frame. Usually it opens the block, but a
+        // notice can share the block ("More than 100 errors detected. Subsequent errors /
+        // will still be recorded, ..." comes straight before the 101st context).
+        let first_frame = block
+            .windows(2)
+            .position(|pair| pair[1].trim_start().starts_with("at 0x"));
+        if let Some(kind_at) = first_frame {
             let mut error = ErrorContext {
-                kind: block[0].trim().to_string(),
+                kind: block[kind_at].trim().to_string(),
                 ..ErrorContext::default()
             };
-            for line in &block[1..] {
+            for line in &block[kind_at + 1..] {
                 match parse_frame(line) {
                     Some(frame) if error.origin.is_none() => error.stack.push(frame),
                     Some(frame) => error.origin_stack.push(frame),
@@ -170,13 +174,18 @@ leaky: program output never lands in the log
 ==42== Use of uninitialised value of size 8
 ==42==    at 0x1234: ct_harness::leaky::lookup_by_secret (/w/ct-harness/src/leaky.rs:55)
 ==42== 
-==42== ERROR SUMMARY: 7 errors from 2 contexts (suppressed: 1 from 1)
+==42== More than 100 errors detected.  Subsequent errors
+==42== will still be recorded, but in less detail than before.
+==42== Conditional jump or move depends on uninitialised value(s)
+==42==    at 0x5678: ct_harness::leaky::branch_on_secret (/w/ct-harness/src/leaky.rs:40)
+==42== 
+==42== ERROR SUMMARY: 8 errors from 3 contexts (suppressed: 1 from 1)
 ";
 
     #[test]
     fn parses_contexts_stacks_origins_and_summary() {
         let log = parse(LOG);
-        assert_eq!(log.errors.len(), 2);
+        assert_eq!(log.errors.len(), 3);
         let first = &log.errors[0];
         assert!(first.is_branch());
         assert_eq!(first.stack.len(), 4);
@@ -193,11 +202,14 @@ leaky: program output never lands in the log
         assert_eq!(first.origin_stack[0].function, "ct_harness::run_kem");
         let second = &log.errors[1];
         assert!(second.is_value_use() && second.in_function("lookup_by_secret"));
+        // The context that shares its block with memcheck's "More than 100 errors" notice.
+        let third = &log.errors[2];
+        assert!(third.is_branch() && third.in_function("branch_on_secret"));
         assert_eq!(
             log.summary,
             Some(Summary {
-                errors: 7,
-                contexts: 2,
+                errors: 8,
+                contexts: 3,
                 suppressed: 1
             })
         );
