@@ -1,5 +1,6 @@
-//! Runs one operation in a loop, for profilers: `profile_loop <keygen|encaps|decaps> [iterations]`.
-use mlkem::ml_kem_768::{Ciphertext, DecapsulationKey};
+//! Runs one operation in a loop, for profilers:
+//! `profile_loop <keygen|encaps|encaps_from_bytes|decaps|decaps_from_bytes> [iterations]`.
+use mlkem::ml_kem_768::{Ciphertext, DecapsulationKey, EncapsulationKey};
 use std::hint::black_box;
 
 fn main() {
@@ -9,12 +10,24 @@ fn main() {
     let dk = DecapsulationKey::from_seed(&[7u8; 64]);
     let (ct, _) = dk.encapsulation_key().encapsulate_deterministic(&[9u8; 32]);
     let ct = Ciphertext::from_bytes(ct.as_bytes()).unwrap();
+    let ek_bytes = dk.encapsulation_key().as_bytes().to_vec();
+    let dk_bytes = dk.to_expanded_bytes();
     for i in 0..n {
         match op {
             "keygen" => drop(black_box(DecapsulationKey::from_seed(&[i as u8; 64]))),
             "encaps" => drop(black_box(
                 dk.encapsulation_key()
                     .encapsulate_deterministic(&[i as u8; 32]),
+            )),
+            "encaps_from_bytes" => drop(black_box(
+                EncapsulationKey::from_bytes(black_box(&ek_bytes))
+                    .unwrap()
+                    .encapsulate_deterministic(&[i as u8; 32]),
+            )),
+            "decaps_from_bytes" => drop(black_box(
+                DecapsulationKey::from_expanded_bytes(black_box(&dk_bytes[..]))
+                    .unwrap()
+                    .decapsulate(&ct),
             )),
             _ => drop(black_box(dk.decapsulate(&ct))),
         }

@@ -1,8 +1,9 @@
-//! The hash functions of FIPS 203 section 4.1: G = SHA3-512, H = SHA3-256, J = SHAKE256
-//! truncated to 32 bytes (PRF and XOF are used inside `mlkem-sampling`). All come from the
-//! unrolled Keccak of `mlkem_sampling::keccak`.
+//! The hash functions of FIPS 203 section 4.1 that run on their own: G = SHA3-512 and
+//! H = SHA3-256, from the unrolled Keccak of `mlkem_sampling::keccak`. PRF and XOF are used
+//! inside `mlkem-sampling`; H of an imported key and J = SHAKE256 truncated to 32 bytes are
+//! handed to it as a `Digest32`, to run beside the sampling they do not depend on.
 
-use mlkem_sampling::keccak::{sha3_256, sha3_512, shake256};
+use mlkem_sampling::keccak::{sha3_256, sha3_512};
 use zeroize::Zeroize;
 
 /// G(a || b) = SHA3-512, split into its two 32-byte halves.
@@ -19,11 +20,4 @@ pub(crate) fn g(a: &[u8], b: &[u8]) -> ([u8; 32], [u8; 32]) {
 /// H(s) = SHA3-256.
 pub(crate) fn h(s: &[u8]) -> [u8; 32] {
     sha3_256(&[s])
-}
-
-/// J(a || b) = SHAKE256(a || b), first 32 bytes.
-pub(crate) fn j(a: &[u8], b: &[u8]) -> [u8; 32] {
-    let mut out = [0u8; 32];
-    shake256(&[a, b], &mut out);
-    out
 }

@@ -5,6 +5,7 @@ use crate::hash;
 use crate::kpke::{self, PublicKey};
 use crate::secret::SharedSecret;
 use mlkem_poly_ntt::{Backend, CachedNttVector};
+use mlkem_sampling::Digest32;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
@@ -19,11 +20,18 @@ pub(crate) struct EkState<const K: usize> {
 }
 
 impl<const K: usize> EkState<K> {
-    /// Parses `ek` (length already checked) given `h = H(ek)`: the modulus check of FIPS 203
-    /// section 7.2, then A-hat, computed once for every later encapsulation.
-    pub(crate) fn parse_with_hash(ek: &[u8], h: [u8; 32]) -> Option<Self> {
-        let pk = PublicKey::parse(ek)?;
+    /// Parses `ek` (length already checked): the modulus check of FIPS 203 section 7.2,
+    /// then A-hat and H(ek), computed once for every later encapsulation.
+    pub(crate) fn parse(ek: &[u8]) -> Option<Self> {
+        let (pk, h) = PublicKey::parse_and_hash(ek)?;
         Some(Self { pk, h })
+    }
+
+    /// Parses the `ek` embedded in an expanded decapsulation key beside its hash `h`: the
+    /// hash check of FIPS 203 section 7.3, then the modulus check.
+    pub(crate) fn parse_checking_hash(ek: &[u8], h: &[u8; 32]) -> Result<Self, crate::Error> {
+        let pk = PublicKey::parse_checking_hash(ek, h)?;
+        Ok(Self { pk, h: *h })
     }
 }
 
@@ -64,7 +72,7 @@ pub(crate) fn encaps_internal<
     // Line 1: (K, r) = G(m || H(ek)).
     let (mut key, mut r) = hash::g(m, &ek.h);
     // Line 2: c = K-PKE.Encrypt(ek, m, r).
-    kpke::encrypt::<B, K, ETA1, ETA2, DU, DV>(&ek.pk, m, &r, ct_out);
+    kpke::encrypt::<B, K, ETA1, ETA2, DU, DV>(&ek.pk, m, &r, ct_out, None);
     r.zeroize();
     // `[u8; 32]` is `Copy`: wrapping it leaves this copy behind, so erase it.
     let shared = SharedSecret::new(key);
@@ -94,12 +102,15 @@ pub(crate) fn decaps_internal<
     let (mut key_prime, mut r_prime) = hash::g(&m_prime, &ek.h);
     let mut key = SharedSecret::new(key_prime);
     key_prime.zeroize();
-    // Line 9: K-bar = J(z || c).
-    let rejection = SharedSecret::new(hash::j(z, ct));
-    // Line 10: c' = K-PKE.Encrypt(ek_pke, m', r').
+    // Line 10: c' = K-PKE.Encrypt(ek_pke, m', r'), and line 9: K-bar = J(z || c), which
+    // depends on neither and is computed alongside the encryption's noise.
     let mut buf = [0u8; MAX_CIPHERTEXT_SIZE];
     let ct_prime = &mut buf[..ct.len()];
-    kpke::encrypt::<B, K, ETA1, ETA2, DU, DV>(&ek.pk, &m_prime, &r_prime, ct_prime);
+    let mut k_bar = [0u8; 32];
+    let j = Digest32::shake256([z, ct], &mut k_bar);
+    kpke::encrypt::<B, K, ETA1, ETA2, DU, DV>(&ek.pk, &m_prime, &r_prime, ct_prime, Some(j));
+    let rejection = SharedSecret::new(k_bar);
+    k_bar.zeroize();
     // Lines 11-13: if c != c' then K' = K-bar, in constant time.
     let equal = ct_eq_bytes(ct, ct_prime);
     key.conditional_assign(&rejection, !equal);

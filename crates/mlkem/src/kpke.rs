@@ -8,10 +8,14 @@
 //! (`mlkem-poly-ntt`), and the `b*zeta` cache of `r` is built once and shared by `A^T r`
 //! and `t^T r` in [`encrypt`]; the cache of `s` is built once per key and kept in it.
 
+use crate::Error;
 use crate::compress::{compress, decompress};
 use crate::encode::{byte_decode, byte_encode, encoded_len};
 use mlkem_poly_ntt::{Backend, CachedNttVector, Matrix, N, NttPoly, NttVector, Poly, PolyVector};
-use mlkem_sampling::{Eta, sample_matrix, sample_noise_polys};
+use mlkem_sampling::{
+    Digest32, Eta, sample_matrix, sample_matrix_with_digest, sample_noise_polys,
+    sample_noise_polys_with_digest,
+};
 use zeroize::Zeroize;
 
 /// Bytes of one ByteEncode_12'd polynomial.
@@ -70,17 +74,36 @@ pub(crate) fn encode_vector_12<const K: usize>(v: &NttVector<K>, out: &mut [u8])
 }
 
 impl<const K: usize> PublicKey<K> {
-    /// Parses `ek_pke = ByteEncode_12(t-hat) || rho` and expands A-hat, or `None` if a
-    /// coefficient of t-hat is `>= q`.
-    pub(crate) fn parse(ek: &[u8]) -> Option<Self> {
-        let (t_bytes, rho) = ek.split_at(K * POLY_BYTES);
-        let rho: &[u8; 32] = rho.try_into().ok()?;
+    /// Parses `ek_pke = ByteEncode_12(t-hat) || rho` and expands A-hat; also returns
+    /// `H(ek_pke)`, computed alongside A-hat (see `sample_matrix_with_digest`). `None` if a
+    /// coefficient of t-hat is `>= q` (checked first: a bad key costs no hashing).
+    pub(crate) fn parse_and_hash(ek: &[u8]) -> Option<(Self, [u8; 32])> {
+        let (t_bytes, rho) = split_ek::<K>(ek);
         let t_hat = decode_vector_12::<K>(t_bytes)?;
-        Some(Self {
-            t_hat,
-            a_hat: sample_matrix::<K>(rho),
-        })
+        let mut h = [0u8; 32];
+        let a_hat = sample_matrix_with_digest::<K>(rho, Digest32::sha3_256(ek, &mut h));
+        Some((Self { t_hat, a_hat }, h))
     }
+
+    /// Like [`Self::parse_and_hash`], for a key whose hash `expected` is stored beside it
+    /// (FIPS 203 section 7.3): the hash is compared before the modulus check.
+    pub(crate) fn parse_checking_hash(ek: &[u8], expected: &[u8]) -> Result<Self, Error> {
+        let (t_bytes, rho) = split_ek::<K>(ek);
+        let mut h = [0u8; 32];
+        let a_hat = sample_matrix_with_digest::<K>(rho, Digest32::sha3_256(ek, &mut h));
+        // Public values (H of the public ek, bytes stored beside it): a plain comparison.
+        if h[..] != *expected {
+            return Err(Error::DecapsulationKeyHashMismatch);
+        }
+        let t_hat = decode_vector_12::<K>(t_bytes).ok_or(Error::EncapsulationKeyNotReduced)?;
+        Ok(Self { t_hat, a_hat })
+    }
+}
+
+/// Splits `ek_pke` (length `384 K + 32`, checked by the caller) into t-hat's bytes and rho.
+fn split_ek<const K: usize>(ek: &[u8]) -> (&[u8], &[u8; 32]) {
+    let (t_bytes, rho) = ek.split_at(K * POLY_BYTES);
+    (t_bytes, rho.try_into().expect("ek_pke is 384 K + 32 bytes"))
 }
 
 /// K-PKE.KeyGen (Algorithm 13) from the 32-byte seed d.
@@ -163,6 +186,9 @@ fn decode_decompress<const D: usize>(bytes: &[u8]) -> Poly {
 
 /// K-PKE.Encrypt (Algorithm 14) of the 32-byte message `m` with randomness `r`,
 /// written to `ct_out` (`32 (DU K + DV)` bytes).
+///
+/// `digest`, if any, is an independent hash computed alongside the noise (decapsulation's
+/// `J(z || c)`), on a Keccak lane the noise leaves idle.
 pub(crate) fn encrypt<
     B: Backend,
     const K: usize,
@@ -175,6 +201,7 @@ pub(crate) fn encrypt<
     m: &[u8; 32],
     r: &[u8; 32],
     ct_out: &mut [u8],
+    digest: Option<Digest32<'_>>,
 ) {
     // Lines 9-17: y, e1 and e2 from PRF(r, N), N = 0 .. 2k.
     // One batch of 2k + 1 PRF streams (a multi-way Keccak fills its lanes across them).
@@ -186,7 +213,11 @@ pub(crate) fn encrypt<
     let requests = (y.0.iter_mut().map(|p| (eta::<ETA1>(), p)))
         .chain(e1.0.iter_mut().map(|p| (eta::<ETA2>(), p)))
         .chain([(eta::<ETA2>(), &mut e2)]);
-    sample_noise_polys(r, requests.zip(0u8..).map(|((eta, p), n)| (eta, n, p)));
+    let requests = requests.zip(0u8..).map(|((eta, p), n)| (eta, n, p));
+    match digest {
+        Some(digest) => sample_noise_polys_with_digest(r, requests, digest),
+        None => sample_noise_polys(r, requests),
+    }
     // Line 18: y-hat, with its b*zeta cache built once for both products below.
     let mut y_hat = y.ntt_cached::<B>();
     y.zeroize();

@@ -59,16 +59,7 @@ macro_rules! parameter_set {
                             expected: ENCAPSULATION_KEY_SIZE,
                             actual: bytes.len(),
                         })?;
-                Self::from_array_with_hash(bytes, crate::hash::h(bytes))
-            }
-
-            /// Parses a key of the right length whose hash `h = H(ek)` is already known.
-            fn from_array_with_hash(
-                bytes: &[u8; ENCAPSULATION_KEY_SIZE],
-                h: [u8; 32],
-            ) -> Result<Self, Error> {
-                let state =
-                    EkState::parse_with_hash(bytes, h).ok_or(Error::EncapsulationKeyNotReduced)?;
+                let state = EkState::parse(bytes).ok_or(Error::EncapsulationKeyNotReduced)?;
                 Ok(Self { bytes: *bytes, state })
             }
 
@@ -233,15 +224,12 @@ macro_rules! parameter_set {
                 let (dk_pke, rest) = bytes.split_at(DK_PKE_SIZE);
                 let (ek_bytes, rest) = rest.split_at(ENCAPSULATION_KEY_SIZE);
                 let (h, z) = rest.split_at(32);
-                // The hash check compares public values (H of the public ek with bytes stored
-                // beside it), so a plain comparison is fine.
-                let ek_hash = crate::hash::h(ek_bytes);
-                if ek_hash != h {
-                    return Err(Error::DecapsulationKeyHashMismatch);
-                }
-                // The embedded ek gets the modulus check too; its hash is already known.
-                let ek_bytes = ek_bytes.try_into().expect("split at the encapsulation key size");
-                let ek = EncapsulationKey::from_array_with_hash(ek_bytes, ek_hash)?;
+                let h: &[u8; 32] = h.try_into().expect("split at 32 bytes");
+                // The hash check, then the modulus check of the embedded ek too.
+                let ek = EncapsulationKey {
+                    bytes: ek_bytes.try_into().expect("split at the encapsulation key size"),
+                    state: EkState::parse_checking_hash(ek_bytes, h)?,
+                };
                 let s_hat = with_backend!(B => crate::kpke::decode_vector_12_reduced::<K>(dk_pke).cached::<B>());
                 let mut z_arr = [0u8; 32];
                 z_arr.copy_from_slice(z);

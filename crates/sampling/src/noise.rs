@@ -8,6 +8,7 @@ use mlkem_poly_ntt::{N, Poly, PolyVector};
 use zeroize::Zeroize;
 
 use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd2_into, cbd3_into};
+use crate::digest::Digest32;
 
 /// `PRF(s, b)`: fills `out` with the first `out.len()` bytes of `SHAKE256(s || b)`
 /// (FIPS 203 section 4.1, equation 4.3).
@@ -93,24 +94,44 @@ pub fn sample_noise_polys<'a>(
     sigma: &[u8; 32],
     requests: impl IntoIterator<Item = (Eta, u8, &'a mut Poly)>,
 ) {
+    noise_batch(sigma, requests, None);
+}
+
+/// [`sample_noise_polys`] and a hash computed alongside it (see [`Digest32`]): in ML-KEM
+/// decapsulation, `J(z || c)` beside the re-encryption's noise. With AVX2 the hash takes a
+/// lane of the noise's 4-way permutations (and finishes on the scalar Keccak once the
+/// noise is done); the results are the same as computing both apart.
+///
+/// Constant time with respect to `sigma` and to the hashed message's content.
+pub fn sample_noise_polys_with_digest<'a>(
+    sigma: &[u8; 32],
+    requests: impl IntoIterator<Item = (Eta, u8, &'a mut Poly)>,
+    digest: Digest32<'_>,
+) {
+    noise_batch(sigma, requests, Some(digest));
+}
+
+fn noise_batch<'a>(
+    sigma: &[u8; 32],
+    requests: impl IntoIterator<Item = (Eta, u8, &'a mut Poly)>,
+    digest: Option<Digest32<'_>>,
+) {
     #[cfg(target_arch = "x86_64")]
     if let Some(avx2) = crate::simd::Avx2::get() {
-        let mut requests = requests.into_iter().fuse();
-        loop {
-            let lanes: [crate::simd::NoiseLane<'_>; 4] = core::array::from_fn(|_| {
-                requests
-                    .next()
-                    .map(|(eta, nonce, poly)| (eta, nonce, poly.coeffs_mut()))
-            });
-            if lanes[0].is_none() {
-                return;
-            }
-            let full = lanes[3].is_some();
-            avx2.noise_x4(sigma, lanes);
-            if !full {
-                return;
-            }
-        }
+        use crate::simd::Job;
+        let noise = requests.into_iter().map(|(eta, nonce, poly)| Job::Noise {
+            sigma,
+            nonce: [nonce],
+            eta,
+            // CBD writes only values in [0, q): the canonical invariant holds.
+            out: poly.coeffs_mut(),
+        });
+        // A hash is longer than any PRF stream (one or two permutations): it goes first.
+        avx2.run_jobs(digest.map(Job::from).into_iter().chain(noise));
+        return;
+    }
+    if let Some(digest) = digest {
+        digest.compute_scalar();
     }
     sample_noise_polys_portable(sigma, requests);
 }
@@ -221,6 +242,42 @@ mod tests {
                 check_vector::<3>(&sigma, eta, first);
                 check_vector::<4>(&sigma, eta, first);
             }
+        }
+    }
+
+    #[test]
+    fn noise_with_digest_is_noise_and_shake256() {
+        // ML-KEM decapsulation's shape: 2k + 1 noise polynomials and J(z || c), for each k;
+        // the ciphertext lengths put the hash's padding at different block offsets.
+        for (k, ct_len, eta1) in [
+            (2, 768, Eta::Three),
+            (3, 1088, Eta::Two),
+            (4, 1568, Eta::Two),
+        ] {
+            let sigma = [k as u8; 32];
+            let z = [0x5au8; 32];
+            let ct: std::vec::Vec<u8> = (0..ct_len).map(|i| (i * 13) as u8).collect();
+            let etas: std::vec::Vec<Eta> = (0..=2 * k)
+                .map(|n| if n < k { eta1 } else { Eta::Two })
+                .collect();
+            let mut polys = std::vec![Poly::zero(); etas.len()];
+            let mut j = [0u8; 32];
+            sample_noise_polys_with_digest(
+                &sigma,
+                etas.iter()
+                    .zip(&mut polys)
+                    .zip(0u8..)
+                    .map(|((&e, p), n)| (e, n, p)),
+                Digest32::shake256([&z, &ct], &mut j),
+            );
+            for ((&eta, poly), n) in etas.iter().zip(&polys).zip(0u8..) {
+                assert_eq!(*poly, expected_noise(&sigma, eta, n), "k = {k}, nonce {n}");
+            }
+            let mut message = z.to_vec();
+            message.extend_from_slice(&ct);
+            let mut want = [0u8; 32];
+            shake256(&message, &mut want);
+            assert_eq!(j, want, "k = {k}");
         }
     }
 

@@ -4,6 +4,7 @@
 //! Everything here is a function of the public seed rho, so branching on the XOF output
 //! and a data-dependent number of squeezed blocks are fine.
 
+use crate::digest::Digest32;
 use crate::keccak::Sponge;
 use mlkem_field::Q;
 use mlkem_poly_ntt::{MAX_RANK, Matrix, N, NttPoly};
@@ -127,20 +128,16 @@ pub(crate) fn parse_candidates(bytes: &[u8], coeffs: &mut [u16; N], mut filled: 
 /// squeezes further blocks for all streams together while any of them is short. The
 /// portable version handles one stream at a time.
 fn sample_ntt_batch(seeds: &[[u8; SAMPLE_NTT_SEED_BYTES]], out: &mut [NttPoly]) {
+    assert_eq!(seeds.len(), out.len(), "one output per seed");
     #[cfg(target_arch = "x86_64")]
     if let Some(avx2) = crate::simd::Avx2::get() {
-        // A lone last seed (one `sample_ntt`, or k = 3: 9 = 4 + 4 + 1) is faster on the
-        // scalar Keccak than in a 4-way permutation with three idle lanes (measured: 1.66 vs
-        // 2.34 us for one polynomial); two or three seeds are faster 4-way.
-        let split = if seeds.len() % 4 == 1 {
-            seeds.len() - 1
-        } else {
-            seeds.len()
-        };
-        let (seeds, lone_seed) = seeds.split_at(split);
-        let (out, lone_out) = out.split_at_mut(split);
-        avx2.sample_ntt_batch(seeds, out);
-        sample_ntt_batch_portable(lone_seed, lone_out);
+        avx2.run_jobs(seeds.iter().zip(out).map(|(seed, poly)| {
+            crate::simd::Job::SampleNtt {
+                seed: *seed,
+                // The parser writes only values below q: the canonical invariant holds.
+                out: poly.coeffs_mut(),
+            }
+        }));
         return;
     }
     sample_ntt_batch_portable(seeds, out);
@@ -178,6 +175,56 @@ pub(crate) fn matrix_seed(rho: &[u8; 32], row: u8, col: u8) -> [u8; SAMPLE_NTT_S
 #[must_use]
 pub fn sample_matrix<const K: usize>(rho: &[u8; 32]) -> Matrix<K> {
     const { assert!(K <= MAX_RANK, "ML-KEM ranks are at most 4") };
+    let mut matrix = zero_matrix();
+    sample_ntt_batch(
+        &matrix_seeds::<K>(rho)[..K * K],
+        matrix.rows.as_flattened_mut(),
+    );
+    matrix
+}
+
+/// [`sample_matrix`] and a hash computed alongside it (see [`Digest32`]).
+///
+/// Importing an ML-KEM encapsulation key needs both A-hat from the key's rho and
+/// `H(ek) = SHA3-256(ek)`, a hash of 6 to 12 permutations on which nothing else depends.
+/// With AVX2 the hash runs in a lane of the 4-way permutations that generate A-hat instead
+/// of on the scalar Keccak afterwards; the results are the same.
+///
+/// Not constant time with respect to rho, by design (rho is public); constant time with
+/// respect to the hashed message's content (its length may steer the schedule).
+#[must_use]
+pub fn sample_matrix_with_digest<const K: usize>(
+    rho: &[u8; 32],
+    digest: Digest32<'_>,
+) -> Matrix<K> {
+    const { assert!(K <= MAX_RANK, "ML-KEM ranks are at most 4") };
+    let mut matrix = zero_matrix();
+    let seeds = matrix_seeds::<K>(rho);
+    #[cfg(target_arch = "x86_64")]
+    if let Some(avx2) = crate::simd::Avx2::get() {
+        use crate::simd::Job;
+        // The hash is the longest job (6 to 12 permutations, a stream ~3): it goes first.
+        let streams = seeds[..K * K]
+            .iter()
+            .zip(matrix.rows.as_flattened_mut())
+            .map(|(seed, poly)| Job::SampleNtt {
+                seed: *seed,
+                // The parser writes only values below q: the canonical invariant holds.
+                out: poly.coeffs_mut(),
+            });
+        avx2.run_jobs(core::iter::once(Job::from(digest)).chain(streams));
+        return matrix;
+    }
+    digest.compute_scalar();
+    sample_ntt_batch_portable(&seeds[..K * K], matrix.rows.as_flattened_mut());
+    matrix
+}
+
+/// The seeds of all entries of a `K x K` matrix, row-major (entry `[i][j]` at `i * K + j`),
+/// in an array sized for the largest rank.
+fn matrix_seeds<const K: usize>(
+    rho: &[u8; 32],
+) -> [[u8; SAMPLE_NTT_SEED_BYTES]; MAX_MATRIX_STREAMS] {
     let mut seeds = [[0u8; SAMPLE_NTT_SEED_BYTES]; MAX_MATRIX_STREAMS];
     for i in 0..K {
         for j in 0..K {
@@ -185,12 +232,13 @@ pub fn sample_matrix<const K: usize>(rho: &[u8; 32]) -> Matrix<K> {
             seeds[i * K + j] = matrix_seed(rho, i as u8, j as u8);
         }
     }
-    let mut matrix = Matrix {
+    seeds
+}
+
+fn zero_matrix<const K: usize>() -> Matrix<K> {
+    Matrix {
         rows: core::array::from_fn(|_| core::array::from_fn(|_| NttPoly::zero())),
-    };
-    // Row-major flattening: entry [i][j] is element i * K + j, matching the seeds.
-    sample_ntt_batch(&seeds[..K * K], matrix.rows.as_flattened_mut());
-    matrix
+    }
 }
 
 #[cfg(test)]
@@ -205,6 +253,24 @@ mod tests {
         }
     }
     use proptest::prelude::*;
+
+    #[test]
+    fn matrix_with_digest_is_matrix_and_sha3_256() {
+        // ML-KEM's key import: A-hat and H(ek) for the three ek lengths.
+        fn check<const K: usize>() {
+            let ek: std::vec::Vec<u8> = (0..384 * K + 32).map(|i| (i * 7 + K) as u8).collect();
+            let rho: [u8; 32] = ek[384 * K..].try_into().unwrap();
+            let mut h = [0u8; 32];
+            let a = sample_matrix_with_digest::<K>(&rho, Digest32::sha3_256(&ek, &mut h));
+            let mut want = std::vec![NttPoly::zero(); K * K];
+            sample_ntt_batch_portable(&matrix_seeds::<K>(&rho)[..K * K], &mut want);
+            assert_eq!(a.rows.as_flattened(), &want[..], "K = {K}");
+            assert_eq!(h, crate::keccak::sha3_256(&[&ek]), "K = {K}");
+        }
+        check::<2>();
+        check::<3>();
+        check::<4>();
+    }
 
     /// FIPS 203 Algorithm 7, line by line: squeeze 3 bytes at a time. Returns the
     /// coefficients and the number of bytes squeezed.

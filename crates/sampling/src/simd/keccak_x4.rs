@@ -1,4 +1,4 @@
-//! Four-way Keccak-f\[1600\] in AVX2 and a minimal four-way SHAKE sponge.
+//! Four-way Keccak-f\[1600\] in AVX2 (the sponges around it are in [`super::lanes`]).
 //!
 //! # Layout
 //! The four states are interleaved word by word: `lanes[i]` is one 256-bit register whose
@@ -22,13 +22,10 @@
 //! values exist only once the feature has been detected at run time.
 
 use core::arch::x86_64::{
-    __m256i, _mm256_andnot_si256, _mm256_loadu_si256, _mm256_or_si256, _mm256_permute2x128_si256,
-    _mm256_set_epi64x, _mm256_set1_epi64x, _mm256_setr_epi8, _mm256_setzero_si256,
-    _mm256_shuffle_epi8, _mm256_slli_epi64, _mm256_srli_epi64, _mm256_storeu_si256,
-    _mm256_unpackhi_epi64, _mm256_unpacklo_epi64, _mm256_xor_si256,
+    __m256i, _mm256_andnot_si256, _mm256_or_si256, _mm256_set1_epi64x, _mm256_setr_epi8,
+    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_slli_epi64, _mm256_srli_epi64,
+    _mm256_xor_si256,
 };
-
-use zeroize::Zeroize;
 
 /// Number of parallel states.
 pub(crate) const WAYS: usize = 4;
@@ -39,14 +36,8 @@ pub(crate) const SHAKE128_RATE: usize = 168;
 /// The SHAKE256 rate in bytes.
 pub(crate) const SHAKE256_RATE: usize = 136;
 
-/// Domain separation and first padding bit of SHAKE (the `1111` suffix, then pad10*1's 1).
-const SHAKE_PAD_FIRST: u8 = 0x1f;
-
-/// The last padding bit of pad10*1, in the last byte of the rate.
-const PAD_LAST: u8 = 0x80;
-
 /// Number of 64-bit words in a state.
-const WORDS: usize = 25;
+pub(crate) const WORDS: usize = 25;
 
 /// Number of rounds of Keccak-f\[1600\].
 const ROUNDS: usize = 24;
@@ -158,7 +149,7 @@ macro_rules! round {
 /// Keccak-f\[1600\] applied to four interleaved states.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn keccak_f1600_x4(state: &mut [__m256i; WORDS]) {
+pub(crate) fn keccak_f1600_x4(state: &mut [__m256i; WORDS]) {
     // Per 64-bit element, destination byte k takes source byte (k - 1) mod 8 (rotl 8) or
     // (k + 1) mod 8 (rotl 56); vpshufb works within 128-bit halves, so the pattern repeats.
     let masks = (
@@ -181,190 +172,37 @@ fn keccak_f1600_x4(state: &mut [__m256i; WORDS]) {
     *state = a;
 }
 
-/// Four SHAKE sponges with the same rate `RATE` (168 for SHAKE128, 136 for SHAKE256), run
-/// in lock step.
-///
-/// Only what ML-KEM needs: one short input per lane (shorter than the rate, so it is
-/// absorbed in one block), then any number of whole output blocks from all four lanes.
-/// The state is wiped on drop (the PRF absorbs the secret sigma).
-pub(crate) struct ShakeX4<const RATE: usize> {
-    lanes: [__m256i; WORDS],
-}
-
-impl<const RATE: usize> ShakeX4<RATE> {
-    const VALID_RATE: () = assert!(
-        (RATE == SHAKE128_RATE || RATE == SHAKE256_RATE) && RATE % 32 == 8,
-        "SHAKE128 or SHAKE256 rate: whole groups of 4 words and one more"
-    );
-
-    /// Groups of four words in the rate, moved with one transpose each.
-    const FULL_GROUPS: usize = RATE / 32;
-
-    /// Absorbs `inputs[l]` into lane `l` with SHAKE padding: `input || 0x1f || 0* || 0x80`
-    /// (the two padding bytes merge into `0x9f` when the input is `RATE - 1` bytes).
-    ///
-    /// Each input must be shorter than `RATE` (checked; callers pass 33 or 34 bytes). No
-    /// permutation runs yet: squeezing starts with one.
-    #[target_feature(enable = "avx2")]
-    pub(crate) fn absorb(inputs: [&[u8]; WAYS]) -> Self {
-        let () = Self::VALID_RATE;
-        let mut blocks = [[0u8; RATE]; WAYS];
-        for (block, input) in blocks.iter_mut().zip(inputs) {
-            assert!(input.len() < RATE, "input longer than one block");
-            block[..input.len()].copy_from_slice(input);
-            block[input.len()] ^= SHAKE_PAD_FIRST;
-            block[RATE - 1] ^= PAD_LAST;
-        }
-        let mut lanes = [_mm256_setzero_si256(); WORDS];
-        // Whole groups of four words: one 32-byte load per lane, then a transpose.
-        for (g, group) in lanes[..Self::FULL_GROUPS * 4]
-            .chunks_exact_mut(4)
-            .enumerate()
-        {
-            let rows: [__m256i; WAYS] = core::array::from_fn(|l| {
-                let bytes: &[u8; 32] = blocks[l][32 * g..32 * g + 32].try_into().expect("32 bytes");
-                // SAFETY: `bytes` is 32 readable bytes; the load is unaligned.
-                unsafe { _mm256_loadu_si256(bytes.as_ptr().cast()) }
-            });
-            group.copy_from_slice(&transpose(rows));
-        }
-        // The last word of the rate (168 = 32 * 5 + 8, 136 = 32 * 4 + 8).
-        let word = |l: usize| {
-            let bytes = blocks[l][RATE - 8..].try_into().expect("8 bytes");
-            // A bit pattern, not a number: the cast reinterprets.
-            u64::from_le_bytes(bytes) as i64
-        };
-        lanes[RATE / 8 - 1] = _mm256_set_epi64x(word(3), word(2), word(1), word(0));
-        blocks.as_flattened_mut().zeroize();
-        Self { lanes }
-    }
-
-    /// Squeezes `outs[l].len() / RATE` whole blocks from every lane into `outs[l]`: one
-    /// permutation per block, then the first `RATE` bytes of each state.
-    ///
-    /// The four outputs must have the same length, a multiple of `RATE` (checked in debug
-    /// builds; a `%` by the rate would stay a `div` at opt-level z).
-    #[target_feature(enable = "avx2")]
-    pub(crate) fn squeeze_blocks(&mut self, outs: [&mut [u8]; WAYS]) {
-        let len = outs[0].len();
-        debug_assert!(
-            len.is_multiple_of(RATE) && outs.iter().all(|o| o.len() == len),
-            "whole blocks, same length in every lane"
-        );
-        let [o0, o1, o2, o3] = outs;
-        let chunks = o0
-            .chunks_exact_mut(RATE)
-            .zip(o1.chunks_exact_mut(RATE))
-            .zip(o2.chunks_exact_mut(RATE))
-            .zip(o3.chunks_exact_mut(RATE));
-        for (((b0, b1), b2), b3) in chunks {
-            keccak_f1600_x4(&mut self.lanes);
-            let mut blocks = [b0, b1, b2, b3];
-            self.extract(&mut blocks);
-        }
-    }
-
-    /// Writes the first `RATE` bytes of state `l` to `blocks[l]` (each exactly `RATE` long).
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn extract(&self, blocks: &mut [&mut [u8]; WAYS]) {
-        for (g, group) in self.lanes[..Self::FULL_GROUPS * 4]
-            .chunks_exact(4)
-            .enumerate()
-        {
-            let rows = transpose(group.try_into().expect("4 words"));
-            for (block, row) in blocks.iter_mut().zip(rows) {
-                let bytes: &mut [u8; 32] = (&mut block[32 * g..32 * g + 32])
-                    .try_into()
-                    .expect("32 bytes");
-                // SAFETY: `bytes` is 32 writable bytes; the store is unaligned.
-                unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().cast(), row) };
-            }
-        }
-        let mut last = [0u64; WAYS];
-        // SAFETY: `last` is 32 writable bytes; the store is unaligned.
-        unsafe { _mm256_storeu_si256(last.as_mut_ptr().cast(), self.lanes[RATE / 8 - 1]) };
-        for (block, word) in blocks.iter_mut().zip(last) {
-            block[RATE - 8..RATE].copy_from_slice(&word.to_le_bytes());
-        }
-    }
-}
-
-/// Transposes a 4 x 4 matrix of 64-bit words held in four registers: element `j` of
-/// output `i` is element `i` of input `j`. It turns four words of one state each into
-/// one word of four states (absorbing) and back (squeezing).
-#[inline]
-#[target_feature(enable = "avx2")]
-fn transpose(rows: [__m256i; 4]) -> [__m256i; 4] {
-    let [r0, r1, r2, r3] = rows;
-    // [r0.0, r1.0, r0.2, r1.2], [r0.1, r1.1, r0.3, r1.3], and the same for r2, r3.
-    let t0 = _mm256_unpacklo_epi64(r0, r1);
-    let t1 = _mm256_unpackhi_epi64(r0, r1);
-    let t2 = _mm256_unpacklo_epi64(r2, r3);
-    let t3 = _mm256_unpackhi_epi64(r2, r3);
-    [
-        _mm256_permute2x128_si256::<0x20>(t0, t2),
-        _mm256_permute2x128_si256::<0x20>(t1, t3),
-        _mm256_permute2x128_si256::<0x31>(t0, t2),
-        _mm256_permute2x128_si256::<0x31>(t1, t3),
-    ]
-}
-
-impl<const RATE: usize> Drop for ShakeX4<RATE> {
-    fn drop(&mut self) {
-        self.lanes.zeroize();
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::simd::Avx2;
+    use core::arch::x86_64::{_mm256_set_epi64x, _mm256_storeu_si256};
     use proptest::prelude::*;
-    use sha3::digest::{ExtendableOutput, Update, XofReader};
-    use sha3::{Shake128, Shake256};
-    use std::vec::Vec;
 
-    const MAX_BLOCKS: usize = 5;
-
-    fn expected<X: Default + Update + ExtendableOutput>(input: &[u8], out: &mut [u8]) {
-        let mut x = X::default();
-        x.update(input);
-        x.finalize_xof().read(out);
-    }
-
-    /// Runs the 4-way sponge on `inputs` and checks each lane against sha3 for `blocks`
-    /// output blocks. Returns false (after printing a note) without AVX2.
-    fn check<const RATE: usize, X: Default + Update + ExtendableOutput>(
-        inputs: [&[u8]; WAYS],
-        blocks: usize,
-    ) -> bool {
-        let Some(avx2) = Avx2::detected() else {
+    /// Four states through the 4-way permutation against each through the scalar one.
+    fn check(states: &[[u64; WORDS]; WAYS]) {
+        let Some(_avx2) = Avx2::detected() else {
             std::println!("note: CPU without AVX2, 4-way Keccak test skipped");
-            return false;
+            return;
         };
-        let mut out = [[0u8; MAX_BLOCKS * 168]; WAYS];
-        let [o0, o1, o2, o3] = &mut out;
-        let len = blocks * RATE;
-        avx2.shake_x4::<RATE>(
-            inputs,
-            [
-                &mut o0[..len],
-                &mut o1[..len],
-                &mut o2[..len],
-                &mut o3[..len],
-            ],
-        );
-        for (l, input) in inputs.iter().enumerate() {
-            let mut want = [0u8; MAX_BLOCKS * 168];
-            expected::<X>(input, &mut want[..len]);
-            assert_eq!(
-                &out[l][..len],
-                &want[..len],
-                "lane {l}, rate {RATE}, {blocks} blocks"
-            );
+        let mut regs: [__m256i; WORDS] = core::array::from_fn(|i| {
+            let [a, b, c, d] = states.map(|s| s[i] as i64);
+            // SAFETY: an `Avx2` token exists, so the CPU supports AVX2.
+            unsafe { _mm256_set_epi64x(d, c, b, a) }
+        });
+        // SAFETY: an `Avx2` token exists, so the CPU supports AVX2.
+        unsafe { keccak_f1600_x4(&mut regs) };
+        for (l, state) in states.iter().enumerate() {
+            let mut want = *state;
+            crate::keccak::f1600_portable(&mut want);
+            let got: [u64; WORDS] = core::array::from_fn(|i| {
+                let mut words = [0u64; WAYS];
+                // SAFETY: `words` is 32 writable bytes; the store is unaligned.
+                unsafe { _mm256_storeu_si256(words.as_mut_ptr().cast(), regs[i]) };
+                words[l]
+            });
+            assert_eq!(got, want, "lane {l}");
         }
-        true
     }
 
     #[test]
@@ -400,40 +238,19 @@ mod tests {
     }
 
     #[test]
-    fn known_lengths_and_edges() {
-        // Empty inputs, the ML-KEM lengths, and the longest single-block inputs (where the
-        // two padding bytes share one byte), in every lane position.
-        for (a, b) in [(0, 0), (33, 34), (34, 33), (135, 167), (167, 135), (1, 136)] {
-            let x = [0xa5u8; 168];
-            let y: [u8; 168] = core::array::from_fn(|i| i as u8);
-            if a < SHAKE128_RATE
-                && b < SHAKE128_RATE
-                && !check::<SHAKE128_RATE, Shake128>([&x[..a], &y[..b], &y[..a], &x[..b]], 3)
-            {
-                return;
-            }
-            if a < SHAKE256_RATE && b < SHAKE256_RATE {
-                check::<SHAKE256_RATE, Shake256>([&y[..b], &x[..a], &x[..b], &y[..a]], 2);
-            }
-        }
-    }
-
-    fn lane_inputs(max: usize) -> impl Strategy<Value = [Vec<u8>; WAYS]> {
-        let lane = || proptest::collection::vec(any::<u8>(), 0..max);
-        (lane(), lane(), lane(), lane()).prop_map(|(a, b, c, d)| [a, b, c, d])
+    fn zero_and_extreme_states() {
+        check(&[
+            [0; WORDS],
+            [u64::MAX; WORDS],
+            [0x8000_0000_0000_0001; WORDS],
+            [1; WORDS],
+        ]);
     }
 
     proptest! {
         #[test]
-        fn shake128_x4_matches_sha3(inputs in lane_inputs(SHAKE128_RATE), blocks in 1..=MAX_BLOCKS) {
-            let [a, b, c, d] = &inputs;
-            check::<SHAKE128_RATE, Shake128>([a, b, c, d], blocks);
-        }
-
-        #[test]
-        fn shake256_x4_matches_sha3(inputs in lane_inputs(SHAKE256_RATE), blocks in 1..=MAX_BLOCKS) {
-            let [a, b, c, d] = &inputs;
-            check::<SHAKE256_RATE, Shake256>([a, b, c, d], blocks);
+        fn matches_scalar_permutation(states in any::<[[u64; WORDS]; WAYS]>()) {
+            check(&states);
         }
     }
 }

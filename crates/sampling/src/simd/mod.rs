@@ -14,35 +14,28 @@
 //! (the CPU has AVX2 and the portable backend is not forced). The rest of the crate asks
 //! [`Avx2::get`] once per batch and falls back to the portable code when it is `None`.
 //!
-//! # Batching policy
-//! Streams are hashed four at a time; a last group of one to three streams runs the same
-//! 4-way permutation with the unused lanes hashing a copy of a real input, whose output is
-//! discarded. Measured on the target machine (AMD EPYC, release profile), one 4-way
-//! permutation costs about as much as one scalar permutation of `sha3` (~420 ns against
-//! ~410 ns), and the 4-way path has less overhead around it, so even a single stream is
-//! slightly faster through it (`SampleNTT` of one seed: ~1.45 us against ~1.65 us for scalar
-//! SHAKE128 with the AVX2 parser; ML-KEM-768's matrix, 4 + 4 + 1 seeds: ~4.9 us against
-//! ~6.2 us with the ninth seed scalar). There is therefore no scalar fallback inside the
-//! AVX2 path.
+//! # Scheduling
+//! All hashing goes through one scheduler, [`lanes`]: a list of independent jobs (`SampleNTT`
+//! streams, PRF noise, 32-byte hashes such as `H(ek)` or `J(z || c)`) runs on the four lanes
+//! of a 4-way Keccak-f\[1600\], each lane taking the next job as soon as its own is done, and
+//! a job left alone finishing on the scalar Keccak. Measured on the target machine (AMD
+//! EPYC, release profile): a 4-way permutation costs ~1,030 cycles (~257 per state), a
+//! scalar one ~740, so one stream alone is faster scalar while two or more are faster 4-way.
+//! Importing an ML-KEM-768 key this way (its 9 matrix streams and `H(ek)` in the same
+//! lanes) takes 9 permutations where hashing apart took 6 4-way and 12 scalar ones.
 
 mod cbd;
 mod keccak_x4;
+mod lanes;
 mod rej;
 
-use mlkem_poly_ntt::{N, NttPoly};
-use zeroize::Zeroize;
+#[cfg(test)]
+use mlkem_poly_ntt::N;
 
-use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd3_into};
-use crate::sample_ntt::{INITIAL_BYTES, SAMPLE_NTT_SEED_BYTES};
-use keccak_x4::{SHAKE128_RATE, SHAKE256_RATE, ShakeX4, WAYS};
+pub(crate) use lanes::Job;
 
 // The two crate-wide rate constants describe the same sponge.
-const _: () = assert!(SHAKE128_RATE == crate::SHAKE128_RATE);
-
-/// A PRF output buffer big enough for both etas: two SHAKE256 blocks (272 >= 192 bytes).
-const NOISE_BUFFER_BYTES: usize = 2 * SHAKE256_RATE;
-const _: () = assert!(CBD3_INPUT_BYTES <= NOISE_BUFFER_BYTES);
-const _: () = assert!(CBD2_INPUT_BYTES <= SHAKE256_RATE);
+const _: () = assert!(keccak_x4::SHAKE128_RATE == crate::SHAKE128_RATE);
 
 /// Proof that AVX2 code may run: the CPU has AVX2 (checked at run time, cached by
 /// `mlkem-poly-ntt`). Only [`Avx2::get`] and, in tests, `Avx2::detected` make one (the
@@ -51,9 +44,6 @@ const _: () = assert!(CBD2_INPUT_BYTES <= SHAKE256_RATE);
 pub(crate) struct Avx2 {
     _detected: (),
 }
-
-/// One noise polynomial of a 4-way batch: eta, nonce and where the coefficients go.
-pub(crate) type NoiseLane<'a> = Option<(Eta, u8, &'a mut [u16; N])>;
 
 // The methods take `self` only as proof that AVX2 was detected.
 #[allow(clippy::unused_self)]
@@ -72,20 +62,10 @@ impl Avx2 {
         mlkem_poly_ntt::backend::avx2_detected().then_some(Self { _detected: () })
     }
 
-    /// `out[n] = SampleNTT(seeds[n])`, four seeds per 4-way permutation.
-    pub(crate) fn sample_ntt_batch(
-        self,
-        seeds: &[[u8; SAMPLE_NTT_SEED_BYTES]],
-        out: &mut [NttPoly],
-    ) {
+    /// Runs independent Keccak jobs of mixed kinds on the four lanes (see [`lanes`]).
+    pub(crate) fn run_jobs<'a>(self, jobs: impl IntoIterator<Item = Job<'a>>) {
         // SAFETY: `self` exists, so the CPU supports AVX2.
-        unsafe { sample_ntt_batch(seeds, out) }
-    }
-
-    /// Noise for up to four requests (`None` lanes are skipped), hashed together.
-    pub(crate) fn noise_x4(self, sigma: &[u8; 32], lanes: [NoiseLane<'_>; WAYS]) {
-        // SAFETY: `self` exists, so the CPU supports AVX2.
-        unsafe { noise_x4(sigma, lanes) }
+        unsafe { lanes::run(jobs) }
     }
 
     /// The AVX2 candidate parser (same contract as `parse_candidates`).
@@ -99,119 +79,16 @@ impl Avx2 {
         // SAFETY: `self` exists, so the CPU supports AVX2.
         unsafe { rej::parse_candidates_avx2(bytes, coeffs, filled) }
     }
-
-    /// The 4-way sponge: absorbs `inputs[l]` (shorter than `RATE`) and squeezes
-    /// `outs[l].len() / RATE` blocks into `outs[l]`.
-    #[cfg(test)]
-    pub(crate) fn shake_x4<const RATE: usize>(
-        self,
-        inputs: [&[u8]; WAYS],
-        outs: [&mut [u8]; WAYS],
-    ) {
-        // SAFETY: `self` exists, so the CPU supports AVX2.
-        unsafe { ShakeX4::<RATE>::absorb(inputs).squeeze_blocks(outs) }
-    }
-}
-
-/// `out[n] = SampleNTT(seeds[n])`: groups of four seeds share a 4-way SHAKE128 (the last
-/// group may be smaller).
-#[target_feature(enable = "avx2")]
-fn sample_ntt_batch(seeds: &[[u8; SAMPLE_NTT_SEED_BYTES]], out: &mut [NttPoly]) {
-    assert_eq!(seeds.len(), out.len(), "one output per seed");
-    for (seeds, out) in seeds.chunks(WAYS).zip(out.chunks_mut(WAYS)) {
-        sample_ntt_x4(seeds, out);
-    }
-}
-
-/// `SampleNTT` of one to four seeds with one 4-way SHAKE128: three blocks of every lane,
-/// then one more block of every lane for as long as any lane is short (never gives up).
-/// Unused lanes hash a copy of the last seed and are ignored.
-#[target_feature(enable = "avx2")]
-fn sample_ntt_x4(seeds: &[[u8; SAMPLE_NTT_SEED_BYTES]], out: &mut [NttPoly]) {
-    debug_assert!((1..=WAYS).contains(&seeds.len()) && seeds.len() == out.len());
-    let last = seeds.len() - 1;
-    let inputs: [&[u8]; WAYS] = core::array::from_fn(|l| &seeds[l.min(last)][..]);
-    let mut sponge = ShakeX4::<SHAKE128_RATE>::absorb(inputs);
-
-    let mut initial = [[0u8; INITIAL_BYTES]; WAYS];
-    let [i0, i1, i2, i3] = &mut initial;
-    sponge.squeeze_blocks([i0, i1, i2, i3]);
-    // Unused lanes count as full.
-    let mut filled = [N; WAYS];
-    for ((poly, bytes), filled) in out.iter_mut().zip(&initial).zip(&mut filled) {
-        *filled = rej::parse_candidates_avx2(bytes, poly.coeffs_mut(), 0);
-    }
-
-    // About 1% of seeds need a fourth block; a fifth is needed with probability < 2^-100.
-    let mut blocks = [[0u8; SHAKE128_RATE]; WAYS];
-    while filled.iter().any(|&f| f < N) {
-        let [b0, b1, b2, b3] = &mut blocks;
-        sponge.squeeze_blocks([b0, b1, b2, b3]);
-        for ((poly, bytes), filled) in out.iter_mut().zip(&blocks).zip(&mut filled) {
-            if *filled < N {
-                *filled = rej::parse_candidates_avx2(bytes, poly.coeffs_mut(), *filled);
-            }
-        }
-    }
-}
-
-/// Noise for up to four requests with one 4-way SHAKE256: `SamplePolyCBD_eta(PRF_eta(sigma,
-/// nonce))` into each `Some` lane (callers never pass four `None`s, but it would be
-/// harmless). One block per lane for eta = 2 (128 of 136 bytes), two
-/// when any lane has eta = 3 (192 of 272 bytes). Unused lanes hash nonce 0 and are
-/// discarded. Every buffer holding sigma or PRF output is zeroized, and so is the state.
-#[target_feature(enable = "avx2")]
-fn noise_x4(sigma: &[u8; 32], lanes: [NoiseLane<'_>; WAYS]) {
-    let mut inputs = [[0u8; 33]; WAYS];
-    for (input, lane) in inputs.iter_mut().zip(&lanes) {
-        input[..32].copy_from_slice(sigma);
-        input[32] = lane.as_ref().map_or(0, |&(_, nonce, _)| nonce);
-    }
-    let mut sponge =
-        ShakeX4::<SHAKE256_RATE>::absorb([&inputs[0], &inputs[1], &inputs[2], &inputs[3]]);
-    inputs.as_flattened_mut().zeroize();
-
-    // eta is public: branching on it is fine.
-    let any_three = lanes.iter().flatten().any(|&(eta, _, _)| eta == Eta::Three);
-    let len = if any_three {
-        2 * SHAKE256_RATE
-    } else {
-        SHAKE256_RATE
-    };
-    let mut bytes = [[0u8; NOISE_BUFFER_BYTES]; WAYS];
-    let [b0, b1, b2, b3] = &mut bytes;
-    sponge.squeeze_blocks([
-        &mut b0[..len],
-        &mut b1[..len],
-        &mut b2[..len],
-        &mut b3[..len],
-    ]);
-    drop(sponge);
-
-    for (lane, bytes) in lanes.into_iter().zip(&bytes) {
-        let Some((eta, _, coeffs)) = lane else {
-            continue;
-        };
-        match eta {
-            Eta::Two => cbd::cbd2_avx2(
-                bytes[..CBD2_INPUT_BYTES].try_into().expect("128 bytes"),
-                coeffs,
-            ),
-            Eta::Three => cbd3_into(
-                bytes[..CBD3_INPUT_BYTES].try_into().expect("192 bytes"),
-                coeffs,
-            ),
-        }
-    }
-    bytes.as_flattened_mut().zeroize();
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cbd::Eta;
     use crate::noise::sample_noise_polys_portable;
     use crate::sample_ntt::sample_ntt_batch_portable;
-    use mlkem_poly_ntt::Poly;
+    use crate::sample_ntt::{INITIAL_BYTES, SAMPLE_NTT_SEED_BYTES};
+    use mlkem_poly_ntt::{NttPoly, Poly};
     use proptest::prelude::*;
     use sha3::Shake128;
     use sha3::digest::{ExtendableOutput, Update, XofReader};
@@ -243,7 +120,15 @@ mod tests {
         let mut want = std::vec![NttPoly::zero(); seeds.len()];
         let mut got = std::vec![NttPoly::zero(); seeds.len()];
         sample_ntt_batch_portable(seeds, &mut want);
-        avx2.sample_ntt_batch(seeds, &mut got);
+        avx2.run_jobs(
+            seeds
+                .iter()
+                .zip(&mut got)
+                .map(|(seed, poly)| Job::SampleNtt {
+                    seed: *seed,
+                    out: poly.coeffs_mut(),
+                }),
+        );
         assert_eq!(got, want, "{} seeds", seeds.len());
     }
 
@@ -340,25 +225,23 @@ mod tests {
                 .map(|(&(eta, nonce), p)| (eta, nonce, p)),
         );
         let mut got = std::vec![Poly::zero(); requests.len()];
-        let mut outs = got.iter_mut();
-        for chunk in requests.chunks(WAYS) {
-            let lanes: [NoiseLane<'_>; WAYS] = core::array::from_fn(|l| {
-                chunk.get(l).map(|&(eta, nonce)| {
-                    (
-                        eta,
-                        nonce,
-                        outs.next().expect("one per request").coeffs_mut(),
-                    )
-                })
-            });
-            avx2.noise_x4(sigma, lanes);
-        }
+        avx2.run_jobs(
+            requests
+                .iter()
+                .zip(&mut got)
+                .map(|(&(eta, nonce), p)| Job::Noise {
+                    sigma,
+                    nonce: [nonce],
+                    eta,
+                    out: p.coeffs_mut(),
+                }),
+        );
         assert_eq!(got, want, "{requests:?}");
     }
 
     proptest! {
         #[test]
-        fn noise_x4_matches_portable(
+        fn scheduled_noise_matches_portable(
             sigma in any::<[u8; 32]>(),
             etas in proptest::collection::vec(prop_oneof![Just(Eta::Two), Just(Eta::Three)], 0..=9),
             first_nonce in any::<u8>(),

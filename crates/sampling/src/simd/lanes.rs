@@ -1,0 +1,599 @@
+//! A four-lane Keccak job scheduler: independent sponges of different kinds share one 4-way
+//! permutation.
+//!
+//! The batch functions of the parent module run four sponges of one kind in lock step. An
+//! operation of ML-KEM often has sponges of several kinds that are independent of one
+//! another: importing an encapsulation key needs the `k^2` SHAKE128 streams of A-hat *and*
+//! `H(ek)`, a SHA3-256 of 800 to 1568 bytes (6 to 12 permutations, as many as three
+//! `SampleNTT` streams). Run apart, the hash takes the scalar Keccak; run here, it takes a
+//! lane of the same 4-way permutations as the matrix, whose fourth lane would otherwise idle.
+//!
+//! # Schedule
+//! Each of the four lanes runs one [`Job`] at a time: it absorbs the job's message a block
+//! per permutation (padding included), then squeezes a block per permutation until the job
+//! has what it needs. A lane whose job is done takes the next job of the list, so callers
+//! put the longest jobs first. When a single job is left running and none is waiting, it
+//! moves to the scalar Keccak (one scalar permutation costs about 0.7 of a 4-way one here,
+//! and three idle lanes gain nothing).
+//!
+//! The schedule depends only on the jobs' kinds, message lengths and, for `SampleNTT`, on
+//! the XOF output of the public seed: never on secret data. Every buffer that held message
+//! bytes or output, and the state, is zeroized.
+
+use core::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_storeu_si256};
+
+use mlkem_poly_ntt::N;
+use zeroize::Zeroize;
+
+use super::keccak_x4::{SHAKE128_RATE, SHAKE256_RATE, WAYS, WORDS, keccak_f1600_x4};
+use super::{cbd, rej};
+use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd3_into};
+use crate::digest::Digest32;
+use crate::keccak::{SHAKE_DOMAIN, f1600};
+use crate::sample_ntt::SAMPLE_NTT_SEED_BYTES;
+
+/// Words in the largest rate (SHAKE128).
+const MAX_RATE_WORDS: usize = SHAKE128_RATE / 8;
+
+// eta = 2 takes its PRF output from one block; eta = 3 from the first block and part of a
+// second, so it collects them in the lane.
+const _: () = assert!(CBD2_INPUT_BYTES <= SHAKE256_RATE);
+const _: () = assert!(SHAKE256_RATE < CBD3_INPUT_BYTES && CBD3_INPUT_BYTES <= 2 * SHAKE256_RATE);
+
+/// The last padding bit of pad10*1, in the last byte of the rate.
+const PAD_LAST: u8 = 0x80;
+
+/// What one lane computes.
+pub(crate) enum Job<'a> {
+    /// A 32-byte digest of `message[0] || message[1]` with a rate of 136 bytes: SHA3-256
+    /// (`domain` = 0x06, FIPS 203's H) or SHAKE256 truncated to 32 bytes (`domain` = 0x1f,
+    /// FIPS 203's J).
+    Hash32 {
+        /// The message, in two parts (`z || c` for J).
+        message: [&'a [u8]; 2],
+        /// The domain-separation byte that starts the padding.
+        domain: u8,
+        /// Where the digest goes.
+        out: &'a mut [u8; 32],
+    },
+    /// `SampleNTT(seed)` (FIPS 203 Algorithm 7) into `out`, squeezing as many SHAKE128
+    /// blocks as the seed needs.
+    SampleNtt {
+        /// `rho || j || i`.
+        seed: [u8; SAMPLE_NTT_SEED_BYTES],
+        /// The coefficients (only values below q are written).
+        out: &'a mut [u16; N],
+    },
+    /// `SamplePolyCBD_eta(PRF_eta(sigma, nonce))` into `out`.
+    Noise {
+        /// The PRF key.
+        sigma: &'a [u8; 32],
+        /// The PRF's one-byte input.
+        nonce: [u8; 1],
+        /// The noise parameter.
+        eta: Eta,
+        /// The coefficients (only values in `[0, q)` are written).
+        out: &'a mut [u16; N],
+    },
+}
+
+impl<'a> From<Digest32<'a>> for Job<'a> {
+    fn from(digest: Digest32<'a>) -> Self {
+        Job::Hash32 {
+            domain: digest.domain(),
+            message: digest.message,
+            out: digest.out,
+        }
+    }
+}
+
+impl Job<'_> {
+    /// The rate of the job's sponge in bytes.
+    fn rate(&self) -> usize {
+        match self {
+            Self::SampleNtt { .. } => SHAKE128_RATE,
+            Self::Hash32 { .. } | Self::Noise { .. } => SHAKE256_RATE,
+        }
+    }
+
+    /// The message, in up to two parts.
+    fn message(&self) -> [&[u8]; 2] {
+        match self {
+            Self::Hash32 { message, .. } => *message,
+            Self::SampleNtt { seed, .. } => [seed, &[]],
+            Self::Noise { sigma, nonce, .. } => [*sigma, nonce],
+        }
+    }
+
+    /// The first byte of the padding.
+    fn domain(&self) -> u8 {
+        match self {
+            Self::Hash32 { domain, .. } => *domain,
+            Self::SampleNtt { .. } | Self::Noise { .. } => SHAKE_DOMAIN,
+        }
+    }
+}
+
+/// The progress of one job in a lane.
+struct Lane<'a> {
+    job: Job<'a>,
+    /// Message bytes absorbed so far.
+    absorbed: usize,
+    /// Whether the padded last block has been absorbed: the state now gives output.
+    padded: bool,
+    /// `SampleNtt`: coefficients filled; `Noise` with eta = 3: output words collected.
+    filled: usize,
+}
+
+/// Words of PRF output that eta = 3 needs (192 bytes).
+const CBD3_WORDS: usize = CBD3_INPUT_BYTES / 8;
+
+impl<'a> Lane<'a> {
+    fn new(job: Job<'a>) -> Self {
+        Self {
+            job,
+            absorbed: 0,
+            padded: false,
+            filled: 0,
+        }
+    }
+
+    /// Words of the rate.
+    fn rate_words(&self) -> usize {
+        self.job.rate() / 8
+    }
+
+    /// Writes the next block to absorb to `words` and returns `(n, pad)`: XOR `words[..n]`
+    /// into the first words of the state and `pad` into its last rate word. `None` once the
+    /// message and its padding are in (the lane is squeezing).
+    ///
+    /// A full block is `n = rate / 8` words and `pad = 0`. The last block holds the rest of
+    /// the message and the domain byte (pad10*1's first bit included), zero-filled to the
+    /// end of their last word, and `pad` carries pad10*1's final bit: everything after
+    /// word `n` is zero, so it is not written. The two padding bytes land on the same byte
+    /// (XORed together) when the message ends one byte before the end of the rate.
+    fn next_block(&mut self, words: &mut [u64; MAX_RATE_WORDS]) -> Option<(usize, u64)> {
+        if self.padded {
+            return None;
+        }
+        let rate = self.job.rate();
+        let block = bytes_of_mut(&mut words[..rate / 8]);
+        let taken = copy_message(self.job.message(), self.absorbed, block);
+        self.absorbed += taken;
+        if taken == rate {
+            return Some((rate / 8, 0));
+        }
+        let n = taken / 8 + 1;
+        block[taken] = self.job.domain();
+        block[taken + 1..8 * n].fill(0);
+        self.padded = true;
+        Some((n, u64::from(PAD_LAST) << 56))
+    }
+
+    /// Takes the output of one permutation (`word(i)` reads word `i` of the lane's state);
+    /// returns whether the job is done. Only called once `padded`. `words` is scratch;
+    /// `noise` collects eta = 3 PRF output.
+    #[target_feature(enable = "avx2")]
+    fn consume(
+        &mut self,
+        word: impl Fn(usize) -> u64,
+        words: &mut [u64; MAX_RATE_WORDS],
+        noise: &mut [u64; CBD3_WORDS],
+    ) -> bool {
+        debug_assert!(self.padded);
+        let read = |out: &mut [u64]| {
+            for (i, w) in out.iter_mut().enumerate() {
+                *w = word(i);
+            }
+        };
+        match &mut self.job {
+            Job::Hash32 { out, .. } => {
+                for (i, chunk) in out.as_chunks_mut::<8>().0.iter_mut().enumerate() {
+                    *chunk = word(i).to_le_bytes();
+                }
+                true
+            }
+            Job::SampleNtt { out, .. } => {
+                let block = &mut words[..SHAKE128_RATE / 8];
+                read(block);
+                self.filled = rej::parse_candidates_avx2(bytes_of(block), out, self.filled);
+                self.filled == N
+            }
+            // eta is public: branching on it is fine.
+            Job::Noise {
+                eta: Eta::Two, out, ..
+            } => {
+                let block = &mut words[..CBD2_INPUT_BYTES / 8];
+                read(block);
+                cbd::cbd2_avx2(bytes_of(block).try_into().expect("128 bytes"), out);
+                true
+            }
+            Job::Noise {
+                eta: Eta::Three,
+                out,
+                ..
+            } => {
+                let start = self.filled;
+                let n = (SHAKE256_RATE / 8).min(CBD3_WORDS - start);
+                read(&mut noise[start..start + n]);
+                self.filled += n;
+                if self.filled < CBD3_WORDS {
+                    return false;
+                }
+                cbd3_into(bytes_of(noise).try_into().expect("192 bytes"), out);
+                true
+            }
+        }
+    }
+
+    /// Runs the job to its end on the scalar Keccak, from `state` (the lane's state, taken
+    /// out of the 4-way one after the last 4-way permutation).
+    #[target_feature(enable = "avx2")]
+    fn finish_scalar(
+        &mut self,
+        state: &mut [u64; WORDS],
+        words: &mut [u64; MAX_RATE_WORDS],
+        noise: &mut [u64; CBD3_WORDS],
+    ) {
+        loop {
+            if let Some((n, pad)) = self.next_block(words) {
+                for (s, w) in state.iter_mut().zip(&words[..n]) {
+                    *s ^= w;
+                }
+                state[self.rate_words() - 1] ^= pad;
+            }
+            f1600(state);
+            if self.padded && self.consume(|i| state[i], words, noise) {
+                return;
+            }
+        }
+    }
+}
+
+/// The bytes of `words` in memory order, which is little-endian on x86-64: byte `8i + k`
+/// is byte `k` of `words[i].to_le_bytes()`, as Keccak's byte order wants.
+fn bytes_of(words: &[u64]) -> &[u8] {
+    // SAFETY: the bytes of the words' memory, read-only while `words` is borrowed; `u8`
+    // needs no alignment and every bit pattern is a valid `u8`.
+    unsafe { core::slice::from_raw_parts(words.as_ptr().cast::<u8>(), 8 * words.len()) }
+}
+
+/// The mutable bytes of `words` (see [`bytes_of`]).
+fn bytes_of_mut(words: &mut [u64]) -> &mut [u8] {
+    // SAFETY: the bytes of the words' memory, exclusively borrowed with `words`; `u8`
+    // needs no alignment and any byte written leaves a valid `u64`.
+    unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), 8 * words.len()) }
+}
+
+/// Copies `out.len()` bytes (or fewer, at the end) of `parts[0] || parts[1]` from `offset`
+/// into `out`; returns the number copied.
+fn copy_message(parts: [&[u8]; 2], offset: usize, out: &mut [u8]) -> usize {
+    let mut copied = 0;
+    let mut skip = offset;
+    for part in parts {
+        if skip >= part.len() {
+            skip -= part.len();
+            continue;
+        }
+        let src = &part[skip..];
+        skip = 0;
+        let n = src.len().min(out.len() - copied);
+        out[copied..copied + n].copy_from_slice(&src[..n]);
+        copied += n;
+        if copied == out.len() {
+            break;
+        }
+    }
+    copied
+}
+
+/// Buffers for moving blocks in and out of lanes (erased on drop).
+struct Scratch {
+    /// One block on its way in or out.
+    words: [u64; MAX_RATE_WORDS],
+    /// eta = 3 PRF output, per lane.
+    noise: [[u64; CBD3_WORDS]; WAYS],
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        self.words.zeroize();
+        self.noise.as_flattened_mut().zeroize();
+    }
+}
+
+/// Four interleaved Keccak states as plain words: `words[i][l]` is word `i` of state `l`
+/// (the layout of the 4-way permutation's registers).
+struct StateX4 {
+    words: [[u64; WAYS]; WORDS],
+}
+
+impl StateX4 {
+    /// Clears state `lane` for a new sponge.
+    fn clear_lane(&mut self, lane: usize) {
+        for word in &mut self.words {
+            word[lane] = 0;
+        }
+    }
+
+    /// XORs `block` into the first words of state `lane`.
+    fn xor_lane(&mut self, lane: usize, block: &[u64]) {
+        for (word, b) in self.words.iter_mut().zip(block) {
+            word[lane] ^= b;
+        }
+    }
+
+    /// Copies the first `out.len()` words of state `lane` to `out`.
+    fn read_lane(&self, lane: usize, out: &mut [u64]) {
+        for (o, word) in out.iter_mut().zip(&self.words) {
+            *o = word[lane];
+        }
+    }
+
+    /// Keccak-f\[1600\] on all four states.
+    #[target_feature(enable = "avx2")]
+    fn permute(&mut self) {
+        let mut regs: [__m256i; WORDS] = core::array::from_fn(|i| {
+            // SAFETY: `self.words[i]` is 32 readable bytes; the load is unaligned.
+            unsafe { _mm256_loadu_si256(self.words[i].as_ptr().cast()) }
+        });
+        keccak_f1600_x4(&mut regs);
+        for (word, reg) in self.words.iter_mut().zip(regs) {
+            // SAFETY: `word` is 32 writable bytes; the store is unaligned.
+            unsafe { _mm256_storeu_si256(word.as_mut_ptr().cast(), reg) };
+        }
+        regs.zeroize();
+    }
+}
+
+impl Drop for StateX4 {
+    fn drop(&mut self) {
+        self.words.as_flattened_mut().zeroize();
+    }
+}
+
+/// Runs every job of `jobs`, in order as lanes free up (see the module docs).
+#[target_feature(enable = "avx2")]
+pub(crate) fn run<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
+    let mut state = StateX4 {
+        words: [[0; WAYS]; WORDS],
+    };
+    let mut scratch = Scratch {
+        words: [0; MAX_RATE_WORDS],
+        noise: [[0; CBD3_WORDS]; WAYS],
+    };
+    let mut lanes: [Option<Lane<'a>>; WAYS] = [None, None, None, None];
+    let mut waiting = jobs.into_iter().peekable();
+    loop {
+        for (l, slot) in lanes.iter_mut().enumerate() {
+            if slot.is_none()
+                && let Some(job) = waiting.next()
+            {
+                state.clear_lane(l);
+                *slot = Some(Lane::new(job));
+            }
+        }
+        let running = lanes.iter().filter(|lane| lane.is_some()).count();
+        if running == 0 {
+            return;
+        }
+        if running == 1 && waiting.peek().is_none() {
+            // A last job alone: the scalar Keccak is faster than three idle lanes.
+            let (l, lane) = lanes
+                .iter_mut()
+                .enumerate()
+                .find_map(|(l, lane)| lane.as_mut().map(|lane| (l, lane)))
+                .expect("one lane runs");
+            let mut single = [0u64; WORDS];
+            state.read_lane(l, &mut single);
+            lane.finish_scalar(&mut single, &mut scratch.words, &mut scratch.noise[l]);
+            single.zeroize();
+            return;
+        }
+        for (l, slot) in lanes.iter_mut().enumerate() {
+            if let Some(lane) = slot
+                && let Some((n, pad)) = lane.next_block(&mut scratch.words)
+            {
+                state.xor_lane(l, &scratch.words[..n]);
+                state.words[lane.rate_words() - 1][l] ^= pad;
+            }
+        }
+        state.permute();
+        for (l, slot) in lanes.iter_mut().enumerate() {
+            if let Some(lane) = slot
+                && lane.padded
+                && lane.consume(
+                    |i| state.words[i][l],
+                    &mut scratch.words,
+                    &mut scratch.noise[l],
+                )
+            {
+                *slot = None;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cbd::sample_poly_cbd;
+    use crate::keccak::{SHA3_DOMAIN, sha3_256, shake256};
+    use crate::sample_ntt::sample_ntt;
+    use crate::simd::Avx2;
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    /// One job's description, owning its inputs, and the expected result.
+    #[derive(Clone, Debug)]
+    enum Spec {
+        Hash {
+            a: Vec<u8>,
+            b: Vec<u8>,
+            sha3: bool,
+        },
+        Ntt {
+            seed: [u8; SAMPLE_NTT_SEED_BYTES],
+        },
+        Noise {
+            sigma: [u8; 32],
+            nonce: u8,
+            three: bool,
+        },
+    }
+
+    /// The expected output of a spec, by the portable code (32 bytes or 256 coefficients).
+    fn expected(spec: &Spec) -> Vec<u16> {
+        match spec {
+            Spec::Hash { a, b, sha3 } => {
+                let digest = if *sha3 {
+                    sha3_256(&[a, b])
+                } else {
+                    let mut out = [0u8; 32];
+                    shake256(&[a, b], &mut out);
+                    out
+                };
+                digest.iter().map(|&x| u16::from(x)).collect()
+            }
+            Spec::Ntt { seed } => sample_ntt(seed).coeffs().to_vec(),
+            Spec::Noise {
+                sigma,
+                nonce,
+                three,
+            } => {
+                let eta = if *three { Eta::Three } else { Eta::Two };
+                let mut prf = std::vec![0u8; eta.prf_output_len()];
+                shake256(&[sigma, &[*nonce]], &mut prf);
+                sample_poly_cbd(eta, &prf)
+                    .expect("PRF output of the right length")
+                    .coeffs()
+                    .to_vec()
+            }
+        }
+    }
+
+    /// Runs the specs through the scheduler and returns each output as above.
+    fn scheduled(avx2: Avx2, specs: &[Spec]) -> Vec<Vec<u16>> {
+        let mut digests = std::vec![[0u8; 32]; specs.len()];
+        let mut polys = std::vec![[0u16; N]; specs.len()];
+        let jobs = specs
+            .iter()
+            .zip(digests.iter_mut().zip(polys.iter_mut()))
+            .map(|(spec, (digest, poly))| match spec {
+                Spec::Hash { a, b, sha3 } => Job::Hash32 {
+                    message: [a, b],
+                    domain: if *sha3 { SHA3_DOMAIN } else { SHAKE_DOMAIN },
+                    out: digest,
+                },
+                Spec::Ntt { seed } => Job::SampleNtt {
+                    seed: *seed,
+                    out: poly,
+                },
+                Spec::Noise {
+                    sigma,
+                    nonce,
+                    three,
+                } => Job::Noise {
+                    sigma,
+                    nonce: [*nonce],
+                    eta: if *three { Eta::Three } else { Eta::Two },
+                    out: poly,
+                },
+            });
+        avx2.run_jobs(jobs);
+        specs
+            .iter()
+            .zip(digests.iter().zip(&polys))
+            .map(|(spec, (digest, poly))| match spec {
+                Spec::Hash { .. } => digest.iter().map(|&x| u16::from(x)).collect(),
+                _ => poly.to_vec(),
+            })
+            .collect()
+    }
+
+    fn check(specs: &[Spec]) {
+        let Some(avx2) = Avx2::detected() else {
+            std::eprintln!("note: no AVX2 on this CPU, lane scheduler not tested");
+            return;
+        };
+        let got = scheduled(avx2, specs);
+        for (spec, got) in specs.iter().zip(got) {
+            assert_eq!(got, expected(spec), "{spec:?}");
+        }
+    }
+
+    fn spec() -> impl Strategy<Value = Spec> {
+        prop_oneof![
+            (
+                proptest::collection::vec(any::<u8>(), 0..600),
+                proptest::collection::vec(any::<u8>(), 0..300),
+                any::<bool>()
+            )
+                .prop_map(|(a, b, sha3)| Spec::Hash { a, b, sha3 }),
+            any::<[u8; SAMPLE_NTT_SEED_BYTES]>().prop_map(|seed| Spec::Ntt { seed }),
+            (any::<[u8; 32]>(), any::<u8>(), any::<bool>()).prop_map(|(sigma, nonce, three)| {
+                Spec::Noise {
+                    sigma,
+                    nonce,
+                    three,
+                }
+            }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn any_mix_of_jobs_matches_portable(specs in proptest::collection::vec(spec(), 0..12)) {
+            check(&specs);
+        }
+    }
+
+    #[test]
+    fn message_lengths_around_block_boundaries() {
+        // Every length from 0 to three blocks, split at several points, both domains: the
+        // padding lands at every offset, in its own block when the message fills the last.
+        let data: Vec<u8> = (0..3 * SHAKE256_RATE + 2)
+            .map(|i| (i * 7 + 3) as u8)
+            .collect();
+        let mut specs = Vec::new();
+        for len in 0..=data.len() {
+            for split in [0, len / 2, len] {
+                let (a, b) = data[..len].split_at(split);
+                specs.push(Spec::Hash {
+                    a: a.to_vec(),
+                    b: b.to_vec(),
+                    sha3: len % 2 == 0,
+                });
+            }
+        }
+        check(&specs);
+    }
+
+    #[test]
+    fn lone_jobs_of_each_kind_finish_scalar() {
+        // A single job never uses the 4-way permutation; each kind alone, and a long hash
+        // that outlives three short jobs (it finishes alone on the scalar Keccak).
+        let long = Spec::Hash {
+            a: std::vec![0x5a; 1184],
+            b: Vec::new(),
+            sha3: true,
+        };
+        let seed = Spec::Ntt {
+            seed: [3; SAMPLE_NTT_SEED_BYTES],
+        };
+        let noise = Spec::Noise {
+            sigma: [9; 32],
+            nonce: 4,
+            three: true,
+        };
+        for specs in [
+            std::vec![long.clone()],
+            std::vec![seed.clone()],
+            std::vec![noise.clone()],
+            std::vec![long, seed, noise.clone(), noise],
+        ] {
+            check(&specs);
+        }
+    }
+}
