@@ -12,7 +12,10 @@
 //!
 //! Parsed keys cache work (ours keeps t-hat, A-hat, H(ek) and the `b*zeta` cache of s-hat),
 //! so both figures matter: `encaps` is the cost of repeated operations on one key,
-//! `encaps_from_bytes` the cost for a key seen once (a TLS handshake).
+//! `encaps_from_bytes` the cost for a key seen once (a TLS handshake). For a key used once,
+//! each library is driven through its API for that case: ours through the one-shot
+//! `DecapsulationKey::decapsulate_expanded` (same checks as `from_expanded_bytes`, nothing
+//! kept), libcrux through its byte-key `decapsulate`.
 
 use std::fmt::Write as _;
 
@@ -282,8 +285,9 @@ macro_rules! ours {
 
             #[inline]
             fn decaps_from_bytes(dk: &[u8], ct: &[u8]) -> Self::Ss {
-                let dk = Self::Dk::from_expanded_bytes(dk).expect("valid decapsulation key");
-                dk.decapsulate(&Self::parse_ct(ct))
+                // The one-shot API, with the checks of `from_expanded_bytes`.
+                Self::Dk::decapsulate_expanded(dk, &Self::parse_ct(ct))
+                    .expect("valid decapsulation key")
             }
 
             fn ct_bytes(ct: &Self::Ct) -> &[u8] {

@@ -20,7 +20,9 @@
 //!   4. decapsulation with a key imported by `from_expanded_bytes`, whose `dk_pke` and `z`
 //!      are marked secret and whose embedded `ek` and `H(ek)` are public (FIPS 203 makes them
 //!      part of the public key), of (a) the valid ciphertext and (b) that ciphertext with one
-//!      bit flipped, which fails re-encryption (implicit rejection);
+//!      bit flipped, which fails re-encryption (implicit rejection); then both again in one
+//!      call each from those bytes, `decapsulate_expanded` (whose `J(z || c)` shares the
+//!      4-way Keccak with the public A-hat streams);
 //!   5. the same two decapsulations with the key of step 1, every part of which derives
 //!      from the secret seed (its A-hat, t-hat and H(ek) too: a stricter setting).
 //!
@@ -269,6 +271,11 @@ fn check<P: Kem>(label: u8) -> Result<[u8; 32], String> {
     let ct_bad = P::parse_ct(&bad_bytes).map_err(|e| format!("{name}: parse ct: {e}"))?;
     let key_valid = P::decapsulate(&dk_imported, &ct_valid);
     let key_rejected = P::decapsulate(&dk_imported, &ct_bad);
+    // 4, continued. The one-shot form of the same (J(z || c) hashed beside A-hat's public streams).
+    let one_shot =
+        |ct| P::decapsulate_expanded(&dk_bytes, ct).map_err(|e| format!("{name}: one-shot: {e}"));
+    let key_valid_one_shot = one_shot(&ct_valid)?;
+    let key_rejected_one_shot = one_shot(&ct_bad)?;
 
     // 5. The same with the key generated from the secret seed.
     let key_valid_seed = P::decapsulate(&dk, &ct_valid);
@@ -278,21 +285,30 @@ fn check<P: Kem>(label: u8) -> Result<[u8; 32], String> {
     let k_encaps = declassify_shared_secret("encapsulated key", &key_encaps)?;
     let k_valid = declassify_shared_secret("decapsulated key (imported dk)", &key_valid)?;
     let k_rejected = declassify_shared_secret("rejection key (imported dk)", &key_rejected)?;
+    let k_valid_one_shot =
+        declassify_shared_secret("decapsulated key (one-shot)", &key_valid_one_shot)?;
+    let k_rejected_one_shot =
+        declassify_shared_secret("rejection key (one-shot)", &key_rejected_one_shot)?;
     let k_valid_seed = declassify_shared_secret("decapsulated key (seed dk)", &key_valid_seed)?;
     let k_rejected_seed = declassify_shared_secret("rejection key (seed dk)", &key_rejected_seed)?;
     let expected_rejection = rejection_key(&seed_plain[32..], &bad_bytes);
 
-    if k_valid != k_encaps || k_valid_seed != k_encaps {
+    if k_valid != k_encaps || k_valid_seed != k_encaps || k_valid_one_shot != k_encaps {
         return Err(format!(
             "{name}: decapsulation does not recover the encapsulated key"
         ));
     }
-    if k_rejected != expected_rejection || k_rejected_seed != expected_rejection {
+    if k_rejected != expected_rejection
+        || k_rejected_seed != expected_rejection
+        || k_rejected_one_shot != expected_rejection
+    {
         return Err(format!(
             "{name}: a tampered ciphertext does not give J(z || c)"
         ));
     }
-    println!("{name}: decapsulate   ok (valid: K matches; tampered: K = J(z || c), both keys)");
+    println!(
+        "{name}: decapsulate   ok (valid: K matches; tampered: K = J(z || c); imported, seed and one-shot)"
+    );
     println!(
         "{name}: done in {:.1} ms (ek {} B, dk {} B, ct {} B; K = {})",
         start.elapsed().as_secs_f64() * 1e3,

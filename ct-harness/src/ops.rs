@@ -46,6 +46,8 @@ pub(crate) trait Kem {
     fn import_dk(bytes: &[u8]) -> Result<Self::Dk, Error>;
     /// `DecapsulationKey::decapsulate` (Decaps_internal).
     fn decapsulate(dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret;
+    /// `DecapsulationKey::decapsulate_expanded` (one-shot import and decapsulation).
+    fn decapsulate_expanded(bytes: &[u8], ct: &Self::Ct) -> Result<SharedSecret, Error>;
 }
 
 /// Implements [`Kem`] for a unit type over one `mlkem::ml_kem_*` module.
@@ -107,6 +109,9 @@ macro_rules! kem {
             #[inline(never)]
             fn decapsulate(dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret {
                 dk.decapsulate(ct)
+            }
+            fn decapsulate_expanded(bytes: &[u8], ct: &Self::Ct) -> Result<SharedSecret, Error> {
+                mlkem::$module::DecapsulationKey::decapsulate_expanded(bytes, ct)
             }
         }
     };

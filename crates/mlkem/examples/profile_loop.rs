@@ -1,5 +1,6 @@
 //! Runs one operation in a loop, for profilers:
-//! `profile_loop <keygen|encaps|encaps_from_bytes|decaps|decaps_from_bytes> [iterations]`.
+//! `profile_loop <op> [iterations]`, op one of keygen, encaps, encaps_from_bytes, decaps,
+//! decaps_from_bytes (the one-shot), import_then_decaps, ek_parse, dk_parse.
 use mlkem::ml_kem_768::{Ciphertext, DecapsulationKey, EncapsulationKey};
 use std::hint::black_box;
 
@@ -25,9 +26,18 @@ fn main() {
                     .encapsulate_deterministic(&[i as u8; 32]),
             )),
             "decaps_from_bytes" => drop(black_box(
+                DecapsulationKey::decapsulate_expanded(black_box(&dk_bytes[..]), &ct).unwrap(),
+            )),
+            "import_then_decaps" => drop(black_box(
                 DecapsulationKey::from_expanded_bytes(black_box(&dk_bytes[..]))
                     .unwrap()
                     .decapsulate(&ct),
+            )),
+            "ek_parse" => drop(black_box(
+                EncapsulationKey::from_bytes(black_box(&ek_bytes)).unwrap(),
+            )),
+            "dk_parse" => drop(black_box(
+                DecapsulationKey::from_expanded_bytes(black_box(&dk_bytes[..])).unwrap(),
             )),
             _ => drop(black_box(dk.decapsulate(&ct))),
         }

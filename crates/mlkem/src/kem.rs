@@ -30,7 +30,7 @@ impl<const K: usize> EkState<K> {
     /// Parses the `ek` embedded in an expanded decapsulation key beside its hash `h`: the
     /// hash check of FIPS 203 section 7.3, then the modulus check.
     pub(crate) fn parse_checking_hash(ek: &[u8], h: &[u8; 32]) -> Result<Self, crate::Error> {
-        let pk = PublicKey::parse_checking_hash(ek, h)?;
+        let pk = PublicKey::parse_checking_hash_with(ek, h, None)?;
         Ok(Self { pk, h: *h })
     }
 }
@@ -80,6 +80,15 @@ pub(crate) fn encaps_internal<
     shared
 }
 
+/// Where decapsulation gets `K-bar = J(z || c)`, its implicit-rejection key.
+#[derive(Clone, Copy)]
+pub(crate) enum RejectionKey<'a> {
+    /// Computed here from z, alongside the re-encryption's noise.
+    FromZ(&'a [u8; 32]),
+    /// Already computed (a one-shot decapsulation hashes it beside A-hat).
+    Known(&'a [u8; 32]),
+}
+
 /// `ML-KEM.Decaps_internal(dk, c)` (Algorithm 18) on a parsed key. Never fails: a
 /// ciphertext that does not re-encrypt to itself yields the implicit-rejection key
 /// `K-bar = J(z || c)`. Compare and select are constant time.
@@ -93,7 +102,7 @@ pub(crate) fn decaps_internal<
 >(
     s_hat: &CachedNttVector<K>,
     ek: &EkState<K>,
-    z: &[u8; 32],
+    rejection_key: RejectionKey<'_>,
     ct: &[u8],
 ) -> SharedSecret {
     // Line 7: m' = K-PKE.Decrypt(dk_pke, c).
@@ -107,8 +116,14 @@ pub(crate) fn decaps_internal<
     let mut buf = [0u8; MAX_CIPHERTEXT_SIZE];
     let ct_prime = &mut buf[..ct.len()];
     let mut k_bar = [0u8; 32];
-    let j = Digest32::shake256([z, ct], &mut k_bar);
-    kpke::encrypt::<B, K, ETA1, ETA2, DU, DV>(&ek.pk, &m_prime, &r_prime, ct_prime, Some(j));
+    let j = match rejection_key {
+        RejectionKey::FromZ(z) => Some(Digest32::shake256([z, ct], &mut k_bar)),
+        RejectionKey::Known(known) => {
+            k_bar = *known;
+            None
+        }
+    };
+    kpke::encrypt::<B, K, ETA1, ETA2, DU, DV>(&ek.pk, &m_prime, &r_prime, ct_prime, j);
     let rejection = SharedSecret::new(k_bar);
     k_bar.zeroize();
     // Lines 11-13: if c != c' then K' = K-bar, in constant time.
@@ -118,4 +133,44 @@ pub(crate) fn decaps_internal<
     r_prime.zeroize();
     buf.as_mut_slice().zeroize();
     key
+}
+
+/// `ML-KEM.Decaps` (Algorithm 21) from the expanded encoding `dk_pke || ek || h || z`
+/// (lengths checked by the caller), with the input checks of FIPS 203 section 7.3, for a
+/// key used once: nothing is kept, and the three independent hashes of the operation,
+/// `H(ek)` for the hash check, `J(z || c)` and A-hat's streams, share the 4-way Keccak.
+pub(crate) fn decaps_expanded<
+    B: Backend,
+    const K: usize,
+    const ETA1: usize,
+    const ETA2: usize,
+    const DU: usize,
+    const DV: usize,
+>(
+    dk_pke: &[u8],
+    ek: &[u8],
+    h: &[u8; 32],
+    z: &[u8; 32],
+    ct: &[u8],
+) -> Result<SharedSecret, crate::Error> {
+    let mut k_bar = [0u8; 32];
+    let parsed = PublicKey::<K>::parse_checking_hash_with(
+        ek,
+        h,
+        Some(Digest32::shake256([z, ct], &mut k_bar)),
+    );
+    let pk = match parsed {
+        Ok(pk) => pk,
+        Err(e) => {
+            k_bar.zeroize();
+            return Err(e);
+        }
+    };
+    let ek = EkState { pk, h: *h };
+    let mut s_hat = kpke::decode_vector_12_reduced::<K>(dk_pke).cached::<B>();
+    let key =
+        decaps_internal::<B, K, ETA1, ETA2, DU, DV>(&s_hat, &ek, RejectionKey::Known(&k_bar), ct);
+    s_hat.zeroize();
+    k_bar.zeroize();
+    Ok(key)
 }

@@ -13,7 +13,7 @@ use crate::compress::{compress, decompress};
 use crate::encode::{byte_decode, byte_encode, encoded_len};
 use mlkem_poly_ntt::{Backend, CachedNttVector, Matrix, N, NttPoly, NttVector, Poly, PolyVector};
 use mlkem_sampling::{
-    Digest32, Eta, sample_matrix, sample_matrix_with_digest, sample_noise_polys,
+    Digest32, Eta, sample_matrix, sample_matrix_with_digests, sample_noise_polys,
     sample_noise_polys_with_digest,
 };
 use zeroize::Zeroize;
@@ -75,24 +75,31 @@ pub(crate) fn encode_vector_12<const K: usize>(v: &NttVector<K>, out: &mut [u8])
 
 impl<const K: usize> PublicKey<K> {
     /// Parses `ek_pke = ByteEncode_12(t-hat) || rho` and expands A-hat; also returns
-    /// `H(ek_pke)`, computed alongside A-hat (see `sample_matrix_with_digest`). `None` if a
+    /// `H(ek_pke)`, computed alongside A-hat (see `sample_matrix_with_digests`). `None` if a
     /// coefficient of t-hat is `>= q` (checked first: a bad key costs no hashing).
     pub(crate) fn parse_and_hash(ek: &[u8]) -> Option<(Self, [u8; 32])> {
         let (t_bytes, rho) = split_ek::<K>(ek);
         let t_hat = decode_vector_12::<K>(t_bytes)?;
         let mut h = [0u8; 32];
-        let a_hat = sample_matrix_with_digest::<K>(rho, Digest32::sha3_256(ek, &mut h));
+        let a_hat = sample_matrix_with_digests::<K>(rho, [Digest32::sha3_256(ek, &mut h)]);
         Some((Self { t_hat, a_hat }, h))
     }
 
     /// Like [`Self::parse_and_hash`], for a key whose hash `expected` is stored beside it
-    /// (FIPS 203 section 7.3): the hash is compared before the modulus check.
-    pub(crate) fn parse_checking_hash(ek: &[u8], expected: &[u8]) -> Result<Self, Error> {
+    /// (FIPS 203 section 7.3): the hash is compared before the modulus check. `extra` is
+    /// one more independent hash to compute alongside A-hat (a one-shot decapsulation's
+    /// `J(z || c)`); it is computed whatever the outcome.
+    pub(crate) fn parse_checking_hash_with(
+        ek: &[u8],
+        expected: &[u8; 32],
+        extra: Option<Digest32<'_>>,
+    ) -> Result<Self, Error> {
         let (t_bytes, rho) = split_ek::<K>(ek);
         let mut h = [0u8; 32];
-        let a_hat = sample_matrix_with_digest::<K>(rho, Digest32::sha3_256(ek, &mut h));
+        let hashes = core::iter::once(Digest32::sha3_256(ek, &mut h)).chain(extra);
+        let a_hat = sample_matrix_with_digests::<K>(rho, hashes);
         // Public values (H of the public ek, bytes stored beside it): a plain comparison.
-        if h[..] != *expected {
+        if h != *expected {
             return Err(Error::DecapsulationKeyHashMismatch);
         }
         let t_hat = decode_vector_12::<K>(t_bytes).ok_or(Error::EncapsulationKeyNotReduced)?;

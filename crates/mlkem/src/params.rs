@@ -215,27 +215,16 @@ macro_rules! parameter_set {
             /// check. A coefficient of `dk_pke` not below q is reduced, not rejected
             /// (FIPS 203 does not check it; the decoded value is used mod q).
             pub fn from_expanded_bytes(bytes: &[u8]) -> Result<Self, Error> {
-                if bytes.len() != DECAPSULATION_KEY_SIZE {
-                    return Err(Error::DecapsulationKeyLength {
-                        expected: DECAPSULATION_KEY_SIZE,
-                        actual: bytes.len(),
-                    });
-                }
-                let (dk_pke, rest) = bytes.split_at(DK_PKE_SIZE);
-                let (ek_bytes, rest) = rest.split_at(ENCAPSULATION_KEY_SIZE);
-                let (h, z) = rest.split_at(32);
-                let h: &[u8; 32] = h.try_into().expect("split at 32 bytes");
+                let (dk_pke, ek_bytes, h, z) = split_expanded(bytes)?;
                 // The hash check, then the modulus check of the embedded ek too.
                 let ek = EncapsulationKey {
                     bytes: ek_bytes.try_into().expect("split at the encapsulation key size"),
                     state: EkState::parse_checking_hash(ek_bytes, h)?,
                 };
                 let s_hat = with_backend!(B => crate::kpke::decode_vector_12_reduced::<K>(dk_pke).cached::<B>());
-                let mut z_arr = [0u8; 32];
-                z_arr.copy_from_slice(z);
                 Ok(Self {
                     s_hat,
-                    z: z_arr,
+                    z: *z,
                     seed: None,
                     ek,
                 })
@@ -272,8 +261,32 @@ macro_rules! parameter_set {
                 with_backend!(B => kem::decaps_internal::<B, K, ETA1, ETA2, DU, DV>(
                     &self.s_hat,
                     &self.ek.state,
-                    &self.z,
+                    kem::RejectionKey::FromZ(&self.z),
                     &ct.bytes,
+                ))
+            }
+
+            /// `ML-KEM.Decaps` (FIPS 203 Algorithm 21) with a key in its expanded encoding,
+            /// in one call: the same checks and the same shared secret as
+            /// [`Self::from_expanded_bytes`] followed by [`Self::decapsulate`], for a key
+            /// used once.
+            ///
+            /// Faster than the two calls when the key is not reused: nothing is kept for
+            /// later, and the hashes the two steps would run one after the other (the
+            /// hash check's H(ek), the implicit-rejection key J(z || c) and the expansion
+            /// of A-hat) share the 4-way Keccak. To decapsulate several ciphertexts with
+            /// one key, import it once instead.
+            ///
+            /// # Errors
+            /// Those of [`Self::from_expanded_bytes`]. A wrong ciphertext is not an error
+            /// (implicit rejection, as in [`Self::decapsulate`]).
+            pub fn decapsulate_expanded(
+                bytes: &[u8],
+                ct: &Ciphertext,
+            ) -> Result<SharedSecret, Error> {
+                let (dk_pke, ek, h, z) = split_expanded(bytes)?;
+                with_backend!(B => kem::decaps_expanded::<B, K, ETA1, ETA2, DU, DV>(
+                    dk_pke, ek, h, z, &ct.bytes,
                 ))
             }
         }
@@ -282,6 +295,23 @@ macro_rules! parameter_set {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 f.debug_struct("DecapsulationKey").finish_non_exhaustive()
             }
+        }
+
+        /// Splits an expanded decapsulation key `dk_pke || ek || H(ek) || z` after checking
+        /// its length.
+        fn split_expanded(bytes: &[u8]) -> Result<(&[u8], &[u8], &[u8; 32], &[u8; 32]), Error> {
+            if bytes.len() != DECAPSULATION_KEY_SIZE {
+                return Err(Error::DecapsulationKeyLength {
+                    expected: DECAPSULATION_KEY_SIZE,
+                    actual: bytes.len(),
+                });
+            }
+            let (dk_pke, rest) = bytes.split_at(DK_PKE_SIZE);
+            let (ek, rest) = rest.split_at(ENCAPSULATION_KEY_SIZE);
+            let (h, z) = rest.split_at(32);
+            let h = h.try_into().expect("32 bytes by the length check");
+            let z = z.try_into().expect("32 bytes by the length check");
+            Ok((dk_pke, ek, h, z))
         }
 
         #[doc = concat!("An ", $name, " ciphertext.")]

@@ -101,6 +101,30 @@ fn ek_not_reduced<P: ParamSet>() -> usize {
     cases
 }
 
+/// `from_expanded_bytes`, checked against the one-shot `decapsulate_expanded` (with any
+/// ciphertext): both must reject the same keys with the same error.
+fn dk_from_expanded_both<P: ParamSet>(bytes: &[u8]) -> Result<P::Dk, Error> {
+    let ct = P::ct_from_bytes(&vec![0x3c; P::CT_SIZE]).expect("ciphertext length");
+    let imported = P::dk_from_expanded(bytes);
+    let one_shot = P::decapsulate_expanded(bytes, &ct);
+    match (&imported, &one_shot) {
+        (Ok(dk), Ok(k)) => assert_eq!(
+            ss(k),
+            ss(&P::decapsulate(dk, &ct)),
+            "{}: one-shot vs import + decapsulate",
+            P::NAME
+        ),
+        (Err(a), Err(b)) => assert_eq!(a, b, "{}: one-shot error", P::NAME),
+        _ => panic!(
+            "{}: import gave {:?}, one-shot {:?}",
+            P::NAME,
+            imported.as_ref().err(),
+            one_shot.as_ref().err()
+        ),
+    }
+    imported
+}
+
 fn dk_malformed<P: ParamSet>() -> usize {
     let dk = P::dk_from_seed(&seed(3));
     let valid = P::dk_expanded(&dk);
@@ -110,7 +134,7 @@ fn dk_malformed<P: ParamSet>() -> usize {
         let mut bytes = valid.clone();
         bytes.resize(len, 0);
         assert_rejects(
-            P::dk_from_expanded(&bytes),
+            dk_from_expanded_both::<P>(&bytes),
             Expect::DkLength {
                 expected: P::DK_SIZE,
                 actual: len,
@@ -125,7 +149,7 @@ fn dk_malformed<P: ParamSet>() -> usize {
         let mut bytes = valid.clone();
         bytes[offset] ^= 0x01;
         assert_rejects(
-            P::dk_from_expanded(&bytes),
+            dk_from_expanded_both::<P>(&bytes),
             Expect::DkHashMismatch,
             &format!("{} dk with H(ek) byte {offset} flipped", P::NAME),
         );
@@ -136,7 +160,7 @@ fn dk_malformed<P: ParamSet>() -> usize {
         let mut bytes = valid.clone();
         bytes[offset] ^= 0x80;
         assert_rejects(
-            P::dk_from_expanded(&bytes),
+            dk_from_expanded_both::<P>(&bytes),
             Expect::DkHashMismatch,
             &format!("{} dk with embedded ek byte {offset} flipped", P::NAME),
         );
@@ -149,7 +173,7 @@ fn dk_malformed<P: ParamSet>() -> usize {
     let hash = sha3_256(&bytes[384 * k..768 * k + 32]);
     bytes[hash_at..hash_at + 32].copy_from_slice(&hash);
     assert_rejects(
-        P::dk_from_expanded(&bytes),
+        dk_from_expanded_both::<P>(&bytes),
         Expect::EkNotReduced,
         &format!(
             "{} dk with unreduced embedded ek and consistent hash",
@@ -160,7 +184,7 @@ fn dk_malformed<P: ParamSet>() -> usize {
     // z and dk_pke are not covered by any check: changing them gives a different, valid key.
     let mut bytes = valid.clone();
     bytes[P::DK_SIZE - 1] ^= 0x01;
-    let other = P::dk_from_expanded(&bytes)
+    let other = dk_from_expanded_both::<P>(&bytes)
         .unwrap_or_else(|e| panic!("{} dk with altered z: {e:?}", P::NAME));
     assert_eq!(h(&P::dk_expanded(&other)), h(&bytes));
     cases += 1;
@@ -243,6 +267,8 @@ fn round_trips<P: ParamSet>() -> usize {
     assert_eq!(P::ct_bytes(&c2), P::ct_bytes(&c));
     assert_eq!(ss(&P::decapsulate(&dk, &c2)), ss(&k));
     assert_eq!(ss(&P::decapsulate(&dk2, &c2)), ss(&k));
+    let one_shot = P::decapsulate_expanded(&dk_bytes, &c2).expect("own expanded dk");
+    assert_eq!(ss(&one_shot), ss(&k), "{}: one-shot decapsulation", P::NAME);
     // Deterministic: same inputs, same outputs.
     let (c3, k3) = P::encapsulate_deterministic(P::dk_ek(&dk), &m);
     assert_eq!(P::ct_bytes(&c3), P::ct_bytes(&c));

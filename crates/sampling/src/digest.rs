@@ -3,7 +3,7 @@
 //! Some hashes of an ML-KEM operation depend on nothing the sampling produces and nothing
 //! waits for them until the end: `H(ek)` when an encapsulation key is imported (beside
 //! A-hat), `J(z || c)` in decapsulation (beside the re-encryption's noise). Handing such a
-//! hash to [`sample_matrix_with_digest`](crate::sample_matrix_with_digest) or
+//! hash to [`sample_matrix_with_digests`](crate::sample_matrix_with_digests) or
 //! [`sample_noise_polys_with_digest`](crate::sample_noise_polys_with_digest) lets a
 //! multi-way Keccak run it in a lane that would otherwise idle; without one it is computed
 //! on the scalar Keccak. The digest is the same either way.
@@ -24,12 +24,12 @@ pub enum DigestKind {
 ///
 /// ```
 /// use mlkem_sampling::keccak::sha3_256;
-/// use mlkem_sampling::{Digest32, sample_matrix, sample_matrix_with_digest};
+/// use mlkem_sampling::{Digest32, sample_matrix, sample_matrix_with_digests};
 ///
 /// let ek = [7u8; 1184];
 /// let rho: [u8; 32] = ek[1152..].try_into().unwrap();
 /// let mut h = [0u8; 32];
-/// let a_hat = sample_matrix_with_digest::<3>(&rho, Digest32::sha3_256(&ek, &mut h));
+/// let a_hat = sample_matrix_with_digests::<3>(&rho, [Digest32::sha3_256(&ek, &mut h)]);
 /// assert_eq!(a_hat, sample_matrix::<3>(&rho));
 /// assert_eq!(h, sha3_256(&[&ek]));
 /// ```

@@ -102,5 +102,5 @@ pub use noise::{
 };
 pub use sample_ntt::{
     SAMPLE_NTT_INITIAL_BLOCKS, SAMPLE_NTT_SEED_BYTES, SHAKE128_RATE, sample_matrix,
-    sample_matrix_with_digest, sample_ntt,
+    sample_matrix_with_digests, sample_ntt,
 };

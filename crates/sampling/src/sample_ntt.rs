@@ -183,19 +183,20 @@ pub fn sample_matrix<const K: usize>(rho: &[u8; 32]) -> Matrix<K> {
     matrix
 }
 
-/// [`sample_matrix`] and a hash computed alongside it (see [`Digest32`]).
+/// [`sample_matrix`] and hashes computed alongside it (see [`Digest32`]).
 ///
 /// Importing an ML-KEM encapsulation key needs both A-hat from the key's rho and
-/// `H(ek) = SHA3-256(ek)`, a hash of 6 to 12 permutations on which nothing else depends.
-/// With AVX2 the hash runs in a lane of the 4-way permutations that generate A-hat instead
-/// of on the scalar Keccak afterwards; the results are the same.
+/// `H(ek) = SHA3-256(ek)`, a hash of 6 to 12 permutations on which nothing else depends (a
+/// one-shot decapsulation adds `J(z || c)`). With AVX2 the hashes run in lanes of the 4-way
+/// permutations that generate A-hat instead of on the scalar Keccak afterwards; the results
+/// are the same.
 ///
 /// Not constant time with respect to rho, by design (rho is public); constant time with
-/// respect to the hashed message's content (its length may steer the schedule).
+/// respect to the hashed messages' content (their lengths may steer the schedule).
 #[must_use]
-pub fn sample_matrix_with_digest<const K: usize>(
+pub fn sample_matrix_with_digests<'a, const K: usize>(
     rho: &[u8; 32],
-    digest: Digest32<'_>,
+    digests: impl IntoIterator<Item = Digest32<'a>>,
 ) -> Matrix<K> {
     const { assert!(K <= MAX_RANK, "ML-KEM ranks are at most 4") };
     let mut matrix = zero_matrix();
@@ -203,7 +204,7 @@ pub fn sample_matrix_with_digest<const K: usize>(
     #[cfg(target_arch = "x86_64")]
     if let Some(avx2) = crate::simd::Avx2::get() {
         use crate::simd::Job;
-        // The hash is the longest job (6 to 12 permutations, a stream ~3): it goes first.
+        // Hashes are the longest jobs (6 to 12 permutations, a stream ~3): they go first.
         let streams = seeds[..K * K]
             .iter()
             .zip(matrix.rows.as_flattened_mut())
@@ -212,10 +213,16 @@ pub fn sample_matrix_with_digest<const K: usize>(
                 // The parser writes only values below q: the canonical invariant holds.
                 out: poly.coeffs_mut(),
             });
-        avx2.run_jobs(core::iter::once(Job::from(digest)).chain(streams));
+        // `Job` is covariant in its lifetime: each digest's job shrinks to the matrix borrow.
+        let hashes = digests
+            .into_iter()
+            .map(|digest| -> Job<'_> { digest.into() });
+        avx2.run_jobs(hashes.chain(streams));
         return matrix;
     }
-    digest.compute_scalar();
+    for digest in digests {
+        digest.compute_scalar();
+    }
     sample_ntt_batch_portable(&seeds[..K * K], matrix.rows.as_flattened_mut());
     matrix
 }
@@ -255,17 +262,30 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
-    fn matrix_with_digest_is_matrix_and_sha3_256() {
+    fn matrix_with_digests_is_matrix_and_hashes() {
         // ML-KEM's key import: A-hat and H(ek) for the three ek lengths.
         fn check<const K: usize>() {
             let ek: std::vec::Vec<u8> = (0..384 * K + 32).map(|i| (i * 7 + K) as u8).collect();
             let rho: [u8; 32] = ek[384 * K..].try_into().unwrap();
-            let mut h = [0u8; 32];
-            let a = sample_matrix_with_digest::<K>(&rho, Digest32::sha3_256(&ek, &mut h));
             let mut want = std::vec![NttPoly::zero(); K * K];
             sample_ntt_batch_portable(&matrix_seeds::<K>(&rho)[..K * K], &mut want);
+            // With H(ek) alone (key import), and with J(z || c) too (one-shot decapsulation).
+            let mut h = [0u8; 32];
+            let a = sample_matrix_with_digests::<K>(&rho, [Digest32::sha3_256(&ek, &mut h)]);
             assert_eq!(a.rows.as_flattened(), &want[..], "K = {K}");
             assert_eq!(h, crate::keccak::sha3_256(&[&ek]), "K = {K}");
+            let (z, ct) = ([9u8; 32], &ek[..ek.len() - 32]);
+            let (mut h2, mut j) = ([0u8; 32], [0u8; 32]);
+            let digests = [
+                Digest32::sha3_256(&ek, &mut h2),
+                Digest32::shake256([&z, ct], &mut j),
+            ];
+            let a = sample_matrix_with_digests::<K>(&rho, digests);
+            assert_eq!(a.rows.as_flattened(), &want[..], "K = {K}");
+            assert_eq!(h2, h, "K = {K}");
+            let mut want_j = [0u8; 32];
+            crate::keccak::shake256(&[&z, ct], &mut want_j);
+            assert_eq!(j, want_j, "K = {K}");
         }
         check::<2>();
         check::<3>();

@@ -168,6 +168,19 @@ fn decapsulation_case<P: ParamSet>(test: &Value, key_format: &str) -> bool {
         "{} decapsulation tcId {id} ({reason}, keyFormat {key_format}): k",
         P::NAME
     );
+    // The one-shot decapsulation from the expanded key gives the same K.
+    let k = P::decapsulate_expanded(&dk_bytes, &c).unwrap_or_else(|e| {
+        panic!(
+            "{} decapsulation tcId {id}: one-shot rejected dk: {e:?}",
+            P::NAME
+        )
+    });
+    assert_eq!(
+        h(&ss(&k)),
+        h(&hex_field(test, "k")),
+        "{} decapsulation tcId {id} ({reason}): one-shot k",
+        P::NAME
+    );
     match reason {
         "valid decapsulation" => false,
         "modified ciphertext" => true,

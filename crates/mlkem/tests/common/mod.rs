@@ -312,6 +312,8 @@ pub trait ParamSet {
     fn dk_ek(dk: &Self::Dk) -> &Self::Ek;
     /// `DecapsulationKey::decapsulate`.
     fn decapsulate(dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret;
+    /// `DecapsulationKey::decapsulate_expanded` (one-shot import and decapsulation).
+    fn decapsulate_expanded(dk: &[u8], ct: &Self::Ct) -> Result<SharedSecret, Error>;
 
     /// `Ciphertext::from_bytes`.
     fn ct_from_bytes(bytes: &[u8]) -> Result<Self::Ct, Error>;
@@ -377,6 +379,9 @@ macro_rules! impl_param_set {
             }
             fn decapsulate(dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret {
                 dk.decapsulate(ct)
+            }
+            fn decapsulate_expanded(dk: &[u8], ct: &Self::Ct) -> Result<SharedSecret, Error> {
+                mlkem::$module::DecapsulationKey::decapsulate_expanded(dk, ct)
             }
             fn ct_from_bytes(bytes: &[u8]) -> Result<Self::Ct, Error> {
                 mlkem::$module::Ciphertext::from_bytes(bytes)

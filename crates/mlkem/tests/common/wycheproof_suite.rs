@@ -372,6 +372,16 @@ fn semi_expanded_file<P: ParamSet>(n: &str, backend: &str) -> usize {
                 "{what}: labels vs input"
             );
 
+            // The one-shot decapsulation must agree with import + decapsulate: same K, or
+            // the same error.
+            let one_shot = P::ct_from_bytes(&c).and_then(|ct| P::decapsulate_expanded(&dk, &ct));
+            match (&one_shot, &want_k) {
+                (Ok(k), Some(want_k)) => {
+                    assert_eq!(h(&ss(k)), h(want_k), "{what}: one-shot K");
+                }
+                (Ok(_), None) => panic!("{what}: one-shot accepted, but the vector has no K"),
+                (Err(_), _) => {}
+            }
             let outcome = P::dk_from_expanded(&dk).and_then(|key| {
                 assert_eq!(
                     h(&P::ek_bytes(P::dk_ek(&key))),
@@ -387,6 +397,11 @@ fn semi_expanded_file<P: ParamSet>(n: &str, backend: &str) -> usize {
                 assert_eq!(h(&ss(&k)), h(want_k), "{what}: K");
                 Ok(())
             });
+            assert_eq!(
+                outcome.as_ref().err(),
+                one_shot.as_ref().err(),
+                "{what}: one-shot vs import error"
+            );
             judge(
                 &mut tally,
                 &what,
