@@ -3,6 +3,10 @@
 //! Coefficients are packed little-endian, `d` bits each. Eight coefficients always fill
 //! exactly `d` bytes, so both directions work on 8-coefficient chunks through a `u128`:
 //! no branches, no indexing by values, one loop shape for every `d`.
+//!
+//! On x86_64 CPUs with AVX2 (when [`mlkem_poly_ntt::backend::use_avx2`] says so), the `d`
+//! that ML-KEM uses (1, 4, 5, 10, 11, 12) run the AVX2 code of `crate::simd_encode`
+//! instead, with identical results.
 
 use mlkem_poly_ntt::N;
 
@@ -16,6 +20,18 @@ pub const fn encoded_len(d: usize) -> usize {
 ///
 /// `out.len()` must be `32 * D`; values must be below `2^D`.
 pub fn byte_encode<const D: usize>(coeffs: &[u16; N], out: &mut [u8]) {
+    const { assert!(D >= 1 && D <= 12) };
+    debug_assert_eq!(out.len(), encoded_len(D));
+    #[cfg(target_arch = "x86_64")]
+    if let Some(avx2) = crate::simd_encode::Avx2::get() {
+        avx2.byte_encode::<D>(coeffs, out);
+        return;
+    }
+    byte_encode_portable::<D>(coeffs, out);
+}
+
+/// The portable [`byte_encode`], also the reference the AVX2 code is tested against.
+pub(crate) fn byte_encode_portable<const D: usize>(coeffs: &[u16; N], out: &mut [u8]) {
     const { assert!(D >= 1 && D <= 12) };
     debug_assert_eq!(out.len(), encoded_len(D));
     for (chunk, bytes) in coeffs.chunks_exact(8).zip(out.chunks_exact_mut(D)) {
@@ -35,6 +51,20 @@ pub fn byte_encode<const D: usize>(coeffs: &[u16; N], out: &mut [u8]) {
 /// are then decompressed.
 #[must_use]
 pub fn byte_decode<const D: usize>(bytes: &[u8]) -> [u16; N] {
+    const { assert!(D >= 1 && D <= 12) };
+    debug_assert_eq!(bytes.len(), encoded_len(D));
+    #[cfg(target_arch = "x86_64")]
+    if let Some(avx2) = crate::simd_encode::Avx2::get() {
+        let mut out = [0u16; N];
+        avx2.byte_decode::<D>(bytes, &mut out);
+        return out;
+    }
+    byte_decode_portable::<D>(bytes)
+}
+
+/// The portable [`byte_decode`], also the reference the AVX2 code is tested against.
+#[must_use]
+pub(crate) fn byte_decode_portable<const D: usize>(bytes: &[u8]) -> [u16; N] {
     const { assert!(D >= 1 && D <= 12) };
     debug_assert_eq!(bytes.len(), encoded_len(D));
     let mask = (1u128 << D) - 1;
@@ -87,6 +117,52 @@ mod tests {
         byte_encode::<D>(&max, &mut out);
         assert!(out.iter().all(|&b| b == 0xff));
         assert_eq!(byte_decode::<D>(&out), max);
+    }
+
+    /// Bit-by-bit Algorithm 6, straight from the pseudocode.
+    fn decode_naive(d: usize, bytes: &[u8]) -> [u16; N] {
+        let bit = |i: usize| u16::from((bytes[i / 8] >> (i % 8)) & 1);
+        core::array::from_fn(|i| (0..d).map(|j| bit(i * d + j) << j).sum())
+    }
+
+    /// The dispatching functions (AVX2 when available) and the portable ones both match the
+    /// bitwise algorithms, for encode on values below `2^D` and for decode on any bytes.
+    fn dispatch<const D: usize>() {
+        let mut state = 0x9e37_79b9_u32;
+        let mut next = || {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            state >> 8
+        };
+        for _ in 0..20 {
+            let f: [u16; N] = core::array::from_fn(|_| (next() & ((1 << D) - 1)) as u16);
+            let expected = encode_naive(D, &f);
+            let mut out = vec![0u8; encoded_len(D)];
+            byte_encode::<D>(&f, &mut out);
+            assert_eq!(out, expected, "byte_encode, d = {D}");
+            byte_encode_portable::<D>(&f, &mut out);
+            assert_eq!(out, expected, "byte_encode_portable, d = {D}");
+
+            let bytes: Vec<u8> = (0..encoded_len(D)).map(|_| next() as u8).collect();
+            let expected = decode_naive(D, &bytes);
+            assert_eq!(byte_decode::<D>(&bytes), expected, "byte_decode, d = {D}");
+            assert_eq!(
+                byte_decode_portable::<D>(&bytes),
+                expected,
+                "byte_decode_portable, d = {D}"
+            );
+        }
+        let ones = vec![0xffu8; encoded_len(D)];
+        assert_eq!(byte_decode::<D>(&ones), [((1u32 << D) - 1) as u16; N]);
+    }
+
+    #[test]
+    fn dispatch_matches_bitwise_algorithm() {
+        dispatch::<1>();
+        dispatch::<4>();
+        dispatch::<5>();
+        dispatch::<10>();
+        dispatch::<11>();
+        dispatch::<12>();
     }
 
     #[test]

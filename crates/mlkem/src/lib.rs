@@ -71,6 +71,8 @@ mod params;
 mod secret;
 #[cfg(target_arch = "x86_64")]
 mod simd;
+#[cfg(target_arch = "x86_64")]
+mod simd_encode;
 
 pub use error::Error;
 pub use mlkem_poly_ntt::backend::force_portable;
