@@ -45,14 +45,13 @@ fn ct_eq_bytes(a: &[u8], b: &[u8]) -> subtle::Choice {
 }
 
 /// `ML-KEM.KeyGen_internal(d, z)` (Algorithm 16), minus the byte encoding of dk which the
-/// caller assembles on export. Writes ek to `ek_out` and returns its parsed state and the
-/// cached s-hat.
+/// caller assembles on export. Writes ek to `ek_out` and returns its parsed state (with
+/// `H(ek)`, which K-PKE.KeyGen computes as it encodes ek) and the cached s-hat.
 pub(crate) fn key_gen_internal<B: Backend, const K: usize, const ETA1: usize>(
     d: &[u8; 32],
     ek_out: &mut [u8],
 ) -> (EkState<K>, CachedNttVector<K>) {
-    let (pk, s_hat) = kpke::key_gen::<B, K, ETA1>(d, ek_out);
-    let h = hash::h(ek_out);
+    let (pk, s_hat, h) = kpke::key_gen::<B, K, ETA1>(d, ek_out);
     (EkState { pk, h }, s_hat)
 }
 

@@ -12,8 +12,9 @@ use crate::Error;
 use crate::compress::{compress, decompress};
 use crate::encode::{byte_decode, byte_encode, encoded_len};
 use mlkem_poly_ntt::{Backend, CachedNttVector, Matrix, N, NttPoly, NttVector, Poly, PolyVector};
+use mlkem_sampling::keccak::{SHA3_256_RATE, SHA3_DOMAIN, Sponge};
 use mlkem_sampling::{
-    Digest32, Eta, sample_matrix, sample_matrix_with_digests, sample_noise_polys,
+    Batch, Digest32, Eta, sample_matrix_with_digests, sample_noise_polys,
     sample_noise_polys_with_digest,
 };
 use zeroize::Zeroize;
@@ -113,39 +114,88 @@ fn split_ek<const K: usize>(ek: &[u8]) -> (&[u8], &[u8; 32]) {
     (t_bytes, rho.try_into().expect("ek_pke is 384 K + 32 bytes"))
 }
 
-/// K-PKE.KeyGen (Algorithm 13) from the 32-byte seed d.
+/// Rows of A-hat that key generation samples with the noise, before `H(ek)` can start: the
+/// rest are sampled while `H` absorbs the encoded first rows of t-hat (see [`key_gen`]).
+/// For k = 2 the last row would leave lanes idle, so everything is sampled at once.
+const fn rows_with_noise(k: usize) -> usize {
+    if k <= 2 { k } else { 2 }
+}
+
+/// K-PKE.KeyGen (Algorithm 13) from the 32-byte seed d, and `H(ek_pke)` for ML-KEM.
 ///
 /// Writes `ek_pke` (`384 K + 32` bytes) and returns the parsed public key with the secret
-/// `s-hat`, its multiplication cache already built.
+/// `s-hat` (its multiplication cache already built) and `H(ek_pke)`.
+///
+/// The Keccak work is ordered so that a multi-way Keccak has several independent jobs at
+/// every step: first the first [`rows_with_noise`] rows of A-hat together with all of `s`
+/// and `e`; then the remaining rows of A-hat while `H` absorbs the encoding of the rows of
+/// t-hat computed from the first ones; `H` finishes with the last rows and rho. The values
+/// are those of Algorithm 13; only the order of independent steps differs.
 pub(crate) fn key_gen<B: Backend, const K: usize, const ETA1: usize>(
     d: &[u8; 32],
     ek_out: &mut [u8],
-) -> (PublicKey<K>, CachedNttVector<K>) {
+) -> (PublicKey<K>, CachedNttVector<K>, [u8; 32]) {
+    let first = const { rows_with_noise(K) };
     // Line 1: (rho, sigma) = G(d || k).
     let (rho, mut sigma) = crate::hash::g(d, &[K as u8]);
-    let a_hat = sample_matrix::<K>(&rho);
-    // Lines 8-15: s and e from PRF_eta1(sigma, N), N = 0 .. 2k-1.
-    // One batch, so that a multi-way Keccak fills its lanes across both vectors.
+    let mut a_hat = Matrix::<K> {
+        rows: core::array::from_fn(|_| core::array::from_fn(|_| NttPoly::zero())),
+    };
+    // Lines 3-7 for the first rows, and lines 8-15: s and e from PRF_eta1(sigma, N),
+    // N = 0 .. 2k-1, in one batch.
     let (mut s, mut e) = (PolyVector::<K>::zero(), PolyVector::<K>::zero());
-    let requests = s.0.iter_mut().chain(e.0.iter_mut());
-    sample_noise_polys(
-        &sigma,
-        requests.zip(0u8..).map(|(p, n)| (eta::<ETA1>(), n, p)),
-    );
+    let mut batch = Batch::new();
+    batch.matrix_rows::<K>(&rho, 0, &mut a_hat.rows[..first]);
+    for (p, n) in s.0.iter_mut().chain(e.0.iter_mut()).zip(0u8..) {
+        batch.noise(&sigma, eta::<ETA1>(), n, p);
+    }
+    batch.run();
     sigma.zeroize();
     // Lines 16-18: t-hat = A-hat o s-hat + e-hat; s-hat keeps its b*zeta cache for decryption.
     let s_hat = s.ntt_cached::<B>();
     s.zeroize();
-    let mut t_hat = a_hat.mul_vector::<B>(&s_hat);
     let mut e_hat = e.ntt::<B>();
     e.zeroize();
-    t_hat.add_assign(&e_hat);
-    e_hat.zeroize();
-    // Line 19: ek = ByteEncode_12(t-hat) || rho.
+    let mut t_hat = NttVector::<K>::zero();
+    a_hat.mul_vector_rows::<B>(&s_hat, 0..first, &mut t_hat);
+    // Line 19: ek = ByteEncode_12(t-hat) || rho, and H(ek), row by row.
     let (t_bytes, rho_out) = ek_out.split_at_mut(K * POLY_BYTES);
-    encode_vector_12(&t_hat, t_bytes);
+    let (t_first, t_last) = t_bytes.split_at_mut(first * POLY_BYTES);
+    for ((t, e), out) in t_hat.0[..first]
+        .iter_mut()
+        .zip(&e_hat.0)
+        .zip(t_first.chunks_exact_mut(POLY_BYTES))
+    {
+        t.add_assign(e);
+        byte_encode::<12>(t.coeffs(), out);
+    }
+    let mut h = Sponge::<SHA3_256_RATE>::new();
+    if first < K {
+        // Lines 3-7 for the last rows, while H absorbs the first rows of t-hat.
+        let mut batch = Batch::new();
+        batch.absorb(&mut h, t_first);
+        batch.matrix_rows::<K>(&rho, first, &mut a_hat.rows[first..]);
+        batch.run();
+    } else {
+        h.absorb(t_first);
+    }
+    a_hat.mul_vector_rows::<B>(&s_hat, first..K, &mut t_hat);
+    for ((t, e), out) in t_hat.0[first..]
+        .iter_mut()
+        .zip(&e_hat.0[first..])
+        .zip(t_last.chunks_exact_mut(POLY_BYTES))
+    {
+        t.add_assign(e);
+        byte_encode::<12>(t.coeffs(), out);
+    }
+    e_hat.zeroize();
     rho_out.copy_from_slice(&rho);
-    (PublicKey { t_hat, a_hat }, s_hat)
+    h.absorb(t_last);
+    h.absorb(&rho);
+    h.finalize(SHA3_DOMAIN);
+    let mut ek_hash = [0u8; 32];
+    h.squeeze(&mut ek_hash);
+    (PublicKey { t_hat, a_hat }, s_hat, ek_hash)
 }
 
 /// Compress_d then ByteEncode_d of one polynomial.

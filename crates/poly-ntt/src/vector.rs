@@ -144,21 +144,43 @@ impl<const K: usize> Matrix<K> {
     /// `A * v`: `out[i] = sum_j A[i][j] * v[j]`, one reduction per output coefficient.
     #[must_use]
     pub fn mul_vector<B: Backend>(&self, v: &CachedNttVector<K>) -> NttVector<K> {
-        self.product::<B, false>(v)
+        let mut out = NttVector::<K>::zero();
+        self.product_rows::<B, false>(v, 0..K, &mut out);
+        out
+    }
+
+    /// Rows `rows` of `A * v` into the same rows of `out` (the others are left alone): for
+    /// a caller that gets the rows of `A` a few at a time, as ML-KEM key generation does.
+    ///
+    /// # Panics
+    /// If `rows` reaches past `K`.
+    pub fn mul_vector_rows<B: Backend>(
+        &self,
+        v: &CachedNttVector<K>,
+        rows: core::ops::Range<usize>,
+        out: &mut NttVector<K>,
+    ) {
+        self.product_rows::<B, false>(v, rows, out);
     }
 
     /// `A^T * v`: `out[i] = sum_j A[j][i] * v[j]`, one reduction per output coefficient.
     #[must_use]
     pub fn transpose_mul_vector<B: Backend>(&self, v: &CachedNttVector<K>) -> NttVector<K> {
-        self.product::<B, true>(v)
+        let mut out = NttVector::<K>::zero();
+        self.product_rows::<B, true>(v, 0..K, &mut out);
+        out
     }
 
-    /// `A v` or `A^T v`; one accumulator, reset per output row.
-    fn product<B: Backend, const TRANSPOSE: bool>(&self, v: &CachedNttVector<K>) -> NttVector<K> {
+    /// Rows `rows` of `A v` or `A^T v`; one accumulator, reset per output row.
+    fn product_rows<B: Backend, const TRANSPOSE: bool>(
+        &self,
+        v: &CachedNttVector<K>,
+        rows: core::ops::Range<usize>,
+        out: &mut NttVector<K>,
+    ) {
         const { assert!(K <= B::MAX_TERMS) };
-        let mut out = NttVector::<K>::zero();
         let mut acc = Accumulator::new();
-        for (i, o) in out.0.iter_mut().enumerate() {
+        for i in rows {
             acc.clear();
             for (j, vj) in v.0.iter().enumerate() {
                 let a = if TRANSPOSE {
@@ -168,9 +190,8 @@ impl<const K: usize> Matrix<K> {
                 };
                 acc.add_product::<B>(a, vj);
             }
-            acc.reduce_into::<B>(o);
+            acc.reduce_into::<B>(&mut out.0[i]);
         }
         acc.zeroize();
-        out
     }
 }

@@ -65,6 +65,13 @@ fn check_products<const K: usize>(m: [[[u16; N]; K]; K], v: [[u16; N]; K]) {
         let col: Vec<_> = (0..K).map(|j| (&a.rows[j][i], &v.0[j])).collect();
         assert_eq!(atv.0[i], eager_sum(&col), "A^T*v row {i}");
     }
+    // The same rows computed a few at a time (every split point).
+    for split in 0..=K {
+        let mut parts = NttVector::<K>::zero();
+        a.mul_vector_rows::<B>(&cached, 0..split, &mut parts);
+        a.mul_vector_rows::<B>(&cached, split..K, &mut parts);
+        assert_eq!(parts, av, "A*v in rows 0..{split} and {split}..{K}");
+    }
     let dot = a.rows[0].clone();
     let dot = NttVector(dot).dot::<B>(&cached);
     let terms: Vec<_> = (0..K).map(|j| (&a.rows[0][j], &v.0[j])).collect();

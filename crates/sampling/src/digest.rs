@@ -8,7 +8,7 @@
 //! multi-way Keccak run it in a lane that would otherwise idle; without one it is computed
 //! on the scalar Keccak. The digest is the same either way.
 
-use crate::keccak::{SHA3_DOMAIN, SHAKE_DOMAIN, sha3_256, shake256};
+use crate::keccak::{SHA3_DOMAIN, SHAKE_DOMAIN};
 
 /// Which hash a [`Digest32`] computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,16 +65,7 @@ impl<'a> Digest32<'a> {
         self.kind
     }
 
-    /// Computes the digest on the scalar Keccak.
-    pub(crate) fn compute_scalar(self) {
-        match self.kind {
-            DigestKind::Sha3_256 => *self.out = sha3_256(&self.message),
-            DigestKind::Shake256 => shake256(&self.message, self.out),
-        }
-    }
-
     /// The padding's domain-separation byte.
-    #[cfg(target_arch = "x86_64")]
     pub(crate) const fn domain(&self) -> u8 {
         match self.kind {
             DigestKind::Sha3_256 => SHA3_DOMAIN,

@@ -199,6 +199,23 @@ impl<const RATE: usize> Sponge<RATE> {
         self.state[pos / 8] ^= u64::from(byte) << (8 * (pos % 8));
     }
 
+    /// Bytes still to absorb before the current block is full, 0 between blocks.
+    pub(crate) fn bytes_to_block_end(&self) -> usize {
+        if self.offset == 0 {
+            0
+        } else {
+            RATE - self.offset
+        }
+    }
+
+    /// The state, for a multi-way Keccak to continue this sponge between blocks (absorbing
+    /// whole blocks only, so the offset stays 0).
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn state_between_blocks(&mut self) -> &mut [u64; 25] {
+        debug_assert_eq!(self.offset, 0, "between blocks");
+        &mut self.state
+    }
+
     /// Absorbs `data`.
     pub fn absorb(&mut self, mut data: &[u8]) {
         // Finish a partial block byte by byte, then whole blocks lane by lane.

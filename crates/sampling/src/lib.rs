@@ -37,30 +37,33 @@
 //! - noise generation for one operation in one call: [`sample_noise_vector`],
 //!   [`sample_noise_poly`], and [`sample_noise_polys`] for any mix of etas, nonces and
 //!   output polynomials (all of key generation's `s, e` or encryption's `y, e1, e2` at once);
+//! - [`Batch`]: any mix of independent matrix rows, noise, 32-byte hashes ([`Digest32`]) and
+//!   sponge absorption, run together; every function above is a batch;
 //! - Keccak: the scalar Keccak-f\[1600\] and sponges of [`keccak`] (SHA3-256, SHA3-512,
 //!   SHAKE128/256, used for G, H, J by the KEM), and a 4-way AVX2 Keccak-f\[1600\] behind
-//!   the batch functions, selected at run time (x86-64 only).
+//!   the batches, selected at run time (x86-64 only).
 //!
 //! It knows nothing of the KEM: parameter sets, byte encodings, K-PKE and ML-KEM belong to
 //! the `mlkem` crate, which decides which nonces and which eta each step uses.
 //!
 //! # Multi-way hashing
-//! The public entry points take everything one operation needs ([`sample_matrix`]: all `k^2`
-//! entries; [`sample_noise_vector`]: all `k` polynomials; [`sample_noise_polys`]: any list)
-//! and hand the whole batch of independent streams to one private function per kind of
-//! stream. Those functions pick a backend once per call:
+//! Every entry point builds a [`Batch`] of independent jobs (a `SampleNTT` stream, a PRF
+//! stream with its CBD, a hash, whole blocks for a sponge that goes on afterwards) and runs
+//! it, picking a backend once per run:
 //! - **AVX2** (x86-64, when [`mlkem_poly_ntt::backend::use_avx2`] says so: the CPU has AVX2,
-//!   detected at run time, and [`mlkem_poly_ntt::backend::force_portable`] is off). Four
-//!   SHAKE streams share one 4-way Keccak-f\[1600\] whose 25 registers hold the same word
-//!   of four states. `SampleNTT` squeezes 3 blocks of all four streams, parses them with an
-//!   AVX2 rejection sampler (16 candidates per step, compacted with a shuffle table), then
-//!   squeezes one more block of all four while any stream is short. The PRF squeezes one
-//!   SHAKE256 block per stream for eta = 2 and two for eta = 3. A lone last `SampleNTT`
-//!   stream uses the scalar Keccak (faster than a 4-way permutation with three idle lanes:
-//!   1.66 vs 2.34 us measured); noise groups of any size stay 4-way. The
-//!   code is in `#[target_feature(enable = "avx2")]` functions, so no `target-cpu` flag is
-//!   needed; it is the only `unsafe` code of the crate.
-//! - **Portable**: one stream at a time with the scalar Keccak of [`keccak`] (an unrolled
+//!   detected at run time, and [`mlkem_poly_ntt::backend::force_portable`] is off). The jobs
+//!   share a 4-way Keccak-f\[1600\] whose 25 registers hold the same word of four states:
+//!   each lane runs one job, absorbing and squeezing a block per permutation, and takes the
+//!   next job as soon as its own is done, whatever their kinds and rates; the last job left
+//!   alone finishes on the scalar Keccak (one scalar permutation costs ~0.7 of a 4-way one
+//!   here). `SampleNTT` output is parsed by an AVX2 rejection sampler (16 candidates per
+//!   step, compacted with a shuffle table), eta = 2 noise by an AVX2 CBD. This is how the KEM
+//!   hides its long hashes in lanes that would otherwise idle: `H(ek)` beside A-hat when a
+//!   key is imported, `J(z || c)` beside the re-encryption noise, and in key generation `H(ek)`
+//!   absorbing the first rows of t-hat while the last rows of A-hat are sampled. The code is
+//!   in `#[target_feature(enable = "avx2")]` functions, so no `target-cpu` flag is needed; it
+//!   is the only `unsafe` code of the crate.
+//! - **Portable**: one job after another with the scalar Keccak of [`keccak`] (an unrolled
 //!   Keccak-f\[1600\], built with BMI1/BMI2 when the CPU has them) and the scalar parser;
 //!   the reference the AVX2 path is differentially tested against. Results are identical.
 //!   Both Keccaks are tested against the `sha3` crate.
@@ -72,9 +75,9 @@
 //! (`mlkem_field::from_signed`), with no branch, loop bound or index depending on the bytes.
 //! Every PRF output buffer is zeroized before returning, the scalar sponge's state is erased
 //! on drop (and the permutation's scratch copy after each call); the 4-way AVX2 state
-//! and its input and output buffers are zeroized the same way. How streams are grouped
-//! (four per permutation, the single last one alone) depends only on the number of
-//! requests and their etas, which are public. Values moved by the
+//! and its input and output buffers are zeroized the same way. The schedule (which job
+//! runs in which lane, when one finishes alone) depends only on the jobs' kinds, message
+//! lengths and etas, and on the XOF output of the public rho. Values moved by the
 //! compiler (returned polynomials, register temporaries) are beyond what `zeroize` reaches;
 //! the noise paths write straight into the caller's output to keep such copies to a minimum.
 #![no_std]
@@ -84,6 +87,7 @@
 #[cfg(test)]
 extern crate std;
 
+mod batch;
 mod cbd;
 mod digest;
 pub mod keccak;
@@ -93,6 +97,7 @@ mod sample_ntt;
 #[allow(unsafe_code)]
 mod simd;
 
+pub use batch::Batch;
 pub use cbd::{
     CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, sample_poly_cbd, sample_poly_cbd2, sample_poly_cbd3,
 };

@@ -7,6 +7,7 @@
 use mlkem_poly_ntt::{N, Poly, PolyVector};
 use zeroize::Zeroize;
 
+use crate::batch::Batch;
 use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd2_into, cbd3_into};
 use crate::digest::Digest32;
 
@@ -116,27 +117,19 @@ fn noise_batch<'a>(
     requests: impl IntoIterator<Item = (Eta, u8, &'a mut Poly)>,
     digest: Option<Digest32<'_>>,
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(avx2) = crate::simd::Avx2::get() {
-        use crate::simd::Job;
-        let noise = requests.into_iter().map(|(eta, nonce, poly)| Job::Noise {
-            sigma,
-            nonce: [nonce],
-            eta,
-            // CBD writes only values in [0, q): the canonical invariant holds.
-            out: poly.coeffs_mut(),
-        });
-        // A hash is longer than any PRF stream (one or two permutations): it goes first.
-        avx2.run_jobs(digest.map(Job::from).into_iter().chain(noise));
-        return;
-    }
+    let mut batch = Batch::new();
+    // A hash is longer than any PRF stream (one or two permutations): it goes first.
     if let Some(digest) = digest {
-        digest.compute_scalar();
+        batch.digest(digest);
     }
-    sample_noise_polys_portable(sigma, requests);
+    for (eta, nonce, poly) in requests {
+        batch.noise(sigma, eta, nonce, poly);
+    }
+    batch.run();
 }
 
 /// The portable [`sample_noise_polys`]: one scalar SHAKE256 stream at a time.
+#[cfg(test)]
 pub(crate) fn sample_noise_polys_portable<'a>(
     sigma: &[u8; 32],
     requests: impl IntoIterator<Item = (Eta, u8, &'a mut Poly)>,

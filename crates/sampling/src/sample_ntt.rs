@@ -4,6 +4,7 @@
 //! Everything here is a function of the public seed rho, so branching on the XOF output
 //! and a data-dependent number of squeezed blocks are fine.
 
+use crate::batch::{Batch, Job};
 use crate::digest::Digest32;
 use crate::keccak::Sponge;
 use mlkem_field::Q;
@@ -30,9 +31,6 @@ const _: () = assert!(SHAKE128_RATE.is_multiple_of(3));
 
 /// Bytes squeezed up front.
 pub(crate) const INITIAL_BYTES: usize = SAMPLE_NTT_INITIAL_BLOCKS * SHAKE128_RATE;
-
-/// Number of `SampleNTT` streams in one matrix generation for the largest rank (k = 4).
-const MAX_MATRIX_STREAMS: usize = MAX_RANK * MAX_RANK;
 
 /// `SampleNTT(seed)`, FIPS 203 Algorithm 7: rejection sampling of a uniform NTT-domain
 /// polynomial from `SHAKE128(seed)`.
@@ -64,19 +62,25 @@ impl XofStream for Sponge<SHAKE128_RATE> {
     }
 }
 
-/// The portable `SampleNTT`: scalar SHAKE128 and the scalar parser.
-fn sample_ntt_portable(seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> NttPoly {
+/// The portable `SampleNTT` into `coeffs`: scalar SHAKE128 and the scalar parser.
+pub(crate) fn sample_ntt_into(seed: &[u8; SAMPLE_NTT_SEED_BYTES], coeffs: &mut [u16; N]) {
     let mut xof = Sponge::<SHAKE128_RATE>::new();
     xof.absorb(seed);
     xof.finalize(crate::keccak::SHAKE_DOMAIN);
-    sample_ntt_from_xof(&mut xof)
+    sample_ntt_from_xof_into(&mut xof, coeffs);
 }
 
 /// The loop of Algorithm 7 over any XOF output stream (tests feed it adversarial streams).
+#[cfg(test)]
 fn sample_ntt_from_xof(reader: &mut impl XofStream) -> NttPoly {
     let mut poly = NttPoly::zero();
-    let coeffs = poly.coeffs_mut();
+    // `parse_candidates` writes only values below q, so the canonical invariant holds.
+    sample_ntt_from_xof_into(reader, poly.coeffs_mut());
+    poly
+}
 
+/// The loop of Algorithm 7 over any XOF output stream, into `coeffs`.
+fn sample_ntt_from_xof_into(reader: &mut impl XofStream, coeffs: &mut [u16; N]) {
     let mut initial = [0u8; INITIAL_BYTES];
     reader.read(&mut initial);
     let mut filled = parse_candidates(&initial, coeffs, 0);
@@ -86,8 +90,6 @@ fn sample_ntt_from_xof(reader: &mut impl XofStream) -> NttPoly {
         reader.read(&mut block);
         filled = parse_candidates(&block, coeffs, filled);
     }
-    // `parse_candidates` writes only values below q, so the canonical invariant holds.
-    poly
 }
 
 /// Parses XOF output into candidates and appends the accepted ones (FIPS 203 Algorithm 7,
@@ -129,28 +131,27 @@ pub(crate) fn parse_candidates(bytes: &[u8], coeffs: &mut [u16; N], mut filled: 
 /// portable version handles one stream at a time.
 fn sample_ntt_batch(seeds: &[[u8; SAMPLE_NTT_SEED_BYTES]], out: &mut [NttPoly]) {
     assert_eq!(seeds.len(), out.len(), "one output per seed");
-    #[cfg(target_arch = "x86_64")]
-    if let Some(avx2) = crate::simd::Avx2::get() {
-        avx2.run_jobs(seeds.iter().zip(out).map(|(seed, poly)| {
-            crate::simd::Job::SampleNtt {
-                seed: *seed,
-                // The parser writes only values below q: the canonical invariant holds.
-                out: poly.coeffs_mut(),
-            }
-        }));
-        return;
+    let mut batch = Batch::new();
+    for (seed, poly) in seeds.iter().zip(out) {
+        batch.push(Job::SampleNtt {
+            seed: *seed,
+            // The parser writes only values below q: the canonical invariant holds.
+            out: poly.coeffs_mut(),
+        });
     }
-    sample_ntt_batch_portable(seeds, out);
+    batch.run();
 }
 
-/// The portable [`sample_ntt_batch`]: one scalar stream at a time.
+/// The portable [`sample_ntt_batch`]: one scalar stream at a time (the reference the AVX2
+/// path is tested against).
+#[cfg(test)]
 pub(crate) fn sample_ntt_batch_portable(
     seeds: &[[u8; SAMPLE_NTT_SEED_BYTES]],
     out: &mut [NttPoly],
 ) {
     assert_eq!(seeds.len(), out.len(), "one output per seed");
     for (seed, poly) in seeds.iter().zip(out) {
-        *poly = sample_ntt_portable(seed);
+        sample_ntt_into(seed, poly.coeffs_mut());
     }
 }
 
@@ -174,13 +175,7 @@ pub(crate) fn matrix_seed(rho: &[u8; 32], row: u8, col: u8) -> [u8; SAMPLE_NTT_S
 /// Not constant time, by design: rho is public.
 #[must_use]
 pub fn sample_matrix<const K: usize>(rho: &[u8; 32]) -> Matrix<K> {
-    const { assert!(K <= MAX_RANK, "ML-KEM ranks are at most 4") };
-    let mut matrix = zero_matrix();
-    sample_ntt_batch(
-        &matrix_seeds::<K>(rho)[..K * K],
-        matrix.rows.as_flattened_mut(),
-    );
-    matrix
+    sample_matrix_with_digests(rho, [])
 }
 
 /// [`sample_matrix`] and hashes computed alongside it (see [`Digest32`]).
@@ -189,7 +184,7 @@ pub fn sample_matrix<const K: usize>(rho: &[u8; 32]) -> Matrix<K> {
 /// `H(ek) = SHA3-256(ek)`, a hash of 6 to 12 permutations on which nothing else depends (a
 /// one-shot decapsulation adds `J(z || c)`). With AVX2 the hashes run in lanes of the 4-way
 /// permutations that generate A-hat instead of on the scalar Keccak afterwards; the results
-/// are the same.
+/// are the same. (For other mixes of work, build a [`Batch`].)
 ///
 /// Not constant time with respect to rho, by design (rho is public); constant time with
 /// respect to the hashed messages' content (their lengths may steer the schedule).
@@ -199,53 +194,17 @@ pub fn sample_matrix_with_digests<'a, const K: usize>(
     digests: impl IntoIterator<Item = Digest32<'a>>,
 ) -> Matrix<K> {
     const { assert!(K <= MAX_RANK, "ML-KEM ranks are at most 4") };
-    let mut matrix = zero_matrix();
-    let seeds = matrix_seeds::<K>(rho);
-    #[cfg(target_arch = "x86_64")]
-    if let Some(avx2) = crate::simd::Avx2::get() {
-        use crate::simd::Job;
-        // Hashes are the longest jobs (6 to 12 permutations, a stream ~3): they go first.
-        let streams = seeds[..K * K]
-            .iter()
-            .zip(matrix.rows.as_flattened_mut())
-            .map(|(seed, poly)| Job::SampleNtt {
-                seed: *seed,
-                // The parser writes only values below q: the canonical invariant holds.
-                out: poly.coeffs_mut(),
-            });
-        // `Job` is covariant in its lifetime: each digest's job shrinks to the matrix borrow.
-        let hashes = digests
-            .into_iter()
-            .map(|digest| -> Job<'_> { digest.into() });
-        avx2.run_jobs(hashes.chain(streams));
-        return matrix;
-    }
-    for digest in digests {
-        digest.compute_scalar();
-    }
-    sample_ntt_batch_portable(&seeds[..K * K], matrix.rows.as_flattened_mut());
-    matrix
-}
-
-/// The seeds of all entries of a `K x K` matrix, row-major (entry `[i][j]` at `i * K + j`),
-/// in an array sized for the largest rank.
-fn matrix_seeds<const K: usize>(
-    rho: &[u8; 32],
-) -> [[u8; SAMPLE_NTT_SEED_BYTES]; MAX_MATRIX_STREAMS] {
-    let mut seeds = [[0u8; SAMPLE_NTT_SEED_BYTES]; MAX_MATRIX_STREAMS];
-    for i in 0..K {
-        for j in 0..K {
-            // i, j < K <= 4: the casts are exact.
-            seeds[i * K + j] = matrix_seed(rho, i as u8, j as u8);
-        }
-    }
-    seeds
-}
-
-fn zero_matrix<const K: usize>() -> Matrix<K> {
-    Matrix {
+    let mut matrix = Matrix {
         rows: core::array::from_fn(|_| core::array::from_fn(|_| NttPoly::zero())),
+    };
+    let mut batch = Batch::new();
+    // Hashes are the longest jobs (6 to 12 permutations, a stream ~3): they go first.
+    for digest in digests {
+        batch.digest(digest);
     }
+    batch.matrix_rows::<K>(rho, 0, &mut matrix.rows);
+    batch.run();
+    matrix
 }
 
 #[cfg(test)]
@@ -268,7 +227,10 @@ mod tests {
             let ek: std::vec::Vec<u8> = (0..384 * K + 32).map(|i| (i * 7 + K) as u8).collect();
             let rho: [u8; 32] = ek[384 * K..].try_into().unwrap();
             let mut want = std::vec![NttPoly::zero(); K * K];
-            sample_ntt_batch_portable(&matrix_seeds::<K>(&rho)[..K * K], &mut want);
+            let seeds: std::vec::Vec<_> = (0..K * K)
+                .map(|n| matrix_seed(&rho, (n / K) as u8, (n % K) as u8))
+                .collect();
+            sample_ntt_batch_portable(&seeds, &mut want);
             // With H(ek) alone (key import), and with J(z || c) too (one-shot decapsulation).
             let mut h = [0u8; 32];
             let a = sample_matrix_with_digests::<K>(&rho, [Digest32::sha3_256(&ek, &mut h)]);

@@ -27,10 +27,9 @@ use zeroize::Zeroize;
 
 use super::keccak_x4::{SHAKE128_RATE, SHAKE256_RATE, WAYS, WORDS, keccak_f1600_x4};
 use super::{cbd, rej};
+use crate::batch::Job;
 use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd3_into};
-use crate::digest::Digest32;
-use crate::keccak::{SHAKE_DOMAIN, f1600};
-use crate::sample_ntt::SAMPLE_NTT_SEED_BYTES;
+use crate::keccak::{SHA3_256_RATE, SHAKE_DOMAIN, f1600};
 
 /// Words in the largest rate (SHAKE128).
 const MAX_RATE_WORDS: usize = SHAKE128_RATE / 8;
@@ -43,73 +42,38 @@ const _: () = assert!(SHAKE256_RATE < CBD3_INPUT_BYTES && CBD3_INPUT_BYTES <= 2 
 /// The last padding bit of pad10*1, in the last byte of the rate.
 const PAD_LAST: u8 = 0x80;
 
-/// What one lane computes.
-pub(crate) enum Job<'a> {
-    /// A 32-byte digest of `message[0] || message[1]` with a rate of 136 bytes: SHA3-256
-    /// (`domain` = 0x06, FIPS 203's H) or SHAKE256 truncated to 32 bytes (`domain` = 0x1f,
-    /// FIPS 203's J).
-    Hash32 {
-        /// The message, in two parts (`z || c` for J).
-        message: [&'a [u8]; 2],
-        /// The domain-separation byte that starts the padding.
-        domain: u8,
-        /// Where the digest goes.
-        out: &'a mut [u8; 32],
-    },
-    /// `SampleNTT(seed)` (FIPS 203 Algorithm 7) into `out`, squeezing as many SHAKE128
-    /// blocks as the seed needs.
-    SampleNtt {
-        /// `rho || j || i`.
-        seed: [u8; SAMPLE_NTT_SEED_BYTES],
-        /// The coefficients (only values below q are written).
-        out: &'a mut [u16; N],
-    },
-    /// `SamplePolyCBD_eta(PRF_eta(sigma, nonce))` into `out`.
-    Noise {
-        /// The PRF key.
-        sigma: &'a [u8; 32],
-        /// The PRF's one-byte input.
-        nonce: [u8; 1],
-        /// The noise parameter.
-        eta: Eta,
-        /// The coefficients (only values in `[0, q)` are written).
-        out: &'a mut [u16; N],
-    },
-}
-
-impl<'a> From<Digest32<'a>> for Job<'a> {
-    fn from(digest: Digest32<'a>) -> Self {
-        Job::Hash32 {
-            domain: digest.domain(),
-            message: digest.message,
-            out: digest.out,
-        }
-    }
-}
-
-impl Job<'_> {
+/// What a lane needs to know about a job.
+trait LaneJob {
     /// The rate of the job's sponge in bytes.
+    fn rate(&self) -> usize;
+    /// The message, in up to two parts.
+    fn message(&self) -> [&[u8]; 2];
+    /// The first byte of the padding (unused by `Absorb`, which does not pad).
+    fn domain(&self) -> u8;
+}
+
+impl LaneJob for Job<'_> {
     fn rate(&self) -> usize {
         match self {
             Self::SampleNtt { .. } => SHAKE128_RATE,
             Self::Hash32 { .. } | Self::Noise { .. } => SHAKE256_RATE,
+            Self::Absorb { .. } => SHA3_256_RATE,
         }
     }
 
-    /// The message, in up to two parts.
     fn message(&self) -> [&[u8]; 2] {
         match self {
             Self::Hash32 { message, .. } => *message,
             Self::SampleNtt { seed, .. } => [seed, &[]],
             Self::Noise { sigma, nonce, .. } => [*sigma, nonce],
+            Self::Absorb { blocks, .. } => [blocks, &[]],
         }
     }
 
-    /// The first byte of the padding.
     fn domain(&self) -> u8 {
         match self {
             Self::Hash32 { domain, .. } => *domain,
-            Self::SampleNtt { .. } | Self::Noise { .. } => SHAKE_DOMAIN,
+            Self::SampleNtt { .. } | Self::Noise { .. } | Self::Absorb { .. } => SHAKE_DOMAIN,
         }
     }
 }
@@ -160,6 +124,13 @@ impl<'a> Lane<'a> {
         let block = bytes_of_mut(&mut words[..rate / 8]);
         let taken = copy_message(self.job.message(), self.absorbed, block);
         self.absorbed += taken;
+        if let Job::Absorb { blocks, .. } = &self.job {
+            // Whole blocks, no padding: the sponge goes on elsewhere. The job is done once
+            // the permutation after its last block has run.
+            debug_assert_eq!(taken, rate, "whole blocks");
+            self.padded = self.absorbed == blocks.len();
+            return Some((rate / 8, 0));
+        }
         if taken == rate {
             return Some((rate / 8, 0));
         }
@@ -187,6 +158,14 @@ impl<'a> Lane<'a> {
             }
         };
         match &mut self.job {
+            Job::Absorb { sponge, tail, .. } => {
+                let state = sponge.state_between_blocks();
+                for (i, w) in state.iter_mut().enumerate() {
+                    *w = word(i);
+                }
+                sponge.absorb(tail);
+                true
+            }
             Job::Hash32 { out, .. } => {
                 for (i, chunk) in out.as_chunks_mut::<8>().0.iter_mut().enumerate() {
                     *chunk = word(i).to_le_bytes();
@@ -316,6 +295,13 @@ impl StateX4 {
         }
     }
 
+    /// Sets state `lane` to `words`.
+    fn set_lane(&mut self, lane: usize, words: &[u64; WORDS]) {
+        for (word, w) in self.words.iter_mut().zip(words) {
+            word[lane] = *w;
+        }
+    }
+
     /// XORs `block` into the first words of state `lane`.
     fn xor_lane(&mut self, lane: usize, block: &[u64]) {
         for (word, b) in self.words.iter_mut().zip(block) {
@@ -367,9 +353,13 @@ pub(crate) fn run<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
     loop {
         for (l, slot) in lanes.iter_mut().enumerate() {
             if slot.is_none()
-                && let Some(job) = waiting.next()
+                && let Some(mut job) = waiting.next()
             {
-                state.clear_lane(l);
+                match &mut job {
+                    // A sponge that has absorbed before goes on from its state.
+                    Job::Absorb { sponge, .. } => state.set_lane(l, sponge.state_between_blocks()),
+                    _ => state.clear_lane(l),
+                }
                 *slot = Some(Lane::new(job));
             }
         }
@@ -419,6 +409,7 @@ mod tests {
     use super::*;
     use crate::cbd::sample_poly_cbd;
     use crate::keccak::{SHA3_DOMAIN, sha3_256, shake256};
+    use crate::sample_ntt::SAMPLE_NTT_SEED_BYTES;
     use crate::sample_ntt::sample_ntt;
     use crate::simd::Avx2;
     use proptest::prelude::*;

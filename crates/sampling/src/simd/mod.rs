@@ -32,7 +32,7 @@ mod rej;
 #[cfg(test)]
 use mlkem_poly_ntt::N;
 
-pub(crate) use lanes::Job;
+use crate::batch::Job;
 
 // The two crate-wide rate constants describe the same sponge.
 const _: () = assert!(keccak_x4::SHAKE128_RATE == crate::SHAKE128_RATE);

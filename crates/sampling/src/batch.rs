@@ -1,0 +1,362 @@
+//! [`Batch`]: the independent Keccak work of one step of an operation, run together.
+//!
+//! Every sampling function of this crate builds a batch and runs it; callers with work of
+//! several kinds that does not depend on each other (key generation's A-hat rows and noise,
+//! and its `H(ek)` absorbing the rows of `t-hat` already encoded) build one themselves, so
+//! that a multi-way Keccak fills its lanes across all of it. See the crate docs on
+//! multi-way hashing.
+
+use mlkem_poly_ntt::{N, NttPoly, Poly};
+
+use crate::cbd::Eta;
+use crate::digest::Digest32;
+use crate::keccak::{SHA3_256_RATE, Sponge};
+use crate::sample_ntt::{SAMPLE_NTT_SEED_BYTES, matrix_seed};
+
+/// Jobs held before a batch runs what it has (pushing more runs the held ones first; jobs
+/// are independent, so the results do not change). ML-KEM-1024 key generation's largest
+/// batch has 24.
+const MAX_JOBS: usize = 32;
+
+/// One independent piece of Keccak work.
+pub(crate) enum Job<'a> {
+    /// A 32-byte digest of `message[0] || message[1]` with a rate of 136 bytes: SHA3-256
+    /// (`domain` = 0x06, FIPS 203's H) or SHAKE256 truncated to 32 bytes (`domain` = 0x1f,
+    /// FIPS 203's J).
+    Hash32 {
+        /// The message, in two parts (`z || c` for J).
+        message: [&'a [u8]; 2],
+        /// The domain-separation byte that starts the padding.
+        domain: u8,
+        /// Where the digest goes.
+        out: &'a mut [u8; 32],
+    },
+    /// `SampleNTT(seed)` (FIPS 203 Algorithm 7) into `out`, squeezing as many SHAKE128
+    /// blocks as the seed needs.
+    SampleNtt {
+        /// `rho || j || i`.
+        seed: [u8; SAMPLE_NTT_SEED_BYTES],
+        /// The coefficients (only values below q are written).
+        out: &'a mut [u16; N],
+    },
+    /// `SamplePolyCBD_eta(PRF_eta(sigma, nonce))` into `out`.
+    Noise {
+        /// The PRF key.
+        sigma: &'a [u8; 32],
+        /// The PRF's one-byte input.
+        nonce: [u8; 1],
+        /// The noise parameter.
+        eta: Eta,
+        /// The coefficients (only values in `[0, q)` are written).
+        out: &'a mut [u16; N],
+    },
+    /// Absorbs `blocks` (whole blocks) into `sponge`, which is between blocks, then `tail`
+    /// (shorter than a block, buffered by the sponge without a permutation).
+    Absorb {
+        /// The sponge, which goes on afterwards (more input, padding, output).
+        sponge: &'a mut Sponge<SHA3_256_RATE>,
+        /// A whole number of blocks.
+        blocks: &'a [u8],
+        /// Less than a block.
+        tail: &'a [u8],
+    },
+}
+
+impl<'a> From<Digest32<'a>> for Job<'a> {
+    fn from(digest: Digest32<'a>) -> Self {
+        Job::Hash32 {
+            domain: digest.domain(),
+            message: digest.message,
+            out: digest.out,
+        }
+    }
+}
+
+impl Job<'_> {
+    /// Runs the job on the scalar Keccak (the portable backend).
+    fn run_portable(self) {
+        match self {
+            Job::Hash32 {
+                message,
+                domain,
+                out,
+            } => {
+                let mut sponge = Sponge::<SHA3_256_RATE>::new();
+                for part in message {
+                    sponge.absorb(part);
+                }
+                sponge.finalize(domain);
+                sponge.squeeze(out);
+            }
+            Job::SampleNtt { seed, out } => crate::sample_ntt::sample_ntt_into(&seed, out),
+            Job::Noise {
+                sigma,
+                nonce: [nonce],
+                eta,
+                out,
+            } => crate::noise::noise_into(sigma, eta, nonce, out),
+            Job::Absorb {
+                sponge,
+                blocks,
+                tail,
+            } => {
+                sponge.absorb(blocks);
+                sponge.absorb(tail);
+            }
+        }
+    }
+}
+
+/// Independent sampling and hashing work, computed together by [`Batch::run`]: with AVX2
+/// on the four lanes of a 4-way Keccak (each lane taking the next job when its own is done,
+/// a job left alone finishing on the scalar Keccak), otherwise one job after another. The
+/// results are the same either way; nothing is written before `run`.
+///
+/// Jobs start in the order they were added: add long ones (hashes of long messages) first.
+///
+/// ```
+/// use mlkem_poly_ntt::{Matrix, NttPoly, Poly};
+/// use mlkem_sampling::keccak::{SHA3_DOMAIN, SHA3_256_RATE, Sponge, sha3_256};
+/// use mlkem_sampling::{Batch, Eta, sample_matrix, sample_noise_poly};
+///
+/// // Rows 0 and 1 of a 3 x 3 A-hat, two noise polynomials and a hash, in one run.
+/// let (rho, sigma) = ([1u8; 32], [2u8; 32]);
+/// let mut a_hat = Matrix::<3> {
+///     rows: core::array::from_fn(|_| core::array::from_fn(|_| NttPoly::zero())),
+/// };
+/// let (mut s0, mut s1) = (Poly::zero(), Poly::zero());
+/// let message = [3u8; 300];
+/// let mut sponge = Sponge::<SHA3_256_RATE>::new();
+///
+/// let mut batch = Batch::new();
+/// batch.absorb(&mut sponge, &message);
+/// batch.matrix_rows::<3>(&rho, 0, &mut a_hat.rows[..2]);
+/// batch.noise(&sigma, Eta::Two, 0, &mut s0);
+/// batch.noise(&sigma, Eta::Two, 1, &mut s1);
+/// batch.run();
+///
+/// let full = sample_matrix::<3>(&rho);
+/// assert_eq!(a_hat.rows[..2], full.rows[..2]);
+/// assert_eq!(s1, sample_noise_poly(&sigma, Eta::Two, 1));
+/// // The sponge went on from where the batch left it.
+/// sponge.finalize(SHA3_DOMAIN);
+/// let mut h = [0u8; 32];
+/// sponge.squeeze(&mut h);
+/// assert_eq!(h, sha3_256(&[&message]));
+/// ```
+#[must_use = "nothing is computed until `run`"]
+pub struct Batch<'a> {
+    jobs: [Option<Job<'a>>; MAX_JOBS],
+    len: usize,
+}
+
+impl Default for Batch<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<'a> Batch<'a> {
+    /// An empty batch.
+    pub const fn new() -> Self {
+        Self {
+            jobs: [const { None }; MAX_JOBS],
+            len: 0,
+        }
+    }
+
+    /// Adds a job (running the held ones first when the batch is full).
+    pub(crate) fn push(&mut self, job: Job<'a>) {
+        if self.len == MAX_JOBS {
+            self.run_held();
+        }
+        self.jobs[self.len] = Some(job);
+        self.len += 1;
+    }
+
+    /// Rows `first_row ..` of a `K x K` A-hat (FIPS 203 Algorithm 13 lines 3-7), one
+    /// `SampleNTT` job per entry: entry `j` of `rows[r]` is `SampleNTT(rho || j || i)` with
+    /// `i = first_row + r`.
+    ///
+    /// Not constant time with respect to rho, by design (rho is public).
+    ///
+    /// # Panics
+    /// If `first_row + rows.len() > K` or `K > 4`.
+    pub fn matrix_rows<const K: usize>(
+        &mut self,
+        rho: &[u8; 32],
+        first_row: usize,
+        rows: &'a mut [[NttPoly; K]],
+    ) {
+        assert!(
+            K <= mlkem_poly_ntt::MAX_RANK && first_row + rows.len() <= K,
+            "rows {first_row}..{} of a {K} x {K} matrix",
+            first_row + rows.len()
+        );
+        for (i, row) in (first_row..).zip(rows) {
+            for (j, poly) in row.iter_mut().enumerate() {
+                // i, j < K <= 4: the casts are exact.
+                self.push(Job::SampleNtt {
+                    seed: matrix_seed(rho, i as u8, j as u8),
+                    // The parser writes only values below q: the canonical invariant holds.
+                    out: poly.coeffs_mut(),
+                });
+            }
+        }
+    }
+
+    /// `*out = SamplePolyCBD_eta(PRF_eta(sigma, nonce))` (FIPS 203 Algorithm 8 over the PRF
+    /// of section 4.1). Constant time with respect to `sigma`; the PRF output is zeroized.
+    pub fn noise(&mut self, sigma: &'a [u8; 32], eta: Eta, nonce: u8, out: &'a mut Poly) {
+        self.push(Job::Noise {
+            sigma,
+            nonce: [nonce],
+            eta,
+            // CBD writes only values in [0, q): the canonical invariant holds.
+            out: out.coeffs_mut(),
+        });
+    }
+
+    /// A 32-byte hash (see [`Digest32`]). Constant time with respect to the message's
+    /// content.
+    pub fn digest(&mut self, digest: Digest32<'a>) {
+        self.push(digest.into());
+    }
+
+    /// Absorbs `data` into `sponge`, which goes on afterwards (more input, padding, output):
+    /// a hash whose message is only partly known yet (key generation's `H(ek)` absorbing
+    /// the rows of `t-hat` already encoded while the next rows of A-hat are sampled).
+    ///
+    /// Bytes completing a block the sponge has started are absorbed right away (on the
+    /// scalar Keccak), then the whole blocks by the batch, then the rest is buffered in
+    /// the sponge. Constant time with respect to `data`'s content.
+    pub fn absorb(&mut self, sponge: &'a mut Sponge<SHA3_256_RATE>, data: &'a [u8]) {
+        let head = sponge.bytes_to_block_end().min(data.len());
+        let (head, rest) = data.split_at(head);
+        sponge.absorb(head);
+        let tail = rest.chunks_exact(SHA3_256_RATE).remainder();
+        let blocks = &rest[..rest.len() - tail.len()];
+        if blocks.is_empty() {
+            sponge.absorb(tail);
+            return;
+        }
+        self.push(Job::Absorb {
+            sponge,
+            blocks,
+            tail,
+        });
+    }
+
+    /// Computes everything added, writing every output.
+    pub fn run(mut self) {
+        self.run_held();
+    }
+
+    fn run_held(&mut self) {
+        let held = self.len;
+        self.len = 0;
+        let jobs = self.jobs[..held]
+            .iter_mut()
+            .map(|job| job.take().expect("held jobs are Some"));
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = crate::simd::Avx2::get() {
+            avx2.run_jobs(jobs);
+            return;
+        }
+        for job in jobs {
+            job.run_portable();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keccak::{SHA3_DOMAIN, sha3_256};
+    use crate::{sample_noise_poly, sample_ntt};
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    /// Absorbs `prefix` on the scalar sponge, then `data` through a batch run with other
+    /// jobs, and checks the digest and the other outputs.
+    fn check_absorb(prefix: &[u8], data: &[u8], others: usize) {
+        let mut sponge = Sponge::<SHA3_256_RATE>::new();
+        sponge.absorb(prefix);
+        let seeds: Vec<[u8; SAMPLE_NTT_SEED_BYTES]> = (0..others)
+            .map(|n| [n as u8; SAMPLE_NTT_SEED_BYTES])
+            .collect();
+        let mut polys = std::vec![NttPoly::zero(); others];
+        let mut noise = Poly::zero();
+        let sigma = [7u8; 32];
+        let mut batch = Batch::new();
+        batch.absorb(&mut sponge, data);
+        for (seed, poly) in seeds.iter().zip(&mut polys) {
+            batch.push(Job::SampleNtt {
+                seed: *seed,
+                out: poly.coeffs_mut(),
+            });
+        }
+        batch.noise(&sigma, Eta::Three, 9, &mut noise);
+        batch.run();
+        sponge.finalize(SHA3_DOMAIN);
+        let mut h = [0u8; 32];
+        sponge.squeeze(&mut h);
+        assert_eq!(
+            h,
+            sha3_256(&[prefix, data]),
+            "{} + {}",
+            prefix.len(),
+            data.len()
+        );
+        for (seed, poly) in seeds.iter().zip(&polys) {
+            assert_eq!(*poly, sample_ntt(seed));
+        }
+        assert_eq!(noise, sample_noise_poly(&sigma, Eta::Three, 9));
+    }
+
+    #[test]
+    fn absorb_at_every_alignment() {
+        // A sponge between blocks, mid-block, one byte short of a block; data from empty to
+        // several blocks; alone (finishing on the scalar Keccak) and beside other jobs.
+        for prefix in [0, 1, 100, SHA3_256_RATE - 1, SHA3_256_RATE, 300] {
+            for data in [0, 1, 35, 36, 135, 136, 137, 272, 768, 1000] {
+                let p: Vec<u8> = (0..prefix).map(|i| i as u8).collect();
+                let d: Vec<u8> = (0..data).map(|i| (i * 3 + 1) as u8).collect();
+                check_absorb(&p, &d, 0);
+                check_absorb(&p, &d, 3);
+            }
+        }
+    }
+
+    #[test]
+    fn more_jobs_than_a_batch_holds() {
+        // Past MAX_JOBS the held jobs run first; every output is still written.
+        let seeds: Vec<[u8; SAMPLE_NTT_SEED_BYTES]> = (0..MAX_JOBS + 5)
+            .map(|n| [n as u8; SAMPLE_NTT_SEED_BYTES])
+            .collect();
+        let mut polys = std::vec![NttPoly::zero(); seeds.len()];
+        let mut batch = Batch::new();
+        for (seed, poly) in seeds.iter().zip(&mut polys) {
+            batch.push(Job::SampleNtt {
+                seed: *seed,
+                out: poly.coeffs_mut(),
+            });
+        }
+        batch.run();
+        for (seed, poly) in seeds.iter().zip(&polys) {
+            assert_eq!(*poly, sample_ntt(seed));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        #[test]
+        fn absorb_matches_one_shot_hash(
+            prefix in proptest::collection::vec(any::<u8>(), 0..400),
+            data in proptest::collection::vec(any::<u8>(), 0..900),
+            others in 0usize..6,
+        ) {
+            check_absorb(&prefix, &data, others);
+        }
+    }
+}
