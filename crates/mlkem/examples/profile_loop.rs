@@ -1,45 +1,57 @@
 //! Runs one operation in a loop, for profilers:
-//! `profile_loop <op> [iterations]`, op one of keygen, encaps, encaps_from_bytes, decaps,
-//! decaps_from_bytes (the one-shot), import_then_decaps, ek_parse, dk_parse.
-use mlkem::ml_kem_768::{Ciphertext, DecapsulationKey, EncapsulationKey};
+//! `profile_loop <op> [iterations] [512|768|1024]` (default ML-KEM-768), op one of keygen,
+//! encaps, encaps_from_bytes, decaps, decaps_from_bytes (the one-shot), import_then_decaps,
+//! ek_parse, dk_parse.
 use std::hint::black_box;
+
+macro_rules! run_set {
+    ($set:ident, $op:expr, $n:expr) => {{
+        use mlkem::$set::{Ciphertext, DecapsulationKey, EncapsulationKey};
+        let dk = DecapsulationKey::from_seed(&[7u8; 64]);
+        let (ct, _) = dk.encapsulation_key().encapsulate_deterministic(&[9u8; 32]);
+        let ct = Ciphertext::from_bytes(ct.as_bytes()).unwrap();
+        let ek_bytes = dk.encapsulation_key().as_bytes().to_vec();
+        let dk_bytes = dk.to_expanded_bytes();
+        for i in 0..$n {
+            match $op {
+                "keygen" => drop(black_box(DecapsulationKey::from_seed(&[i as u8; 64]))),
+                "encaps" => drop(black_box(
+                    dk.encapsulation_key()
+                        .encapsulate_deterministic(&[i as u8; 32]),
+                )),
+                "encaps_from_bytes" => drop(black_box(
+                    EncapsulationKey::from_bytes(black_box(&ek_bytes))
+                        .unwrap()
+                        .encapsulate_deterministic(&[i as u8; 32]),
+                )),
+                "decaps_from_bytes" => drop(black_box(
+                    DecapsulationKey::decapsulate_expanded(black_box(&dk_bytes[..]), &ct)
+                        .unwrap(),
+                )),
+                "import_then_decaps" => drop(black_box(
+                    DecapsulationKey::from_expanded_bytes(black_box(&dk_bytes[..]))
+                        .unwrap()
+                        .decapsulate(&ct),
+                )),
+                "ek_parse" => drop(black_box(
+                    EncapsulationKey::from_bytes(black_box(&ek_bytes)).unwrap(),
+                )),
+                "dk_parse" => drop(black_box(
+                    DecapsulationKey::from_expanded_bytes(black_box(&dk_bytes[..])).unwrap(),
+                )),
+                _ => drop(black_box(dk.decapsulate(&ct))),
+            }
+        }
+    }};
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let op = args.get(1).map_or("decaps", String::as_str);
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(20_000);
-    let dk = DecapsulationKey::from_seed(&[7u8; 64]);
-    let (ct, _) = dk.encapsulation_key().encapsulate_deterministic(&[9u8; 32]);
-    let ct = Ciphertext::from_bytes(ct.as_bytes()).unwrap();
-    let ek_bytes = dk.encapsulation_key().as_bytes().to_vec();
-    let dk_bytes = dk.to_expanded_bytes();
-    for i in 0..n {
-        match op {
-            "keygen" => drop(black_box(DecapsulationKey::from_seed(&[i as u8; 64]))),
-            "encaps" => drop(black_box(
-                dk.encapsulation_key()
-                    .encapsulate_deterministic(&[i as u8; 32]),
-            )),
-            "encaps_from_bytes" => drop(black_box(
-                EncapsulationKey::from_bytes(black_box(&ek_bytes))
-                    .unwrap()
-                    .encapsulate_deterministic(&[i as u8; 32]),
-            )),
-            "decaps_from_bytes" => drop(black_box(
-                DecapsulationKey::decapsulate_expanded(black_box(&dk_bytes[..]), &ct).unwrap(),
-            )),
-            "import_then_decaps" => drop(black_box(
-                DecapsulationKey::from_expanded_bytes(black_box(&dk_bytes[..]))
-                    .unwrap()
-                    .decapsulate(&ct),
-            )),
-            "ek_parse" => drop(black_box(
-                EncapsulationKey::from_bytes(black_box(&ek_bytes)).unwrap(),
-            )),
-            "dk_parse" => drop(black_box(
-                DecapsulationKey::from_expanded_bytes(black_box(&dk_bytes[..])).unwrap(),
-            )),
-            _ => drop(black_box(dk.decapsulate(&ct))),
-        }
+    match args.get(3).map_or("768", String::as_str) {
+        "512" => run_set!(ml_kem_512, op, n),
+        "1024" => run_set!(ml_kem_1024, op, n),
+        _ => run_set!(ml_kem_768, op, n),
     }
 }
