@@ -25,8 +25,7 @@ macro_rules! run_set {
                         .encapsulate_deterministic(&[i as u8; 32]),
                 )),
                 "decaps_from_bytes" => drop(black_box(
-                    DecapsulationKey::decapsulate_expanded(black_box(&dk_bytes[..]), &ct)
-                        .unwrap(),
+                    DecapsulationKey::decapsulate_expanded(black_box(&dk_bytes[..]), &ct).unwrap(),
                 )),
                 "import_then_decaps" => drop(black_box(
                     DecapsulationKey::from_expanded_bytes(black_box(&dk_bytes[..]))

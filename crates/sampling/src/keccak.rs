@@ -216,29 +216,50 @@ impl<const RATE: usize> Sponge<RATE> {
         &mut self.state
     }
 
+    /// XORs `bytes` into the rate at byte position `pos` (`pos + bytes.len() <= RATE`):
+    /// byte by byte up to a word boundary, then whole little-endian words, then the rest.
+    fn xor_bytes(&mut self, mut pos: usize, bytes: &[u8]) {
+        debug_assert!(pos + bytes.len() <= RATE);
+        let head = bytes.len().min((8 - pos % 8) % 8);
+        let (head, rest) = bytes.split_at(head);
+        for &byte in head {
+            self.xor_byte(pos, byte);
+            pos += 1;
+        }
+        let (words, tail) = rest.as_chunks::<8>();
+        for word in words {
+            self.state[pos / 8] ^= u64::from_le_bytes(*word);
+            pos += 8;
+        }
+        for &byte in tail {
+            self.xor_byte(pos, byte);
+            pos += 1;
+        }
+    }
+
     /// Absorbs `data`.
     pub fn absorb(&mut self, mut data: &[u8]) {
-        // Finish a partial block byte by byte, then whole blocks lane by lane.
-        while !data.is_empty() && self.offset != 0 {
-            self.xor_byte(self.offset, data[0]);
-            data = &data[1..];
-            self.offset += 1;
-            if self.offset == RATE {
-                f1600(&mut self.state);
-                self.offset = 0;
+        // Finish a partial block, then whole blocks, then keep the rest in a new block.
+        if self.offset != 0 {
+            let n = data.len().min(RATE - self.offset);
+            let (head, rest) = data.split_at(n);
+            self.xor_bytes(self.offset, head);
+            self.offset += n;
+            if self.offset < RATE {
+                return;
             }
+            f1600(&mut self.state);
+            self.offset = 0;
+            data = rest;
         }
         let mut blocks = data.chunks_exact(RATE);
         for block in &mut blocks {
-            for (lane, bytes) in self.state.iter_mut().zip(block.chunks_exact(8)) {
-                *lane ^= u64::from_le_bytes(bytes.try_into().expect("8-byte chunk"));
-            }
+            self.xor_bytes(0, block);
             f1600(&mut self.state);
         }
-        for &byte in blocks.remainder() {
-            self.xor_byte(self.offset, byte);
-            self.offset += 1;
-        }
+        let tail = blocks.remainder();
+        self.xor_bytes(0, tail);
+        self.offset = tail.len();
     }
 
     /// Pads with the domain-separation bits `domain` (0x06 for SHA-3, 0x1f for SHAKE) and
@@ -357,6 +378,29 @@ mod tests {
             f1600(&mut a);
             f1600_portable(&mut b);
             assert_eq!(a, b);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn absorbing_in_pieces_matches_sha3_crate(
+            msg in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..700),
+            cuts in proptest::collection::vec(0usize..700, 0..6),
+        ) {
+            // Any split of the message into absorb calls gives the same digest (every
+            // alignment of the partial-block and word paths).
+            let mut cuts: std::vec::Vec<usize> = cuts.into_iter().map(|c| c.min(msg.len())).collect();
+            cuts.sort_unstable();
+            let mut sponge = Sponge::<SHA3_256_RATE>::new();
+            let mut start = 0;
+            for cut in cuts.into_iter().chain([msg.len()]) {
+                sponge.absorb(&msg[start..cut]);
+                start = cut;
+            }
+            sponge.finalize(SHA3_DOMAIN);
+            let mut ours = [0u8; 32];
+            sponge.squeeze(&mut ours);
+            proptest::prop_assert_eq!(ours, <[u8; 32]>::from(sha3::Sha3_256::digest(&msg)));
         }
     }
 
