@@ -1,0 +1,272 @@
+//! Interleaved side-by-side timing of the KEM operations: ours and (feature `peers`) every
+//! peer, for a noisy shared machine.
+//!
+//! `cargo bench -p mlkem-benches --features peers --bench kem_compare [-- --rounds N]`
+//!
+//! Criterion measures one benchmark after another, so a slow minute on a shared machine
+//! lands on whichever library runs then, and the ratio between two libraries can move by
+//! 1.3x between runs. Here every cell (parameter set, operation, library) is timed in short
+//! batches of about 2 ms, and each round times every cell of a parameter set once, in an
+//! order rotated from round to round: a slow period slows every library about equally. A
+//! cell's figure is the median of its batch timings over all rounds (default 61).
+//!
+//! Operations and inputs are those of the criterion `kem` bench (`mlkem_benches::kem`), and
+//! every library passes the same correctness check before it is timed. Prints a markdown
+//! table with, per row, the ratio of ours to the fastest peer, and writes it to
+//! `target/bench-report/compare.md`.
+#![allow(missing_docs)] // a bench binary
+
+use mlkem_benches::kem::{Fixture, KemUnderTest, Ours512, Ours768, Ours1024};
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Operations in table order.
+const OPERATIONS: [&str; 5] = [
+    "keygen",
+    "encaps",
+    "encaps_from_bytes",
+    "decaps",
+    "decaps_from_bytes",
+];
+
+/// Target duration of one timed batch.
+const BATCH: Duration = Duration::from_millis(2);
+
+/// One timed cell: runs its operation once per call.
+struct Cell<'a> {
+    operation: &'static str,
+    library: &'static str,
+    /// Forces the portable backend while this cell runs (ours-portable).
+    portable: bool,
+    run: Box<dyn FnMut() + 'a>,
+    iterations: u32,
+    samples: Vec<f64>,
+}
+
+/// The five cells of library `L` on the fixture.
+fn library_cells<'a, L: KemUnderTest>(
+    fx: &'a Fixture,
+    library: &'static str,
+    portable: bool,
+) -> Vec<Cell<'a>>
+where
+    L::Ek: 'a,
+    L::Dk: 'a,
+    L::Ct: 'a,
+{
+    let ek = L::parse_ek(&fx.ek);
+    let dk = L::parse_dk(&fx.seed, &fx.dk);
+    let ct = L::parse_ct(&fx.ct);
+    let runs: [Box<dyn FnMut() + 'a>; 5] = [
+        Box::new(move || drop(black_box(L::keygen(black_box(&fx.seed))))),
+        Box::new(move || drop(black_box(L::encaps(black_box(&ek), black_box(&fx.m))))),
+        Box::new(move || {
+            drop(black_box(L::encaps_from_bytes(
+                black_box(&fx.ek),
+                black_box(&fx.m),
+            )));
+        }),
+        Box::new(move || drop(black_box(L::decaps(black_box(&dk), black_box(&ct))))),
+        Box::new(move || {
+            drop(black_box(L::decaps_from_bytes(
+                black_box(&fx.dk),
+                black_box(&fx.ct),
+            )));
+        }),
+    ];
+    OPERATIONS
+        .into_iter()
+        .zip(runs)
+        .map(|(operation, run)| Cell {
+            operation,
+            library,
+            portable,
+            run,
+            iterations: 1,
+            samples: Vec::new(),
+        })
+        .collect()
+}
+
+impl Cell<'_> {
+    /// Runs a batch of `iterations`; returns nanoseconds per operation.
+    fn time_batch(&mut self) -> f64 {
+        if self.portable {
+            mlkem::force_portable(true);
+        }
+        let start = Instant::now();
+        for _ in 0..self.iterations {
+            (self.run)();
+        }
+        let elapsed = start.elapsed();
+        if self.portable {
+            mlkem::force_portable(false);
+        }
+        elapsed.as_secs_f64() * 1e9 / f64::from(self.iterations)
+    }
+
+    /// Picks the batch size (after a warm-up batch).
+    fn calibrate(&mut self) {
+        self.iterations = 1;
+        let _ = self.time_batch();
+        let per_op = self.time_batch().max(1.0);
+        let wanted = BATCH.as_secs_f64() * 1e9 / per_op;
+        // At least one, at most 10^6 iterations: the cast saturates a finite positive value.
+        self.iterations = wanted.clamp(1.0, 1e6) as u32;
+    }
+}
+
+fn median(samples: &mut [f64]) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+/// Times every cell of one parameter set; returns the markdown rows.
+fn parameter_set(set: &str, mut cells: Vec<Cell<'_>>, rounds: usize, libraries: &[&str]) -> String {
+    for cell in &mut cells {
+        cell.calibrate();
+    }
+    for round in 0..rounds {
+        let count = cells.len();
+        for k in 0..count {
+            let cell = &mut cells[(k + round * 7) % count];
+            let sample = cell.time_batch();
+            cell.samples.push(sample);
+        }
+    }
+    let mut rows = String::new();
+    for operation in OPERATIONS {
+        let mut figure = |library: &str| {
+            cells
+                .iter_mut()
+                .find(|c| c.operation == operation && c.library == library)
+                .map(|c| median(&mut c.samples) / 1000.0)
+        };
+        let figures: Vec<Option<f64>> = libraries.iter().map(|l| figure(l)).collect();
+        let best_peer = libraries
+            .iter()
+            .zip(&figures)
+            .filter(|(l, _)| !l.starts_with("ours"))
+            .filter_map(|(_, f)| *f)
+            .fold(f64::INFINITY, f64::min);
+        let ours = figures[0].unwrap_or(f64::NAN);
+        let _ = write!(rows, "| {set} {operation} |");
+        for f in &figures {
+            match f {
+                Some(us) => {
+                    let _ = write!(rows, " {us:.2} |");
+                }
+                None => rows.push_str(" - |"),
+            }
+        }
+        if best_peer.is_finite() {
+            let _ = writeln!(rows, " {:.2} |", ours / best_peer);
+        } else {
+            rows.push_str(" - |\n");
+        }
+    }
+    rows
+}
+
+macro_rules! set_cells {
+    ($fx:expr, $ours:ty, $peers:ident) => {{
+        let fx: &Fixture = $fx;
+        mlkem_benches::kem::check::<$ours, $ours>(fx).expect("ours agrees with itself");
+        let mut cells = library_cells::<$ours>(fx, "ours", false);
+        if mlkem_poly_ntt::backend::avx2_detected() {
+            cells.extend(cells_for_portable::<$ours>(fx));
+        }
+        #[cfg(feature = "peers")]
+        {
+            use mlkem_benches::peers::$peers::{AwsLc, Libcrux, PqClean, RustCrypto};
+            for result in [
+                mlkem_benches::kem::check::<Libcrux, $ours>(fx),
+                mlkem_benches::kem::check::<RustCrypto, $ours>(fx),
+                mlkem_benches::kem::check::<AwsLc, $ours>(fx),
+                mlkem_benches::kem::check::<PqClean, $ours>(fx),
+            ] {
+                if let Err(message) = result {
+                    panic!("{message}");
+                }
+            }
+            cells.extend(library_cells::<Libcrux>(fx, Libcrux::NAME, false));
+            cells.extend(library_cells::<RustCrypto>(fx, RustCrypto::NAME, false));
+            cells.extend(library_cells::<AwsLc>(fx, AwsLc::NAME, false));
+            cells.extend(library_cells::<PqClean>(fx, PqClean::NAME, false));
+        }
+        cells
+    }};
+}
+
+/// Ours with the portable backend forced (checked first with the switch on).
+fn cells_for_portable<L: KemUnderTest>(fx: &Fixture) -> Vec<Cell<'_>>
+where
+    L::Ek: 'static,
+    L::Dk: 'static,
+    L::Ct: 'static,
+{
+    mlkem::force_portable(true);
+    mlkem_benches::kem::check::<L, L>(fx).expect("portable ours agrees");
+    let cells = library_cells::<L>(fx, "ours-portable", true);
+    mlkem::force_portable(false);
+    cells
+}
+
+fn main() {
+    let mut rounds = 61;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--rounds" {
+            rounds = args
+                .next()
+                .and_then(|n| n.parse().ok())
+                .filter(|&n| n > 0)
+                .expect("--rounds needs a positive number");
+        }
+        // Other arguments (cargo bench passes `--bench`) are ignored.
+    }
+    let mut libraries = vec!["ours"];
+    if mlkem_poly_ntt::backend::avx2_detected() {
+        libraries.push("ours-portable");
+    }
+    if cfg!(feature = "peers") {
+        libraries.extend(["libcrux", "rustcrypto", "aws-lc-rs", "pqcrypto"]);
+    }
+    let mut table = format!(
+        "Median us per operation over {rounds} interleaved rounds of ~2 ms batches; last \
+         column: ours / fastest peer.\n\n| set / operation | {} | ours / best peer |\n|---|{}---:|\n",
+        libraries.join(" | "),
+        "---:|".repeat(libraries.len())
+    );
+    let start = Instant::now();
+    let fx512 = Fixture::new::<Ours512>("ML-KEM-512");
+    let fx768 = Fixture::new::<Ours768>("ML-KEM-768");
+    let fx1024 = Fixture::new::<Ours1024>("ML-KEM-1024");
+    table += &parameter_set(
+        "512",
+        set_cells!(&fx512, Ours512, ml_kem_512),
+        rounds,
+        &libraries,
+    );
+    table += &parameter_set(
+        "768",
+        set_cells!(&fx768, Ours768, ml_kem_768),
+        rounds,
+        &libraries,
+    );
+    table += &parameter_set(
+        "1024",
+        set_cells!(&fx1024, Ours1024, ml_kem_1024),
+        rounds,
+        &libraries,
+    );
+    println!("{table}");
+    println!("(measured in {:.0} s)", start.elapsed().as_secs_f64());
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-report");
+    if std::fs::create_dir_all(&dir).is_ok()
+        && std::fs::write(dir.join("compare.md"), &table).is_ok()
+    {
+        println!("written to target/bench-report/compare.md");
+    }
+}
