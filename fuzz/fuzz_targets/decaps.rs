@@ -2,7 +2,8 @@
 //! decapsulation with hostile keys and ciphertexts.
 //!
 //! Properties: `DecapsulationKey::from_expanded_bytes` and `Ciphertext::from_bytes` never
-//! panic and reject exactly the malformed inputs (wrong length, wrong embedded H(ek), an
+//! panic and reject exactly the malformed inputs (and the one-shot
+//! `DecapsulationKey::decapsulate_expanded` agrees with import + decapsulate, error or secret) (wrong length, wrong embedded H(ek), an
 //! embedded ek with a coefficient >= q), each with its own error; an accepted key exports the
 //! same bytes (with `dk_pke` reduced mod q, as documented); decapsulation never panics, is
 //! deterministic, and implements implicit rejection: the result is `J(z || c)` for a
@@ -109,7 +110,16 @@ macro_rules! check_set {
                 } else {
                     (false, false)
                 };
-                match DecapsulationKey::from_expanded_bytes(dk) {
+                let imported = DecapsulationKey::from_expanded_bytes(dk);
+                // The one-shot decapsulation makes the same checks and, for an accepted
+                // key, gives the same secret as import + decapsulate.
+                let ct0 = Ciphertext::from_bytes(&[0x5c; CIPHERTEXT_SIZE]).expect("length");
+                match (&imported, DecapsulationKey::decapsulate_expanded(dk, &ct0)) {
+                    (Ok(key), Ok(one_shot)) => assert_eq!(one_shot, key.decapsulate(&ct0)),
+                    (Err(a), Err(b)) => assert_eq!(*a, b, "one-shot error differs"),
+                    (a, b) => panic!("import {:?} but one-shot {:?}", a.is_ok(), b.is_ok()),
+                }
+                match imported {
                     Ok(key) => {
                         assert!(length_ok && hash_ok && reduced, "accepted a malformed dk");
                         assert!(key.seed().is_none(), "imported key claims a seed");

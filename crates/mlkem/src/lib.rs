@@ -38,7 +38,10 @@
 //! `EncapsulationKey`, `DecapsulationKey` and `Ciphertext`; [`SharedSecret`], [`Seed`] and
 //! [`Error`] are shared. Parsed keys keep what every operation would recompute (t-hat, the
 //! expanded matrix A-hat, H(ek), the cached s-hat), so repeated operations on one key skip
-//! that work. Deterministic encapsulation (`Encaps_internal`) is behind the `hazmat` feature.
+//! that work. For a decapsulation key stored in the expanded FIPS 203 encoding and used once,
+//! `DecapsulationKey::decapsulate_expanded` imports and decapsulates in one call (same checks,
+//! nothing kept, faster than the two steps). Deterministic encapsulation (`Encaps_internal`)
+//! is behind the `hazmat` feature.
 //!
 //! # Secrets and how they are erased
 //! | secret | where | erased by |
@@ -54,7 +57,7 @@
 //! Secrets never reach a branch, a memory index or a division: compression uses a
 //! multiply-and-shift, the ciphertext comparison and key selection use `subtle`.
 #![no_std]
-// `unsafe` only in the AVX2 module (`simd`), each block with a `// SAFETY:` line.
+// `unsafe` only in the AVX2 modules (`simd`, `simd_encode`), each block with a `// SAFETY:` line.
 #![deny(unsafe_code)]
 
 #[cfg(test)]

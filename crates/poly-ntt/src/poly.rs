@@ -3,6 +3,7 @@
 //! FIPS 203 writes NTT-domain values with a hat; here they have their own type, so that
 //! forgetting an NTT (or doing one twice) is a type error instead of a wrong key.
 
+use crate::backend::{Backend, Portable};
 use mlkem_field::Q;
 use zeroize::Zeroize;
 
@@ -63,17 +64,21 @@ macro_rules! poly_type {
             }
 
             /// `self += other` coefficient-wise, mod q.
+            ///
+            /// Runs [`Backend::add`] of the backend selected at the call: [`crate::Avx2`]
+            /// when [`crate::backend::use_avx2`] says so, [`Portable`] otherwise. Every
+            /// backend gives the same result.
             pub fn add_assign(&mut self, other: &Self) {
-                for (a, &b) in self.coeffs.iter_mut().zip(&other.coeffs) {
-                    *a = mlkem_field::add(*a, b);
-                }
+                add_coeffs(&mut self.coeffs, &other.coeffs);
             }
 
             /// `self -= other` coefficient-wise, mod q.
+            ///
+            /// Runs [`Backend::sub`] of the backend selected at the call: [`crate::Avx2`]
+            /// when [`crate::backend::use_avx2`] says so, [`Portable`] otherwise. Every
+            /// backend gives the same result.
             pub fn sub_assign(&mut self, other: &Self) {
-                for (a, &b) in self.coeffs.iter_mut().zip(&other.coeffs) {
-                    *a = mlkem_field::sub(*a, b);
-                }
+                sub_coeffs(&mut self.coeffs, &other.coeffs);
             }
         }
 
@@ -98,6 +103,34 @@ macro_rules! poly_type {
             }
         }
     };
+}
+
+/// `a += b` coefficient-wise mod q (canonical in and out: sum < 2q, one conditional
+/// subtraction), with the backend chosen once per call as everywhere outside the generic
+/// code: [`Avx2`](crate::Avx2) when [`use_avx2`](crate::backend::use_avx2) says so (x86_64,
+/// CPU support, portable backend not forced), [`Portable`] otherwise.
+fn add_coeffs(a: &mut [u16; N], b: &[u16; N]) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::backend::use_avx2() {
+        crate::backend::Avx2::add(a, b);
+    } else {
+        Portable::add(a, b);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    Portable::add(a, b);
+}
+
+/// `a -= b` coefficient-wise mod q (canonical in and out: `a - b + q` in `[1, 2q)`, one
+/// conditional subtraction), with the backend chosen as in [`add_coeffs`].
+fn sub_coeffs(a: &mut [u16; N], b: &[u16; N]) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::backend::use_avx2() {
+        crate::backend::Avx2::sub(a, b);
+    } else {
+        Portable::sub(a, b);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    Portable::sub(a, b);
 }
 
 poly_type!(

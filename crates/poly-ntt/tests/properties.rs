@@ -109,6 +109,25 @@ proptest! {
     }
 
     #[test]
+    fn add_sub_assign_match_field_arithmetic(a in poly_strategy(), b in poly_strategy()) {
+        // Through the public methods, so with whichever backend the dispatch selects.
+        let expected_sum: [u16; N] = core::array::from_fn(|i| mlkem_field::add(a[i], b[i]));
+        let expected_diff: [u16; N] = core::array::from_fn(|i| mlkem_field::sub(a[i], b[i]));
+        let mut sum = poly(&a);
+        sum.add_assign(&poly(&b));
+        prop_assert_eq!(sum.coeffs(), &expected_sum);
+        let mut diff = poly(&a);
+        diff.sub_assign(&poly(&b));
+        prop_assert_eq!(diff.coeffs(), &expected_diff);
+        let mut sum = ntt_poly(&a);
+        sum.add_assign(&ntt_poly(&b));
+        prop_assert_eq!(sum.coeffs(), &expected_sum);
+        let mut diff = ntt_poly(&a);
+        diff.sub_assign(&ntt_poly(&b));
+        prop_assert_eq!(diff.coeffs(), &expected_diff);
+    }
+
+    #[test]
     fn lazy_products_k2(m in vec_strategy::<2>().prop_flat_map(|r0| vec_strategy::<2>().prop_map(move |r1| [r0, r1])), v in vec_strategy::<2>()) {
         check_products::<2>(m, v);
     }
@@ -234,6 +253,19 @@ mod avx2 {
         }
 
         #[test]
+        fn add_sub_match_portable(a in extreme_strategy(), b in extreme_strategy()) {
+            if !avx2_detected() { return Ok(()); }
+            let (mut x, mut y) = (a, a);
+            Avx2::add(&mut x, &b);
+            Portable::add(&mut y, &b);
+            prop_assert_eq!(x, y);
+            let (mut x, mut y) = (a, a);
+            Avx2::sub(&mut x, &b);
+            Portable::sub(&mut y, &b);
+            prop_assert_eq!(x, y);
+        }
+
+        #[test]
         fn products_match_portable(m in proptest::collection::vec(extreme_strategy(), 16), v in proptest::collection::vec(extreme_strategy(), 4)) {
             if !avx2_detected() { return Ok(()); }
             let a = Matrix::<4> { rows: core::array::from_fn(|i| core::array::from_fn(|j| ntt_poly(&m[4 * i + j]))) };
@@ -266,5 +298,65 @@ mod avx2 {
         all_max_avx2::<2>();
         all_max_avx2::<3>();
         all_max_avx2::<4>();
+    }
+
+    fn check_add_sub(a: &[u16; N], b: &[u16; N]) {
+        let (mut x, mut y) = (*a, *a);
+        Avx2::add(&mut x, b);
+        Portable::add(&mut y, b);
+        assert_eq!(x, y, "add");
+        let (mut x, mut y) = (*a, *a);
+        Avx2::sub(&mut x, b);
+        Portable::sub(&mut y, b);
+        assert_eq!(x, y, "sub");
+    }
+
+    #[test]
+    fn add_sub_extremes() {
+        if !avx2_detected() {
+            eprintln!("no AVX2 on this CPU: AVX2 tests skipped");
+            return;
+        }
+        let alternating: [u16; N] = core::array::from_fn(|i| if i % 2 == 0 { Q - 1 } else { 0 });
+        let shifted: [u16; N] = core::array::from_fn(|i| if i % 2 == 0 { 0 } else { Q - 1 });
+        let ramp: [u16; N] = core::array::from_fn(|i| (i as u16 * 13) % Q);
+        let cases = [
+            [0; N],
+            [1; N],
+            [Q - 1; N],
+            [Q / 2; N],
+            [Q / 2 + 1; N],
+            alternating,
+            shifted,
+            ramp,
+        ];
+        for a in &cases {
+            for b in &cases {
+                check_add_sub(a, b);
+            }
+        }
+    }
+
+    #[test]
+    fn add_sub_every_pair_of_coefficients() {
+        if !avx2_detected() {
+            eprintln!("no AVX2 on this CPU: AVX2 tests skipped");
+            return;
+        }
+        // Every (a, b) in [0, q)^2: a fixed per call, b running through [0, q) 256 at a time
+        // (the last block wraps around), against the scalar field functions.
+        for a in 0..Q {
+            let av = [a; N];
+            for start in (0..Q).step_by(N) {
+                let b: [u16; N] = core::array::from_fn(|i| (start + i as u16) % Q);
+                let (mut sum, mut diff) = (av, av);
+                Avx2::add(&mut sum, &b);
+                Avx2::sub(&mut diff, &b);
+                for i in 0..N {
+                    assert_eq!(sum[i], mlkem_field::add(a, b[i]), "{a} + {}", b[i]);
+                    assert_eq!(diff[i], mlkem_field::sub(a, b[i]), "{a} - {}", b[i]);
+                }
+            }
+        }
     }
 }

@@ -20,6 +20,9 @@
 //!   [`crate::PRODUCT_TERM_MAX`] = `2 (q-1)^2` per term to a signed 32-bit lane; the final
 //!   Montgomery reduction needs the sum at most [`AVX2_ACCUMULATOR_LIMIT`] =
 //!   `2^31 - 2^15 q - 1`, which allows [`AVX2_MAX_TERMS`] terms.
+//! - Coefficient-wise addition / subtraction: canonical operands in unsigned 16-bit lanes;
+//!   the sum `a + b` is below `2q` (and `a - b + q` lies in `[1, 2q)`), so one conditional
+//!   subtraction of q, done as an unsigned minimum, makes them canonical.
 #![allow(unsafe_code)]
 
 use super::{Backend, PAIRS, Portable};
@@ -28,7 +31,7 @@ use crate::zetas::{GAMMAS, ZETAS};
 use core::arch::x86_64::{
     __m256i, _mm_loadu_si128, _mm256_add_epi16, _mm256_add_epi32, _mm256_and_si256,
     _mm256_blend_epi16, _mm256_cvtepu16_epi32, _mm256_loadu_si256, _mm256_madd_epi16,
-    _mm256_mulhi_epi16, _mm256_mullo_epi16, _mm256_or_si256, _mm256_packs_epi32,
+    _mm256_min_epu16, _mm256_mulhi_epi16, _mm256_mullo_epi16, _mm256_or_si256, _mm256_packs_epi32,
     _mm256_permute2x128_si256, _mm256_set1_epi16, _mm256_shuffle_epi32, _mm256_slli_epi32,
     _mm256_srai_epi16, _mm256_srai_epi32, _mm256_srli_epi32, _mm256_storeu_si256, _mm256_sub_epi16,
     _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
@@ -527,6 +530,64 @@ fn reduce_accumulator_avx2(acc: &[u32; N], out: &mut [u16; N]) {
     }
 }
 
+/// `a + b mod q` in every lane, for canonical (`[0, q)`) lanes; output canonical.
+///
+/// The sum `s` is at most `2q - 2` (sum < 2q, one conditional subtraction): if `s >= q`,
+/// `s - q` is in `[0, q - 1)` and is the smaller of the two as unsigned numbers; if `s < q`,
+/// `s - q` wraps to at least `2^16 - q` and `s` is the smaller. One unsigned minimum
+/// therefore subtracts q exactly when needed, with no data-dependent branch.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn add_mod_q(a: __m256i, b: __m256i) -> __m256i {
+    let s = _mm256_add_epi16(a, b);
+    _mm256_min_epu16(s, _mm256_sub_epi16(s, _mm256_set1_epi16(Q_I16)))
+}
+
+/// `a - b mod q` in every lane, for canonical (`[0, q)`) lanes; output canonical.
+///
+/// `d = a - b` (mod 2^16): if `a >= b`, `d` is in `[0, q)` and `d + q` in `[q, 2q)` is the
+/// larger; if `a < b`, `d` wrapped to at least `2^16 - q + 1` while `d + q` wraps back to
+/// `a - b + q` in `[1, q)`, the smaller. The unsigned minimum is `a - b + q` (in `[1, 2q)`)
+/// reduced by one conditional subtraction, with no data-dependent branch.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn sub_mod_q(a: __m256i, b: __m256i) -> __m256i {
+    let d = _mm256_sub_epi16(a, b);
+    _mm256_min_epu16(d, _mm256_add_epi16(d, _mm256_set1_epi16(Q_I16)))
+}
+
+#[target_feature(enable = "avx2")]
+fn add_avx2(a: &mut [u16; N], b: &[u16; N]) {
+    for m in 0..16 {
+        // SAFETY: reads 16 coefficients (32 bytes) of `a` and `b` at block m and writes them
+        // back to `a`, all inside the 256-entry arrays; `loadu`/`storeu` need no alignment.
+        unsafe {
+            let pa = a.as_mut_ptr().add(16 * m);
+            let vb = _mm256_loadu_si256(b.as_ptr().add(16 * m).cast());
+            _mm256_storeu_si256(pa.cast(), add_mod_q(_mm256_loadu_si256(pa.cast()), vb));
+        }
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn sub_avx2(a: &mut [u16; N], b: &[u16; N]) {
+    for m in 0..16 {
+        // SAFETY: reads 16 coefficients (32 bytes) of `a` and `b` at block m and writes them
+        // back to `a`, all inside the 256-entry arrays; `loadu`/`storeu` need no alignment.
+        unsafe {
+            let pa = a.as_mut_ptr().add(16 * m);
+            let vb = _mm256_loadu_si256(b.as_ptr().add(16 * m).cast());
+            _mm256_storeu_si256(pa.cast(), sub_mod_q(_mm256_loadu_si256(pa.cast()), vb));
+        }
+    }
+}
+
+/// Whether every coefficient of `a` and `b` is canonical, for debug assertions (the scalar
+/// field helpers assert it per coefficient; the vector kernels cannot).
+fn canonical(a: &[u16; N], b: &[u16; N]) -> bool {
+    a.iter().chain(b).all(|&c| c < Q)
+}
+
 impl Backend for Avx2 {
     const MAX_TERMS: usize = AVX2_MAX_TERMS;
 
@@ -574,6 +635,26 @@ impl Backend for Avx2 {
             unsafe { reduce_accumulator_avx2(acc, out) }
         } else {
             Portable::reduce_accumulator(acc, out);
+        }
+    }
+
+    fn add(a: &mut [u16; N], b: &[u16; N]) {
+        debug_assert!(canonical(a, b), "non-canonical operand");
+        if super::avx2_detected() {
+            // SAFETY: the CPU supports AVX2 (runtime detection above).
+            unsafe { add_avx2(a, b) }
+        } else {
+            Portable::add(a, b);
+        }
+    }
+
+    fn sub(a: &mut [u16; N], b: &[u16; N]) {
+        debug_assert!(canonical(a, b), "non-canonical operand");
+        if super::avx2_detected() {
+            // SAFETY: the CPU supports AVX2 (runtime detection above).
+            unsafe { sub_avx2(a, b) }
+        } else {
+            Portable::sub(a, b);
         }
     }
 }

@@ -92,4 +92,16 @@ pub trait Backend: Copy + Default + core::fmt::Debug + 'static {
 
     /// Reduces every accumulator entry to its canonical representative.
     fn reduce_accumulator(acc: &[u32; N], out: &mut [u16; N]);
+
+    /// `a[i] = a[i] + b[i] mod q` for every coefficient, in place.
+    ///
+    /// Inputs and output canonical: the sum is below `2q`, so one conditional subtraction
+    /// of q reduces it. Constant time (no branch or index depends on the values).
+    fn add(a: &mut [u16; N], b: &[u16; N]);
+
+    /// `a[i] = a[i] - b[i] mod q` for every coefficient, in place.
+    ///
+    /// Inputs and output canonical: `a - b + q` lies in `[1, 2q)`, so one conditional
+    /// subtraction of q reduces it. Constant time (no branch or index depends on the values).
+    fn sub(a: &mut [u16; N], b: &[u16; N]);
 }

@@ -77,4 +77,18 @@ impl Backend for Portable {
             *o = barrett_reduce(a);
         }
     }
+
+    fn add(a: &mut [u16; N], b: &[u16; N]) {
+        // `add` (the field's) reduces a + b <= 2q - 2 with one conditional subtraction.
+        for (x, &y) in a.iter_mut().zip(b) {
+            *x = add(*x, y);
+        }
+    }
+
+    fn sub(a: &mut [u16; N], b: &[u16; N]) {
+        // `sub` (the field's) reduces a + q - b in [1, 2q - 1] with one conditional subtraction.
+        for (x, &y) in a.iter_mut().zip(b) {
+            *x = sub(*x, y);
+        }
+    }
 }
