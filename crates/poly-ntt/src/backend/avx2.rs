@@ -330,23 +330,10 @@ fn inverse_ntt_avx2(f: &mut [u16; N]) {
 #[target_feature(enable = "avx2")]
 fn ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
     let mut v = load_coeffs(f);
-    // Layers len = 128 .. 16: butterflies between whole vectors, one zeta per block.
-    let mut k = 1;
-    let mut step = 8; // len / 16
-    while step >= 1 {
-        let mut start = 0;
-        while start < 16 {
-            let (z, zq) = ZETAS_MONT[k];
-            k += 1;
-            let (z, zq) = (_mm256_set1_epi16(z), _mm256_set1_epi16(zq));
-            for j in start..start + step {
-                obs.butterfly(v[j], v[j + step], false);
-                (v[j], v[j + step]) = ct_butterfly(v[j], v[j + step], z, zq);
-            }
-            start += 2 * step;
-        }
-        obs.stage_done(&v);
-        step /= 2;
+    // Layers len = 128 .. 16: butterflies between whole vectors (step = len / 16 vectors),
+    // one call per layer with a constant step so the loops unroll.
+    for step in [8, 4, 2, 1] {
+        forward_vector_layer(&mut v, step, obs);
     }
     // Layers len = 8, 4, 2: inside vectors, on pairs of vectors.
     for (layer, len) in [8usize, 4, 2].into_iter().enumerate() {
@@ -394,31 +381,17 @@ fn inverse_ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
         *x = barrett_reduce_i16(*x);
     }
     obs.stage_done(&v);
-    // Layers len = 16 .. 128 between whole vectors; zeta index counts down from 15.
-    let mut step = 1;
-    while step <= 8 {
-        let mut k = 16 / step - 1;
-        let mut start = 0;
-        while start < 16 {
-            let (z, zq) = ZETAS_MONT[k];
-            k -= 1;
-            let (z, zq) = (_mm256_set1_epi16(z), _mm256_set1_epi16(zq));
-            for j in start..start + step {
-                obs.butterfly(v[j], v[j + step], true);
-                (v[j], v[j + step]) = gs_butterfly(v[j], v[j + step], z, zq);
-            }
-            start += 2 * step;
-        }
-        obs.stage_done(&v);
-        if step == 4 {
-            // After len = 16, 32, 64 (three more doublings from |x| <= q/2): reduce again.
-            for x in &mut v {
-                *x = barrett_reduce_i16(*x);
-            }
-            obs.stage_done(&v);
-        }
-        step *= 2;
+    // Layers len = 16 .. 128 between whole vectors (step = len / 16 vectors); each layer is
+    // its own call with a constant step, so the loops unroll and `v` stays in registers.
+    inverse_vector_layer(&mut v, 1, obs);
+    inverse_vector_layer(&mut v, 2, obs);
+    inverse_vector_layer(&mut v, 4, obs);
+    // After len = 16, 32, 64 (three more doublings from |x| <= q/2): reduce again.
+    for x in &mut v {
+        *x = barrett_reduce_i16(*x);
     }
+    obs.stage_done(&v);
+    inverse_vector_layer(&mut v, 8, obs);
     // Multiply by 128^-1 (Montgomery form) and bring to [0, q).
     let s = _mm256_set1_epi16(INTT_SCALE);
     let sq = _mm256_set1_epi16(qinv_of(INTT_SCALE));
@@ -432,6 +405,48 @@ fn inverse_ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
     }
     obs.stage_done(&v);
     store_coeffs(f, &v);
+}
+
+/// One forward layer between whole vectors: Cooley-Tukey butterflies on `v[j]`,
+/// `v[j + step]`, the zeta index counting up from `16 / (2 step)` (one zeta per block of
+/// `2 step` vectors; the layers before used indices 1 .. 16 / (2 step) - 1).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn forward_vector_layer<O: Observer>(v: &mut [__m256i; 16], step: usize, obs: &mut O) {
+    let mut k = 8 / step;
+    let mut start = 0;
+    while start < 16 {
+        let (z, zq) = ZETAS_MONT[k];
+        k += 1;
+        let (z, zq) = (_mm256_set1_epi16(z), _mm256_set1_epi16(zq));
+        for j in start..start + step {
+            obs.butterfly(v[j], v[j + step], false);
+            (v[j], v[j + step]) = ct_butterfly(v[j], v[j + step], z, zq);
+        }
+        start += 2 * step;
+    }
+    obs.stage_done(v);
+}
+
+/// One inverse layer between whole vectors: Gentleman-Sande butterflies on `v[j]`,
+/// `v[j + step]`, the zeta index counting down from `16 / step - 1` (one zeta per block of
+/// `2 step` vectors).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn inverse_vector_layer<O: Observer>(v: &mut [__m256i; 16], step: usize, obs: &mut O) {
+    let mut k = 16 / step - 1;
+    let mut start = 0;
+    while start < 16 {
+        let (z, zq) = ZETAS_MONT[k];
+        k -= 1;
+        let (z, zq) = (_mm256_set1_epi16(z), _mm256_set1_epi16(zq));
+        for j in start..start + step {
+            obs.butterfly(v[j], v[j + step], true);
+            (v[j], v[j + step]) = gs_butterfly(v[j], v[j + step], z, zq);
+        }
+        start += 2 * step;
+    }
+    obs.stage_done(v);
 }
 
 #[target_feature(enable = "avx2")]
