@@ -332,8 +332,9 @@ fn ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
     let mut v = load_coeffs(f);
     // Layers len = 128 .. 16: butterflies between whole vectors (step = len / 16 vectors),
     // one call per layer with a constant step so the loops unroll.
-    for step in [8, 4, 2, 1] {
-        forward_vector_layer(&mut v, step, obs);
+    // (step, first zeta index): the layers before used indices 1 .. 8 / step - 1.
+    for (step, first_zeta) in [(8, 1), (4, 2), (2, 4), (1, 8)] {
+        forward_vector_layer(&mut v, step, first_zeta, obs);
     }
     // Layers len = 8, 4, 2: inside vectors, on pairs of vectors.
     for (layer, len) in [8usize, 4, 2].into_iter().enumerate() {
@@ -383,15 +384,16 @@ fn inverse_ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
     obs.stage_done(&v);
     // Layers len = 16 .. 128 between whole vectors (step = len / 16 vectors); each layer is
     // its own call with a constant step, so the loops unroll and `v` stays in registers.
-    inverse_vector_layer(&mut v, 1, obs);
-    inverse_vector_layer(&mut v, 2, obs);
-    inverse_vector_layer(&mut v, 4, obs);
+    // (step, first zeta index), counting down: 16 / step - 1.
+    inverse_vector_layer(&mut v, 1, 15, obs);
+    inverse_vector_layer(&mut v, 2, 7, obs);
+    inverse_vector_layer(&mut v, 4, 3, obs);
     // After len = 16, 32, 64 (three more doublings from |x| <= q/2): reduce again.
     for x in &mut v {
         *x = barrett_reduce_i16(*x);
     }
     obs.stage_done(&v);
-    inverse_vector_layer(&mut v, 8, obs);
+    inverse_vector_layer(&mut v, 8, 1, obs);
     // Multiply by 128^-1 (Montgomery form) and bring to [0, q).
     let s = _mm256_set1_epi16(INTT_SCALE);
     let sq = _mm256_set1_epi16(qinv_of(INTT_SCALE));
@@ -408,12 +410,18 @@ fn inverse_ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
 }
 
 /// One forward layer between whole vectors: Cooley-Tukey butterflies on `v[j]`,
-/// `v[j + step]`, the zeta index counting up from `16 / (2 step)` (one zeta per block of
-/// `2 step` vectors; the layers before used indices 1 .. 16 / (2 step) - 1).
+/// `v[j + step]`, the zeta index counting up from `first_zeta` (one zeta per block of
+/// `2 step` vectors). The caller passes both as constants (no division here: at low
+/// opt-levels `8 / step` would stay a `div`, which the constant-time check forbids).
 #[inline]
 #[target_feature(enable = "avx2")]
-fn forward_vector_layer<O: Observer>(v: &mut [__m256i; 16], step: usize, obs: &mut O) {
-    let mut k = 8 / step;
+fn forward_vector_layer<O: Observer>(
+    v: &mut [__m256i; 16],
+    step: usize,
+    first_zeta: usize,
+    obs: &mut O,
+) {
+    let mut k = first_zeta;
     let mut start = 0;
     while start < 16 {
         let (z, zq) = ZETAS_MONT[k];
@@ -429,12 +437,17 @@ fn forward_vector_layer<O: Observer>(v: &mut [__m256i; 16], step: usize, obs: &m
 }
 
 /// One inverse layer between whole vectors: Gentleman-Sande butterflies on `v[j]`,
-/// `v[j + step]`, the zeta index counting down from `16 / step - 1` (one zeta per block of
-/// `2 step` vectors).
+/// `v[j + step]`, the zeta index counting down from `first_zeta` (one zeta per block of
+/// `2 step` vectors; constants from the caller, as for [`forward_vector_layer`]).
 #[inline]
 #[target_feature(enable = "avx2")]
-fn inverse_vector_layer<O: Observer>(v: &mut [__m256i; 16], step: usize, obs: &mut O) {
-    let mut k = 16 / step - 1;
+fn inverse_vector_layer<O: Observer>(
+    v: &mut [__m256i; 16],
+    step: usize,
+    first_zeta: usize,
+    obs: &mut O,
+) {
+    let mut k = first_zeta;
     let mut start = 0;
     while start < 16 {
         let (z, zq) = ZETAS_MONT[k];
