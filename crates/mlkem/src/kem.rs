@@ -20,18 +20,40 @@ pub(crate) struct EkState<const K: usize> {
 }
 
 impl<const K: usize> EkState<K> {
-    /// Parses `ek` (length already checked): the modulus check of FIPS 203 section 7.2,
-    /// then A-hat and H(ek), computed once for every later encapsulation.
-    pub(crate) fn parse(ek: &[u8]) -> Option<Self> {
-        let (pk, h) = PublicKey::parse_and_hash(ek)?;
-        Some(Self { pk, h })
+    /// An all-zero state, for key generation to overwrite in place.
+    pub(crate) const fn zero() -> Self {
+        Self {
+            pk: PublicKey {
+                t_hat: mlkem_poly_ntt::NttVector::zero(),
+                a_hat: mlkem_poly_ntt::Matrix::zero(),
+            },
+            h: [0; 32],
+        }
     }
 
-    /// Parses the `ek` embedded in an expanded decapsulation key beside its hash `h`: the
-    /// hash check of FIPS 203 section 7.3, then the modulus check.
-    pub(crate) fn parse_checking_hash(ek: &[u8], h: &[u8; 32]) -> Result<Self, crate::Error> {
-        let pk = PublicKey::parse_checking_hash_with(ek, h, None)?;
-        Ok(Self { pk, h: *h })
+    /// Parses `ek` (length already checked) into `self`: the modulus check of FIPS 203
+    /// section 7.2, then A-hat and H(ek), computed once for every later encapsulation.
+    /// `false` if the modulus check fails.
+    pub(crate) fn parse_into(&mut self, ek: &[u8]) -> bool {
+        match self.pk.parse_and_hash_into(ek) {
+            Some(h) => {
+                self.h = h;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Parses the `ek` embedded in an expanded decapsulation key beside its hash `h` into
+    /// `self`: the hash check of FIPS 203 section 7.3, then the modulus check.
+    pub(crate) fn parse_checking_hash_into(
+        &mut self,
+        ek: &[u8],
+        h: &[u8; 32],
+    ) -> Result<(), crate::Error> {
+        self.pk.parse_checking_hash_into(ek, h, None)?;
+        self.h = *h;
+        Ok(())
     }
 }
 
@@ -45,14 +67,16 @@ fn ct_eq_bytes(a: &[u8], b: &[u8]) -> subtle::Choice {
 }
 
 /// `ML-KEM.KeyGen_internal(d, z)` (Algorithm 16), minus the byte encoding of dk which the
-/// caller assembles on export. Writes ek to `ek_out` and returns its parsed state (with
-/// `H(ek)`, which K-PKE.KeyGen computes as it encodes ek) and the cached s-hat.
+/// caller assembles on export. Writes ek to `ek_out`, its parsed state (with `H(ek)`, which
+/// K-PKE.KeyGen computes as it encodes ek) to `ek_state` and the cached s-hat to `s_hat`, in
+/// the caller's key.
 pub(crate) fn key_gen_internal<B: Backend, const K: usize, const ETA1: usize>(
     d: &[u8; 32],
     ek_out: &mut [u8],
-) -> (EkState<K>, CachedNttVector<K>) {
-    let (pk, s_hat, h) = kpke::key_gen::<B, K, ETA1>(d, ek_out);
-    (EkState { pk, h }, s_hat)
+    ek_state: &mut EkState<K>,
+    s_hat: &mut CachedNttVector<K>,
+) {
+    ek_state.h = kpke::key_gen::<B, K, ETA1>(d, ek_out, &mut ek_state.pk, s_hat);
 }
 
 /// `ML-KEM.Encaps_internal(ek, m)` (Algorithm 17). Writes c to `ct_out`, returns K.
@@ -153,22 +177,21 @@ pub(crate) fn decaps_expanded<
     ct: &[u8],
 ) -> Result<SharedSecret, crate::Error> {
     let mut k_bar = [0u8; 32];
-    let parsed = PublicKey::<K>::parse_checking_hash_with(
-        ek,
-        h,
-        Some(Digest32::shake256([z, ct], &mut k_bar)),
-    );
-    let pk = match parsed {
-        Ok(pk) => pk,
-        Err(e) => {
-            k_bar.zeroize();
-            return Err(e);
-        }
-    };
-    let ek = EkState { pk, h: *h };
+    // On the stack, filled in place (no copy of A-hat through return values).
+    let mut ek_state = EkState::<K>::zero();
+    let j = Digest32::shake256([z, ct], &mut k_bar);
+    if let Err(e) = ek_state.pk.parse_checking_hash_into(ek, h, Some(j)) {
+        k_bar.zeroize();
+        return Err(e);
+    }
+    ek_state.h = *h;
     let mut s_hat = kpke::decode_vector_12_reduced::<K>(dk_pke).cached::<B>();
-    let key =
-        decaps_internal::<B, K, ETA1, ETA2, DU, DV>(&s_hat, &ek, RejectionKey::Known(&k_bar), ct);
+    let key = decaps_internal::<B, K, ETA1, ETA2, DU, DV>(
+        &s_hat,
+        &ek_state,
+        RejectionKey::Known(&k_bar),
+        ct,
+    );
     s_hat.zeroize();
     k_bar.zeroize();
     Ok(key)

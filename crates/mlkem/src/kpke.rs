@@ -13,10 +13,7 @@ use crate::compress::{compress, decompress};
 use crate::encode::{byte_decode, byte_encode, encoded_len};
 use mlkem_poly_ntt::{Backend, CachedNttVector, Matrix, N, NttPoly, NttVector, Poly, PolyVector};
 use mlkem_sampling::keccak::{SHA3_256_RATE, SHA3_DOMAIN, Sponge};
-use mlkem_sampling::{
-    Batch, Digest32, Eta, sample_matrix_with_digests, sample_noise_polys,
-    sample_noise_polys_with_digest,
-};
+use mlkem_sampling::{Batch, Digest32, Eta, sample_noise_polys, sample_noise_polys_with_digest};
 use zeroize::Zeroize;
 
 /// Bytes of one ByteEncode_12'd polynomial.
@@ -36,19 +33,20 @@ const fn eta<const ETA: usize>() -> Eta {
     if ETA == 2 { Eta::Two } else { Eta::Three }
 }
 
-/// Decodes `ByteDecode_12` of a vector, or `None` if a coefficient is `>= q`
-/// (the modulus check of FIPS 203 section 7.2).
-pub(crate) fn decode_vector_12<const K: usize>(bytes: &[u8]) -> Option<NttVector<K>> {
+/// Decodes `ByteDecode_12` of a vector into `out` (every entry written); `false` if a
+/// coefficient is `>= q` (the modulus check of FIPS 203 section 7.2).
+pub(crate) fn decode_vector_12_into<const K: usize>(bytes: &[u8], out: &mut NttVector<K>) -> bool {
     debug_assert_eq!(bytes.len(), K * POLY_BYTES);
     let mut ok = true;
-    let v = NttVector(core::array::from_fn(|i| {
-        let coeffs = byte_decode::<12>(&bytes[i * POLY_BYTES..(i + 1) * POLY_BYTES]);
-        NttPoly::from_coeffs(coeffs).unwrap_or_else(|| {
+    for (p, chunk) in out.0.iter_mut().zip(bytes.chunks_exact(POLY_BYTES)) {
+        if let Some(decoded) = NttPoly::from_coeffs(byte_decode::<12>(chunk)) {
+            *p = decoded;
+        } else {
             ok = false;
-            NttPoly::zero()
-        })
-    }));
-    ok.then_some(v)
+            *p = NttPoly::zero();
+        }
+    }
+    ok
 }
 
 /// `ByteDecode_12` of a secret vector, each value taken mod q as Algorithm 6 specifies for
@@ -75,36 +73,51 @@ pub(crate) fn encode_vector_12<const K: usize>(v: &NttVector<K>, out: &mut [u8])
 }
 
 impl<const K: usize> PublicKey<K> {
-    /// Parses `ek_pke = ByteEncode_12(t-hat) || rho` and expands A-hat; also returns
-    /// `H(ek_pke)`, computed alongside A-hat (see `sample_matrix_with_digests`). `None` if a
+    /// Parses `ek_pke = ByteEncode_12(t-hat) || rho` into `self` (every entry overwritten:
+    /// the caller's key is filled in place, with no copy of A-hat) and expands A-hat; returns
+    /// `H(ek_pke)`, computed alongside A-hat in the same Keccak batch. `None` if a
     /// coefficient of t-hat is `>= q` (checked first: a bad key costs no hashing).
-    pub(crate) fn parse_and_hash(ek: &[u8]) -> Option<(Self, [u8; 32])> {
+    pub(crate) fn parse_and_hash_into(&mut self, ek: &[u8]) -> Option<[u8; 32]> {
         let (t_bytes, rho) = split_ek::<K>(ek);
-        let t_hat = decode_vector_12::<K>(t_bytes)?;
+        if !decode_vector_12_into(t_bytes, &mut self.t_hat) {
+            return None;
+        }
         let mut h = [0u8; 32];
-        let a_hat = sample_matrix_with_digests::<K>(rho, [Digest32::sha3_256(ek, &mut h)]);
-        Some((Self { t_hat, a_hat }, h))
+        let mut batch = Batch::new();
+        // The hash is the longest job (6 to 12 permutations, a stream ~3): it goes first.
+        batch.digest(Digest32::sha3_256(ek, &mut h));
+        batch.matrix_rows::<K>(rho, 0, &mut self.a_hat.rows);
+        batch.run();
+        Some(h)
     }
 
-    /// Like [`Self::parse_and_hash`], for a key whose hash `expected` is stored beside it
-    /// (FIPS 203 section 7.3): the hash is compared before the modulus check. `extra` is
+    /// Like [`Self::parse_and_hash_into`], for a key whose hash `expected` is stored beside
+    /// it (FIPS 203 section 7.3): the hash is compared before the modulus check. `extra` is
     /// one more independent hash to compute alongside A-hat (a one-shot decapsulation's
     /// `J(z || c)`); it is computed whatever the outcome.
-    pub(crate) fn parse_checking_hash_with(
+    pub(crate) fn parse_checking_hash_into(
+        &mut self,
         ek: &[u8],
         expected: &[u8; 32],
         extra: Option<Digest32<'_>>,
-    ) -> Result<Self, Error> {
+    ) -> Result<(), Error> {
         let (t_bytes, rho) = split_ek::<K>(ek);
         let mut h = [0u8; 32];
-        let hashes = core::iter::once(Digest32::sha3_256(ek, &mut h)).chain(extra);
-        let a_hat = sample_matrix_with_digests::<K>(rho, hashes);
+        let mut batch = Batch::new();
+        batch.digest(Digest32::sha3_256(ek, &mut h));
+        if let Some(extra) = extra {
+            batch.digest(extra);
+        }
+        batch.matrix_rows::<K>(rho, 0, &mut self.a_hat.rows);
+        batch.run();
         // Public values (H of the public ek, bytes stored beside it): a plain comparison.
         if h != *expected {
             return Err(Error::DecapsulationKeyHashMismatch);
         }
-        let t_hat = decode_vector_12::<K>(t_bytes).ok_or(Error::EncapsulationKeyNotReduced)?;
-        Ok(Self { t_hat, a_hat })
+        if !decode_vector_12_into(t_bytes, &mut self.t_hat) {
+            return Err(Error::EncapsulationKeyNotReduced);
+        }
+        Ok(())
     }
 }
 
@@ -123,8 +136,10 @@ const fn rows_with_noise(k: usize) -> usize {
 
 /// K-PKE.KeyGen (Algorithm 13) from the 32-byte seed d, and `H(ek_pke)` for ML-KEM.
 ///
-/// Writes `ek_pke` (`384 K + 32` bytes) and returns the parsed public key with the secret
-/// `s-hat` (its multiplication cache already built) and `H(ek_pke)`.
+/// Writes `ek_pke` (`384 K + 32` bytes) to `ek_out`, the parsed public key to `pk` and the
+/// secret `s-hat` (its multiplication cache built) to `s_hat_out`, overwriting every entry,
+/// and returns `H(ek_pke)`. Writing into the caller's key spares copies of A-hat (up to
+/// 8 KB) through the return values.
 ///
 /// The Keccak work is ordered so that a multi-way Keccak has several independent jobs at
 /// every step: first the first [`rows_with_noise`] rows of A-hat together with all of `s`
@@ -134,13 +149,13 @@ const fn rows_with_noise(k: usize) -> usize {
 pub(crate) fn key_gen<B: Backend, const K: usize, const ETA1: usize>(
     d: &[u8; 32],
     ek_out: &mut [u8],
-) -> (PublicKey<K>, CachedNttVector<K>, [u8; 32]) {
+    pk: &mut PublicKey<K>,
+    s_hat_out: &mut CachedNttVector<K>,
+) -> [u8; 32] {
     let first = const { rows_with_noise(K) };
     // Line 1: (rho, sigma) = G(d || k).
     let (rho, mut sigma) = crate::hash::g(d, &[K as u8]);
-    let mut a_hat = Matrix::<K> {
-        rows: core::array::from_fn(|_| core::array::from_fn(|_| NttPoly::zero())),
-    };
+    let PublicKey { t_hat, a_hat } = pk;
     // Lines 3-7 for the first rows, and lines 8-15: s and e from PRF_eta1(sigma, N),
     // N = 0 .. 2k-1, in one batch.
     let (mut s, mut e) = (PolyVector::<K>::zero(), PolyVector::<K>::zero());
@@ -152,12 +167,12 @@ pub(crate) fn key_gen<B: Backend, const K: usize, const ETA1: usize>(
     batch.run();
     sigma.zeroize();
     // Lines 16-18: t-hat = A-hat o s-hat + e-hat; s-hat keeps its b*zeta cache for decryption.
-    let s_hat = s.ntt_cached::<B>();
+    s.ntt_cached_into::<B>(s_hat_out);
+    let s_hat = &*s_hat_out;
     s.zeroize();
     let mut e_hat = e.ntt::<B>();
     e.zeroize();
-    let mut t_hat = NttVector::<K>::zero();
-    a_hat.mul_vector_rows::<B>(&s_hat, 0..first, &mut t_hat);
+    a_hat.mul_vector_rows::<B>(s_hat, 0..first, t_hat);
     // Line 19: ek = ByteEncode_12(t-hat) || rho, and H(ek), row by row.
     let (t_bytes, rho_out) = ek_out.split_at_mut(K * POLY_BYTES);
     let (t_first, t_last) = t_bytes.split_at_mut(first * POLY_BYTES);
@@ -179,7 +194,7 @@ pub(crate) fn key_gen<B: Backend, const K: usize, const ETA1: usize>(
     } else {
         h.absorb(t_first);
     }
-    a_hat.mul_vector_rows::<B>(&s_hat, first..K, &mut t_hat);
+    a_hat.mul_vector_rows::<B>(s_hat, first..K, t_hat);
     for ((t, e), out) in t_hat.0[first..]
         .iter_mut()
         .zip(&e_hat.0[first..])
@@ -195,7 +210,7 @@ pub(crate) fn key_gen<B: Backend, const K: usize, const ETA1: usize>(
     h.finalize(SHA3_DOMAIN);
     let mut ek_hash = [0u8; 32];
     h.squeeze(&mut ek_hash);
-    (PublicKey { t_hat, a_hat }, s_hat, ek_hash)
+    ek_hash
 }
 
 /// Compress_d then ByteEncode_d of one polynomial.

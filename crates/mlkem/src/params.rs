@@ -59,8 +59,15 @@ macro_rules! parameter_set {
                             expected: ENCAPSULATION_KEY_SIZE,
                             actual: bytes.len(),
                         })?;
-                let state = EkState::parse(bytes).ok_or(Error::EncapsulationKeyNotReduced)?;
-                Ok(Self { bytes: *bytes, state })
+                // Filled in place: no copy of A-hat through return values.
+                let mut key = Self {
+                    bytes: *bytes,
+                    state: EkState::zero(),
+                };
+                if !key.state.parse_into(bytes) {
+                    return Err(Error::EncapsulationKeyNotReduced);
+                }
+                Ok(key)
             }
 
             /// The encoded key, `ByteEncode_12(t-hat) || rho`.
@@ -181,20 +188,26 @@ macro_rules! parameter_set {
             }
 
             fn from_seed_value(seed: Seed) -> Self {
-                let mut ek_bytes = [0u8; ENCAPSULATION_KEY_SIZE];
-                let (state, s_hat) = with_backend!(B => kem::key_gen_internal::<B, K, ETA1>(
-                    seed.d(),
-                    &mut ek_bytes
-                ));
-                Self {
-                    s_hat,
+                // Built in place: key generation writes A-hat, t-hat and s-hat straight into
+                // the key instead of returning them through several layers of copies.
+                let mut key = Self {
+                    s_hat: CachedNttVector::zero(),
                     z: *seed.z(),
-                    seed: Some(seed),
+                    seed: None,
                     ek: EncapsulationKey {
-                        bytes: ek_bytes,
-                        state,
+                        bytes: [0; ENCAPSULATION_KEY_SIZE],
+                        state: EkState::zero(),
                     },
-                }
+                };
+                let EncapsulationKey { bytes, state } = &mut key.ek;
+                with_backend!(B => kem::key_gen_internal::<B, K, ETA1>(
+                    seed.d(),
+                    bytes,
+                    state,
+                    &mut key.s_hat,
+                ));
+                key.seed = Some(seed);
+                key
             }
 
             /// The seed `d || z` this key was generated from, or `None` for a key imported
@@ -216,18 +229,20 @@ macro_rules! parameter_set {
             /// (FIPS 203 does not check it; the decoded value is used mod q).
             pub fn from_expanded_bytes(bytes: &[u8]) -> Result<Self, Error> {
                 let (dk_pke, ek_bytes, h, z) = split_expanded(bytes)?;
-                // The hash check, then the modulus check of the embedded ek too.
-                let ek = EncapsulationKey {
-                    bytes: ek_bytes.try_into().expect("split at the encapsulation key size"),
-                    state: EkState::parse_checking_hash(ek_bytes, h)?,
-                };
-                let s_hat = with_backend!(B => crate::kpke::decode_vector_12_reduced::<K>(dk_pke).cached::<B>());
-                Ok(Self {
-                    s_hat,
+                // Filled in place: no copy of A-hat through return values.
+                let mut key = Self {
+                    s_hat: CachedNttVector::zero(),
                     z: *z,
                     seed: None,
-                    ek,
-                })
+                    ek: EncapsulationKey {
+                        bytes: ek_bytes.try_into().expect("split at the encapsulation key size"),
+                        state: EkState::zero(),
+                    },
+                };
+                // The hash check, then the modulus check of the embedded ek too.
+                key.ek.state.parse_checking_hash_into(ek_bytes, h)?;
+                key.s_hat = with_backend!(B => crate::kpke::decode_vector_12_reduced::<K>(dk_pke).cached::<B>());
+                Ok(key)
             }
 
             /// The expanded FIPS 203 encoding `dk_pke || ek || H(ek) || z`

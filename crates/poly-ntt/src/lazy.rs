@@ -54,14 +54,20 @@ impl Zeroize for CachedNttPoly {
 
 impl Default for CachedNttPoly {
     fn default() -> Self {
+        Self::zero()
+    }
+}
+
+impl CachedNttPoly {
+    /// The zero polynomial with its (all-zero) cache.
+    #[must_use]
+    pub const fn zero() -> Self {
         Self {
             poly: NttPoly::zero(),
             b_zeta: [0; PAIRS],
         }
     }
-}
 
-impl CachedNttPoly {
     /// Copies `poly` and computes its cache with backend `B`.
     #[must_use]
     pub fn new<B: Backend>(poly: &NttPoly) -> Self {

@@ -24,8 +24,8 @@ macro_rules! vector_type {
         impl<const K: usize> $name<K> {
             /// The zero vector.
             #[must_use]
-            pub fn zero() -> Self {
-                Self(core::array::from_fn(|_| $elem::zero()))
+            pub const fn zero() -> Self {
+                Self([const { $elem::zero() }; K])
             }
 
             /// `self += other` element-wise.
@@ -73,10 +73,16 @@ impl<const K: usize> PolyVector<K> {
     #[must_use]
     pub fn ntt_cached<B: Backend>(&self) -> CachedNttVector<K> {
         let mut out = CachedNttVector::<K>::zero();
+        self.ntt_cached_into::<B>(&mut out);
+        out
+    }
+
+    /// [`Self::ntt_cached`] into `out` (every entry overwritten), for a caller that builds
+    /// its result in place.
+    pub fn ntt_cached_into<B: Backend>(&self, out: &mut CachedNttVector<K>) {
         for (o, p) in out.0.iter_mut().zip(&self.0) {
             o.set_ntt_of::<B>(p);
         }
-        out
     }
 }
 
@@ -122,8 +128,8 @@ pub struct CachedNttVector<const K: usize>(pub [CachedNttPoly; K]);
 impl<const K: usize> CachedNttVector<K> {
     /// The zero vector (with its, all-zero, cache).
     #[must_use]
-    pub fn zero() -> Self {
-        Self(core::array::from_fn(|_| CachedNttPoly::default()))
+    pub const fn zero() -> Self {
+        Self([const { CachedNttPoly::zero() }; K])
     }
 
     /// The vector without its caches.
@@ -141,6 +147,14 @@ pub struct Matrix<const K: usize> {
 }
 
 impl<const K: usize> Matrix<K> {
+    /// The zero matrix.
+    #[must_use]
+    pub const fn zero() -> Self {
+        Self {
+            rows: [const { [const { NttPoly::zero() }; K] }; K],
+        }
+    }
+
     /// `A * v`: `out[i] = sum_j A[i][j] * v[j]`, one reduction per output coefficient.
     #[must_use]
     pub fn mul_vector<B: Backend>(&self, v: &CachedNttVector<K>) -> NttVector<K> {
