@@ -1,17 +1,18 @@
 //! A four-lane Keccak job scheduler: independent sponges of different kinds share one 4-way
 //! permutation.
 //!
-//! The batch functions of the parent module run four sponges of one kind in lock step. An
-//! operation of ML-KEM often has sponges of several kinds that are independent of one
-//! another: importing an encapsulation key needs the `k^2` SHAKE128 streams of A-hat *and*
-//! `H(ek)`, a SHA3-256 of 800 to 1568 bytes (6 to 12 permutations, as many as three
-//! `SampleNTT` streams). Run apart, the hash takes the scalar Keccak; run here, it takes a
-//! lane of the same 4-way permutations as the matrix, whose fourth lane would otherwise idle.
+//! An operation of ML-KEM has sponges of several kinds that are independent of one another:
+//! importing an encapsulation key needs the `k^2` SHAKE128 streams of A-hat *and* `H(ek)`, a
+//! SHA3-256 of 800 to 1568 bytes (6 to 12 permutations, as many as three `SampleNTT`
+//! streams). Run in lock step by kind, the hash would take the scalar Keccak while a lane of
+//! the matrix's last 4-way group idles; here it takes a lane of the same permutations. The
+//! jobs come from a [`crate::Batch`].
 //!
 //! # Schedule
 //! Each of the four lanes runs one [`Job`] at a time: it absorbs the job's message a block
 //! per permutation (padding included), then squeezes a block per permutation until the job
-//! has what it needs. A lane whose job is done takes the next job of the list, so callers
+//! has what it needs (an `Absorb` job starts from its sponge's state, absorbs whole blocks
+//! and hands the state back). A lane whose job is done takes the next job of the list, so callers
 //! put the longest jobs first. When a single job is left running and none is waiting, it
 //! moves to the scalar Keccak (one scalar permutation costs about 0.7 of a 4-way one here,
 //! and three idle lanes gain nothing).
