@@ -84,7 +84,9 @@ struct Lane<'a> {
     job: Job<'a>,
     /// Message bytes absorbed so far.
     absorbed: usize,
-    /// Whether the padded last block has been absorbed: the state now gives output.
+    /// Whether the last block has been absorbed (the padded one; for `Absorb`, the last
+    /// whole block): after the next permutation the state gives output, or, for `Absorb`,
+    /// goes back to its sponge.
     padded: bool,
     /// `SampleNtt`: coefficients filled; `Noise` with eta = 3: output words collected.
     filled: usize,
