@@ -45,13 +45,15 @@ impl<const K: usize> EkState<K> {
     }
 
     /// Parses the `ek` embedded in an expanded decapsulation key beside its hash `h` into
-    /// `self`: the hash check of FIPS 203 section 7.3, then the modulus check.
+    /// `self`: the hash check of FIPS 203 section 7.3, then the modulus check. `extra` is
+    /// an independent hash to run alongside (see `PublicKey::parse_checking_hash_into`).
     pub(crate) fn parse_checking_hash_into(
         &mut self,
         ek: &[u8],
         h: &[u8; 32],
+        extra: Option<Digest32<'_>>,
     ) -> Result<(), crate::Error> {
-        self.pk.parse_checking_hash_into(ek, h, None)?;
+        self.pk.parse_checking_hash_into(ek, h, extra)?;
         self.h = *h;
         Ok(())
     }
@@ -180,11 +182,10 @@ pub(crate) fn decaps_expanded<
     // On the stack, filled in place (no copy of A-hat through return values).
     let mut ek_state = EkState::<K>::zero();
     let j = Digest32::shake256([z, ct], &mut k_bar);
-    if let Err(e) = ek_state.pk.parse_checking_hash_into(ek, h, Some(j)) {
+    if let Err(e) = ek_state.parse_checking_hash_into(ek, h, Some(j)) {
         k_bar.zeroize();
         return Err(e);
     }
-    ek_state.h = *h;
     let mut s_hat = kpke::decode_vector_12_reduced::<K>(dk_pke).cached::<B>();
     let key = decaps_internal::<B, K, ETA1, ETA2, DU, DV>(
         &s_hat,

@@ -13,7 +13,7 @@ use crate::compress::{compress, decompress};
 use crate::encode::{byte_decode, byte_encode, encoded_len};
 use mlkem_poly_ntt::{Backend, CachedNttVector, Matrix, N, NttPoly, NttVector, Poly, PolyVector};
 use mlkem_sampling::keccak::{SHA3_256_RATE, SHA3_DOMAIN, Sponge};
-use mlkem_sampling::{Batch, Digest32, Eta, sample_noise_polys, sample_noise_polys_with_digest};
+use mlkem_sampling::{Batch, Digest32, Eta};
 use zeroize::Zeroize;
 
 /// Bytes of one ByteEncode_12'd polynomial.
@@ -176,14 +176,7 @@ pub(crate) fn key_gen<B: Backend, const K: usize, const ETA1: usize>(
     // Line 19: ek = ByteEncode_12(t-hat) || rho, and H(ek), row by row.
     let (t_bytes, rho_out) = ek_out.split_at_mut(K * POLY_BYTES);
     let (t_first, t_last) = t_bytes.split_at_mut(first * POLY_BYTES);
-    for ((t, e), out) in t_hat.0[..first]
-        .iter_mut()
-        .zip(&e_hat.0)
-        .zip(t_first.chunks_exact_mut(POLY_BYTES))
-    {
-        t.add_assign(e);
-        byte_encode::<12>(t.coeffs(), out);
-    }
+    add_and_encode(&mut t_hat.0[..first], &e_hat.0[..first], t_first);
     let mut h = Sponge::<SHA3_256_RATE>::new();
     if first < K {
         // Lines 3-7 for the last rows, while H absorbs the first rows of t-hat.
@@ -195,14 +188,7 @@ pub(crate) fn key_gen<B: Backend, const K: usize, const ETA1: usize>(
         h.absorb(t_first);
     }
     a_hat.mul_vector_rows::<B>(s_hat, first..K, t_hat);
-    for ((t, e), out) in t_hat.0[first..]
-        .iter_mut()
-        .zip(&e_hat.0[first..])
-        .zip(t_last.chunks_exact_mut(POLY_BYTES))
-    {
-        t.add_assign(e);
-        byte_encode::<12>(t.coeffs(), out);
-    }
+    add_and_encode(&mut t_hat.0[first..], &e_hat.0[first..], t_last);
     e_hat.zeroize();
     rho_out.copy_from_slice(&rho);
     h.absorb(t_last);
@@ -211,6 +197,15 @@ pub(crate) fn key_gen<B: Backend, const K: usize, const ETA1: usize>(
     let mut ek_hash = [0u8; 32];
     h.squeeze(&mut ek_hash);
     ek_hash
+}
+
+/// Rows of Algorithm 13 lines 18-19: `t[i] += e[i]`, then `ByteEncode_12(t[i])` into the
+/// matching 384 bytes of `out`.
+fn add_and_encode(t: &mut [NttPoly], e: &[NttPoly], out: &mut [u8]) {
+    for ((t, e), out) in t.iter_mut().zip(e).zip(out.chunks_exact_mut(POLY_BYTES)) {
+        t.add_assign(e);
+        byte_encode::<12>(t.coeffs(), out);
+    }
 }
 
 /// Compress_d then ByteEncode_d of one polynomial.
@@ -285,11 +280,15 @@ pub(crate) fn encrypt<
     let requests = (y.0.iter_mut().map(|p| (eta::<ETA1>(), p)))
         .chain(e1.0.iter_mut().map(|p| (eta::<ETA2>(), p)))
         .chain([(eta::<ETA2>(), &mut e2)]);
-    let requests = requests.zip(0u8..).map(|((eta, p), n)| (eta, n, p));
-    match digest {
-        Some(digest) => sample_noise_polys_with_digest(r, requests, digest),
-        None => sample_noise_polys(r, requests),
+    let mut batch = Batch::new();
+    // A hash is longer than any PRF stream (one or two permutations): it goes first.
+    if let Some(digest) = digest {
+        batch.digest(digest);
     }
+    for ((eta, p), n) in requests.zip(0u8..) {
+        batch.noise(r, eta, n, p);
+    }
+    batch.run();
     // Line 18: y-hat, with its b*zeta cache built once for both products below.
     let mut y_hat = y.ntt_cached::<B>();
     y.zeroize();

@@ -240,7 +240,7 @@ macro_rules! parameter_set {
                     },
                 };
                 // The hash check, then the modulus check of the embedded ek too.
-                key.ek.state.parse_checking_hash_into(ek_bytes, h)?;
+                key.ek.state.parse_checking_hash_into(ek_bytes, h, None)?;
                 key.s_hat = with_backend!(B => crate::kpke::decode_vector_12_reduced::<K>(dk_pke).cached::<B>());
                 Ok(key)
             }

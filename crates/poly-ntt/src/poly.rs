@@ -69,7 +69,7 @@ macro_rules! poly_type {
             /// when [`crate::backend::use_avx2`] says so, [`Portable`] otherwise. Every
             /// backend gives the same result.
             pub fn add_assign(&mut self, other: &Self) {
-                add_coeffs(&mut self.coeffs, &other.coeffs);
+                on_selected_backend!(add(&mut self.coeffs, &other.coeffs));
             }
 
             /// `self -= other` coefficient-wise, mod q.
@@ -78,7 +78,7 @@ macro_rules! poly_type {
             /// when [`crate::backend::use_avx2`] says so, [`Portable`] otherwise. Every
             /// backend gives the same result.
             pub fn sub_assign(&mut self, other: &Self) {
-                sub_coeffs(&mut self.coeffs, &other.coeffs);
+                on_selected_backend!(sub(&mut self.coeffs, &other.coeffs));
             }
         }
 
@@ -105,32 +105,20 @@ macro_rules! poly_type {
     };
 }
 
-/// `a += b` coefficient-wise mod q (canonical in and out: sum < 2q, one conditional
-/// subtraction), with the backend chosen once per call as everywhere outside the generic
+/// Runs `$method` of the backend chosen once per call, as everywhere outside the generic
 /// code: [`Avx2`](crate::Avx2) when [`use_avx2`](crate::backend::use_avx2) says so (x86_64,
 /// CPU support, portable backend not forced), [`Portable`] otherwise.
-fn add_coeffs(a: &mut [u16; N], b: &[u16; N]) {
-    #[cfg(target_arch = "x86_64")]
-    if crate::backend::use_avx2() {
-        crate::backend::Avx2::add(a, b);
-    } else {
-        Portable::add(a, b);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    Portable::add(a, b);
-}
-
-/// `a -= b` coefficient-wise mod q (canonical in and out: `a - b + q` in `[1, 2q)`, one
-/// conditional subtraction), with the backend chosen as in [`add_coeffs`].
-fn sub_coeffs(a: &mut [u16; N], b: &[u16; N]) {
-    #[cfg(target_arch = "x86_64")]
-    if crate::backend::use_avx2() {
-        crate::backend::Avx2::sub(a, b);
-    } else {
-        Portable::sub(a, b);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    Portable::sub(a, b);
+macro_rules! on_selected_backend {
+    ($method:ident($($arg:expr),*)) => {{
+        #[cfg(target_arch = "x86_64")]
+        if crate::backend::use_avx2() {
+            crate::backend::Avx2::$method($($arg),*);
+        } else {
+            Portable::$method($($arg),*);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        Portable::$method($($arg),*);
+    }};
 }
 
 poly_type!(

@@ -3,9 +3,8 @@
 //! Some hashes of an ML-KEM operation depend on nothing the sampling produces and nothing
 //! waits for them until the end: `H(ek)` when an encapsulation key is imported (beside
 //! A-hat), `J(z || c)` in decapsulation (beside the re-encryption's noise). Handing such a
-//! hash to [`sample_matrix_with_digests`](crate::sample_matrix_with_digests) or
-//! [`sample_noise_polys_with_digest`](crate::sample_noise_polys_with_digest) lets a
-//! multi-way Keccak run it in a lane that would otherwise idle; without one it is computed
+//! hash to [`sample_matrix_with_digests`](crate::sample_matrix_with_digests) or to a
+//! [`Batch`](crate::Batch) lets a multi-way Keccak run it in a lane that would otherwise idle; without one it is computed
 //! on the scalar Keccak. The digest is the same either way.
 
 use crate::keccak::{SHA3_DOMAIN, SHAKE_DOMAIN};

@@ -102,9 +102,7 @@ pub use cbd::{
     CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, sample_poly_cbd, sample_poly_cbd2, sample_poly_cbd3,
 };
 pub use digest::{Digest32, DigestKind};
-pub use noise::{
-    prf, sample_noise_poly, sample_noise_polys, sample_noise_polys_with_digest, sample_noise_vector,
-};
+pub use noise::{prf, sample_noise_poly, sample_noise_polys, sample_noise_vector};
 pub use sample_ntt::{
     SAMPLE_NTT_INITIAL_BLOCKS, SAMPLE_NTT_SEED_BYTES, SHAKE128_RATE, sample_matrix,
     sample_matrix_with_digests, sample_ntt,

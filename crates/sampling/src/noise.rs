@@ -9,7 +9,6 @@ use zeroize::Zeroize;
 
 use crate::batch::Batch;
 use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd2_into, cbd3_into};
-use crate::digest::Digest32;
 
 /// `PRF(s, b)`: fills `out` with the first `out.len()` bytes of `SHAKE256(s || b)`
 /// (FIPS 203 section 4.1, equation 4.3).
@@ -95,33 +94,7 @@ pub fn sample_noise_polys<'a>(
     sigma: &[u8; 32],
     requests: impl IntoIterator<Item = (Eta, u8, &'a mut Poly)>,
 ) {
-    noise_batch(sigma, requests, None);
-}
-
-/// [`sample_noise_polys`] and a hash computed alongside it (see [`Digest32`]): in ML-KEM
-/// decapsulation, `J(z || c)` beside the re-encryption's noise. With AVX2 the hash takes a
-/// lane of the noise's 4-way permutations (and finishes on the scalar Keccak once the
-/// noise is done); the results are the same as computing both apart.
-///
-/// Constant time with respect to `sigma` and to the hashed message's content.
-pub fn sample_noise_polys_with_digest<'a>(
-    sigma: &[u8; 32],
-    requests: impl IntoIterator<Item = (Eta, u8, &'a mut Poly)>,
-    digest: Digest32<'_>,
-) {
-    noise_batch(sigma, requests, Some(digest));
-}
-
-fn noise_batch<'a>(
-    sigma: &[u8; 32],
-    requests: impl IntoIterator<Item = (Eta, u8, &'a mut Poly)>,
-    digest: Option<Digest32<'_>>,
-) {
     let mut batch = Batch::new();
-    // A hash is longer than any PRF stream (one or two permutations): it goes first.
-    if let Some(digest) = digest {
-        batch.digest(digest);
-    }
     for (eta, nonce, poly) in requests {
         batch.noise(sigma, eta, nonce, poly);
     }
@@ -255,14 +228,13 @@ mod tests {
                 .collect();
             let mut polys = std::vec![Poly::zero(); etas.len()];
             let mut j = [0u8; 32];
-            sample_noise_polys_with_digest(
-                &sigma,
-                etas.iter()
-                    .zip(&mut polys)
-                    .zip(0u8..)
-                    .map(|((&e, p), n)| (e, n, p)),
-                Digest32::shake256([&z, &ct], &mut j),
-            );
+            // As decapsulation batches them: the hash first, then the noise.
+            let mut batch = crate::Batch::new();
+            batch.digest(crate::Digest32::shake256([&z, &ct], &mut j));
+            for ((&eta, p), n) in etas.iter().zip(&mut polys).zip(0u8..) {
+                batch.noise(&sigma, eta, n, p);
+            }
+            batch.run();
             for ((&eta, poly), n) in etas.iter().zip(&polys).zip(0u8..) {
                 assert_eq!(*poly, expected_noise(&sigma, eta, n), "k = {k}, nonce {n}");
             }

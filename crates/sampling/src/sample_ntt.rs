@@ -37,16 +37,21 @@ pub(crate) const INITIAL_BYTES: usize = SAMPLE_NTT_INITIAL_BLOCKS * SHAKE128_RAT
 ///
 /// The seed is `rho || j || i` (32 + 1 + 1 bytes). Every 3 output bytes `b0, b1, b2` give two
 /// 12-bit candidates `d1 = b0 + 256 * (b1 mod 16)` and `d2 = b1 / 16 + 16 * b2`, each kept if
-/// below q, until 256 are kept. This squeezes [`SAMPLE_NTT_INITIAL_BLOCKS`] blocks of
-/// [`SHAKE128_RATE`] bytes at once, then one block at a time for as long as the seed needs:
-/// it never gives up, whatever the seed.
+/// below q, until 256 are kept, squeezing [`SHAKE128_RATE`]-byte blocks for as long as the
+/// seed needs: it never gives up, whatever the seed. (One seed alone runs on the scalar
+/// Keccak; many run together through a [`Batch`] or [`sample_matrix`].)
 ///
 /// Not constant time, by design: the seed is public.
 #[must_use]
 pub fn sample_ntt(seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> NttPoly {
-    let mut poly = [NttPoly::zero()];
-    sample_ntt_batch(core::slice::from_ref(seed), &mut poly);
-    let [poly] = poly;
+    let mut poly = NttPoly::zero();
+    let mut batch = Batch::new();
+    batch.push(Job::SampleNtt {
+        seed: *seed,
+        // The parser writes only values below q: the canonical invariant holds.
+        out: poly.coeffs_mut(),
+    });
+    batch.run();
     poly
 }
 
@@ -122,28 +127,8 @@ pub(crate) fn parse_candidates(bytes: &[u8], coeffs: &mut [u16; N], mut filled: 
     filled
 }
 
-/// `SampleNTT` over a batch of independent seeds: `out[n] = sample_ntt(&seeds[n])`.
-///
-/// This is the seam for multi-way Keccak. With AVX2 (see [`crate::simd`]) a 4-way backend
-/// absorbs 4 seeds into one interleaved state, squeezes [`SAMPLE_NTT_INITIAL_BLOCKS`] blocks
-/// of every stream at once, parses each with the AVX2 version of [`parse_candidates`], and
-/// squeezes further blocks for all streams together while any of them is short. The
-/// portable version handles one stream at a time.
-fn sample_ntt_batch(seeds: &[[u8; SAMPLE_NTT_SEED_BYTES]], out: &mut [NttPoly]) {
-    assert_eq!(seeds.len(), out.len(), "one output per seed");
-    let mut batch = Batch::new();
-    for (seed, poly) in seeds.iter().zip(out) {
-        batch.push(Job::SampleNtt {
-            seed: *seed,
-            // The parser writes only values below q: the canonical invariant holds.
-            out: poly.coeffs_mut(),
-        });
-    }
-    batch.run();
-}
-
-/// The portable [`sample_ntt_batch`]: one scalar stream at a time (the reference the AVX2
-/// path is tested against).
+/// `out[n] = SampleNTT(seeds[n])`, one scalar stream at a time: the reference the AVX2 path
+/// is tested against.
 #[cfg(test)]
 pub(crate) fn sample_ntt_batch_portable(
     seeds: &[[u8; SAMPLE_NTT_SEED_BYTES]],

@@ -44,16 +44,8 @@ const _: () = assert!(SHAKE256_RATE < CBD3_INPUT_BYTES && CBD3_INPUT_BYTES <= 2 
 const PAD_LAST: u8 = 0x80;
 
 /// What a lane needs to know about a job.
-trait LaneJob {
+impl Job<'_> {
     /// The rate of the job's sponge in bytes.
-    fn rate(&self) -> usize;
-    /// The message, in up to two parts.
-    fn message(&self) -> [&[u8]; 2];
-    /// The first byte of the padding (unused by `Absorb`, which does not pad).
-    fn domain(&self) -> u8;
-}
-
-impl LaneJob for Job<'_> {
     fn rate(&self) -> usize {
         match self {
             Self::SampleNtt { .. } => SHAKE128_RATE,
@@ -62,6 +54,7 @@ impl LaneJob for Job<'_> {
         }
     }
 
+    /// The message, in up to two parts.
     fn message(&self) -> [&[u8]; 2] {
         match self {
             Self::Hash32 { message, .. } => *message,
@@ -71,6 +64,7 @@ impl LaneJob for Job<'_> {
         }
     }
 
+    /// The first byte of the padding (unused by `Absorb`, which does not pad).
     fn domain(&self) -> u8 {
         match self {
             Self::Hash32 { domain, .. } => *domain,
