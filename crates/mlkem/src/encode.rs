@@ -23,7 +23,7 @@ pub fn byte_encode<const D: usize>(coeffs: &[u16; N], out: &mut [u8]) {
     const { assert!(D >= 1 && D <= 12) };
     debug_assert_eq!(out.len(), encoded_len(D));
     #[cfg(target_arch = "x86_64")]
-    if let Some(avx2) = crate::simd_encode::Avx2::get() {
+    if let Some(avx2) = crate::simd::Avx2::get() {
         avx2.byte_encode::<D>(coeffs, out);
         return;
     }
@@ -54,7 +54,7 @@ pub fn byte_decode<const D: usize>(bytes: &[u8]) -> [u16; N] {
     const { assert!(D >= 1 && D <= 12) };
     debug_assert_eq!(bytes.len(), encoded_len(D));
     #[cfg(target_arch = "x86_64")]
-    if let Some(avx2) = crate::simd_encode::Avx2::get() {
+    if let Some(avx2) = crate::simd::Avx2::get() {
         let mut out = [0u16; N];
         avx2.byte_decode::<D>(bytes, &mut out);
         return out;

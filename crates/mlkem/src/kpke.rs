@@ -209,13 +209,11 @@ fn add_and_encode(t: &mut [NttPoly], e: &[NttPoly], out: &mut [u8]) {
 }
 
 /// Compress_d then ByteEncode_d of one polynomial.
-#[allow(unsafe_code)]
 fn compress_encode<const D: usize>(p: &Poly, out: &mut [u8]) {
     let mut c = [0u16; N];
     #[cfg(target_arch = "x86_64")]
-    if mlkem_poly_ntt::backend::use_avx2() {
-        // SAFETY: the CPU has AVX2 (runtime detection in `use_avx2`).
-        unsafe { crate::simd::compress::<D>(p.coeffs(), &mut c) };
+    if let Some(avx2) = crate::simd::Avx2::get() {
+        avx2.compress::<D>(p.coeffs(), &mut c);
     } else {
         compress_portable::<D>(p, &mut c);
     }
@@ -232,15 +230,13 @@ fn compress_portable<const D: usize>(p: &Poly, out: &mut [u16; N]) {
 }
 
 /// ByteDecode_d then Decompress_d of one polynomial.
-#[allow(unsafe_code)]
 fn decode_decompress<const D: usize>(bytes: &[u8]) -> Poly {
     let mut values = byte_decode::<D>(bytes);
     let mut p = Poly::zero();
     // Decompress_d returns values below q, as `coeffs_mut` requires.
     #[cfg(target_arch = "x86_64")]
-    if mlkem_poly_ntt::backend::use_avx2() {
-        // SAFETY: the CPU has AVX2 (runtime detection in `use_avx2`).
-        unsafe { crate::simd::decompress::<D>(&values, p.coeffs_mut()) };
+    if let Some(avx2) = crate::simd::Avx2::get() {
+        avx2.decompress::<D>(&values, p.coeffs_mut());
         values.as_mut_slice().zeroize();
         return p;
     }

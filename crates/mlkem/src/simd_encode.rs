@@ -37,6 +37,7 @@
 #![allow(unsafe_code)]
 
 use crate::encode::{byte_decode_portable, byte_encode_portable, encoded_len};
+use crate::simd::Avx2;
 use core::arch::x86_64::{
     __m128i, __m256i, _mm_set_epi64x, _mm_setr_epi8, _mm_setr_epi16, _mm_storeu_si128,
     _mm256_and_si256, _mm256_blend_epi16, _mm256_broadcastsi128_si256, _mm256_castsi256_si128,
@@ -51,31 +52,10 @@ use core::arch::x86_64::{
 };
 use mlkem_poly_ntt::N;
 
-/// Proof that AVX2 code may run: the CPU has AVX2 (checked at run time, cached by
-/// `mlkem-poly-ntt`). Only [`Avx2::get`] and, in tests, `Avx2::detected` make one (the
-/// private field keeps other code from building one).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Avx2 {
-    _detected: (),
-}
-
+// The token and its other methods (Compress/Decompress) are in `crate::simd`.
 // The methods take `self` only as proof that AVX2 was detected.
 #[allow(clippy::unused_self)]
 impl Avx2 {
-    /// The token if AVX2 should be used: [`mlkem_poly_ntt::backend::use_avx2`] (the CPU has
-    /// it and the portable backend is not forced).
-    #[inline]
-    pub(crate) fn get() -> Option<Self> {
-        mlkem_poly_ntt::backend::use_avx2().then_some(Self { _detected: () })
-    }
-
-    /// The token if the CPU has AVX2, ignoring `force_portable` (for differential tests,
-    /// which must not flip the process-wide switch).
-    #[cfg(test)]
-    pub(crate) fn detected() -> Option<Self> {
-        mlkem_poly_ntt::backend::avx2_detected().then_some(Self { _detected: () })
-    }
-
     /// ByteEncode_D, same contract and result as [`byte_encode_portable`] (which it runs
     /// for the `D` that ML-KEM does not use).
     #[inline]
