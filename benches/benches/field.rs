@@ -10,9 +10,9 @@
 #![allow(missing_docs)] // criterion_main! generates an undocumented `main`
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use lattice_field::gf3329::{add, barrett_reduce, from_signed, mul, reduce_once, sub};
+use lattice_poly_ntt::mlkem::N;
 use mlkem_benches::inputs;
-use mlkem_field::{add, barrett_reduce, from_signed, mul, reduce_once, sub};
-use mlkem_poly_ntt::N;
 use std::hint::black_box;
 
 /// Applies `f` to every element of `input` (read through `black_box`).

@@ -57,7 +57,7 @@ macro_rules! parameter_set {
             let mut group = c.benchmark_group(concat!("kem/", $set));
             operations::<$ours>(&mut group, &fx, <$ours>::NAME);
             // Ours again with the portable backend forced, on CPUs where the default is AVX2.
-            if mlkem_poly_ntt::backend::avx2_detected() {
+            if lattice_poly_ntt::backend::avx2_detected() {
                 mlkem::force_portable(true);
                 mlkem_benches::kem::check::<$ours, $ours>(&fx).expect("portable ours agrees");
                 operations::<$ours>(&mut group, &fx, "ours-portable");

@@ -174,7 +174,7 @@ macro_rules! set_cells {
         let fx: &Fixture = $fx;
         mlkem_benches::kem::check::<$ours, $ours>(fx).expect("ours agrees with itself");
         let mut cells = library_cells::<$ours>(fx, "ours", false);
-        if mlkem_poly_ntt::backend::avx2_detected() {
+        if lattice_poly_ntt::backend::avx2_detected() {
             cells.extend(cells_for_portable::<$ours>(fx));
         }
         #[cfg(feature = "peers")]
@@ -227,7 +227,7 @@ fn main() {
         // Other arguments (cargo bench passes `--bench`) are ignored.
     }
     let mut libraries = vec!["ours"];
-    if mlkem_poly_ntt::backend::avx2_detected() {
+    if lattice_poly_ntt::backend::avx2_detected() {
         libraries.push("ours-portable");
     }
     if cfg!(feature = "peers") {

@@ -23,26 +23,30 @@
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
+use lattice_poly_ntt::mlkem::MlKem;
+use lattice_poly_ntt::mlkem::{CachedNttPoly, multiply_ntts_eager};
+use lattice_poly_ntt::mlkem::{Matrix, NttVector, multiply_ntts};
+use lattice_poly_ntt::{Backend, Portable};
 use mlkem_benches::inputs;
-use mlkem_poly_ntt::{
-    Backend, CachedNttPoly, Matrix, NttVector, Portable, multiply_ntts, multiply_ntts_eager,
-};
 use std::hint::black_box;
 
 /// The matrix-vector product without lazy reduction or cache: every base-case product is
 /// reduced (`multiply_ntts_eager`) and every sum is a modular addition.
 fn mul_vector_eager<const K: usize>(matrix: &Matrix<K>, v: &NttVector<K>) -> NttVector<K> {
-    NttVector(core::array::from_fn(|i| {
+    NttVector::new(core::array::from_fn(|i| {
         let mut sum = multiply_ntts_eager(&matrix.rows[i][0], &v.0[0]);
         for j in 1..K {
-            sum.add_assign(&multiply_ntts_eager(&matrix.rows[i][j], &v.0[j]));
+            sum.add_assign::<Portable>(&multiply_ntts_eager(&matrix.rows[i][j], &v.0[j]));
         }
         sum
     }))
 }
 
 /// Matrix-vector products and cache construction of rank `K` with backend `B`.
-fn rank<B: Backend, const K: usize>(group: &mut BenchmarkGroup<'_, WallTime>, backend: &str) {
+fn rank<B: Backend<MlKem>, const K: usize>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    backend: &str,
+) {
     let matrix = inputs::matrix::<K>(10 + K as u64);
     let vector = inputs::ntt_vector::<K>(20 + K as u64);
     let cached = vector.cached::<B>();
@@ -70,7 +74,7 @@ fn rank<B: Backend, const K: usize>(group: &mut BenchmarkGroup<'_, WallTime>, ba
 }
 
 /// Every backend-generic operation with backend `B`.
-fn backend<B: Backend>(group: &mut BenchmarkGroup<'_, WallTime>, name: &str) {
+fn backend<B: Backend<MlKem>>(group: &mut BenchmarkGroup<'_, WallTime>, name: &str) {
     let poly = inputs::poly(1);
     let ntt_poly = inputs::ntt_poly(2);
     let a = inputs::ntt_poly(3);
@@ -113,8 +117,8 @@ fn poly_ntt(c: &mut Criterion) {
     let mut group = c.benchmark_group("poly-ntt");
     backend::<Portable>(&mut group, "portable");
     #[cfg(target_arch = "x86_64")]
-    if mlkem_poly_ntt::backend::avx2_detected() {
-        backend::<mlkem_poly_ntt::Avx2>(&mut group, "avx2");
+    if lattice_poly_ntt::backend::avx2_detected() {
+        backend::<lattice_poly_ntt::Avx2>(&mut group, "avx2");
     }
 
     let a = inputs::ntt_poly(3);

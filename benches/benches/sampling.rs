@@ -11,12 +11,12 @@
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
-use mlkem_benches::inputs;
-use mlkem_poly_ntt::backend::{avx2_detected, force_portable};
-use mlkem_sampling::{
+use lattice_poly_ntt::backend::{avx2_detected, force_portable};
+use lattice_sampling::{
     CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, SAMPLE_NTT_SEED_BYTES, sample_matrix,
     sample_noise_poly, sample_ntt, sample_poly_cbd2, sample_poly_cbd3,
 };
+use mlkem_benches::inputs;
 use std::hint::black_box;
 
 /// Every sampling function, in the backend mode currently selected (`mode` labels it).

@@ -4,8 +4,9 @@
 //! different benchmarks (or different libraries in the KEM comparison) see the same bytes.
 //! The generator is for benchmark inputs only: it is not a cryptographic RNG.
 
-use mlkem_field::{Q, Q32};
-use mlkem_poly_ntt::{Matrix, N, NttPoly, NttVector, PRODUCT_TERM_MAX, Poly};
+use lattice_field::gf3329::{Q, Q32};
+use lattice_poly_ntt::mlkem::{Matrix, Poly};
+use lattice_poly_ntt::mlkem::{N, NttPoly, NttVector, PRODUCT_TERM_MAX};
 
 /// SplitMix64: a tiny, fast, well-mixed generator of benchmark inputs.
 #[derive(Clone, Debug)]
@@ -104,7 +105,7 @@ pub fn ntt_poly(tag: u64) -> NttPoly {
 /// A rank-`K` vector of uniform NTT-domain polynomials.
 #[must_use]
 pub fn ntt_vector<const K: usize>(tag: u64) -> NttVector<K> {
-    NttVector(core::array::from_fn(|i| {
+    NttVector::new(core::array::from_fn(|i| {
         ntt_poly(tag.wrapping_mul(31) + i as u64)
     }))
 }

@@ -1,4 +1,4 @@
-//! Field layer: every reduction of `mlkem-field` against the naive `%`, on its declared
+//! Field layer: every reduction of `lattice-field` against the naive `%`, on its declared
 //! input domain (the `*_INPUT_MAX` / `CANONICAL_MAX` constants).
 //!
 //! Input: any bytes, read as little-endian words. Each word is mapped into the domain of the
@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mlkem_field::{
+use lattice_field::gf3329::{
     BARRETT_INPUT_MAX, CANONICAL_MAX, FROM_SIGNED_INPUT_MAX, FROM_SIGNED_INPUT_MIN, Q,
     REDUCE_ONCE_INPUT_MAX, add, barrett_reduce, from_signed, mul, pow, reduce_once, sub,
 };

@@ -1,5 +1,5 @@
 //! Polynomial layer: the NTT, its inverse, base-case multiplication and the lazy accumulator
-//! of `mlkem-poly-ntt`, against schoolbook arithmetic in Z_q[X]/(X^256 + 1).
+//! of `lattice-poly-ntt`, against schoolbook arithmetic in Z_q[X]/(X^256 + 1).
 //!
 //! Every check runs with the portable backend and, on x86-64, with the AVX2 backend (which
 //! falls back to portable code on CPUs without AVX2), and the two must agree exactly.
@@ -11,11 +11,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mlkem_field::Q;
-use mlkem_poly_ntt::{
-    Accumulator, Backend, CachedNttPoly, MAX_RANK, N, NttPoly, NttVector, Poly, Portable,
-    multiply_ntts, multiply_ntts_eager,
-};
+use lattice_field::gf3329::Q;
+use lattice_poly_ntt::mlkem::MlKem;
+use lattice_poly_ntt::{Backend, Portable};
+use lattice_poly_ntt::{mlkem::{Accumulator, multiply_ntts_eager}};
+use lattice_poly_ntt::mlkem::{CachedNttPoly, MAX_RANK, N, NttPoly, NttVector, Poly, multiply_ntts};
 
 /// Reads the `index`-th polynomial of the input, checking on the way that
 /// `Poly::from_coeffs` rejects exactly the raw words that are not canonical.
@@ -66,7 +66,7 @@ fn add_naive(a: &[u16; N], b: &[u16; N]) -> [u16; N] {
     core::array::from_fn(|i| ((u32::from(a[i]) + u32::from(b[i])) % u32::from(Q)) as u16)
 }
 
-fn check_rank<B: Backend, const K: usize>(
+fn check_rank<B: Backend<MlKem>, const K: usize>(
     a: &[Poly],
     b: &[Poly],
     products: &[[u16; N]],
@@ -75,8 +75,8 @@ fn check_rank<B: Backend, const K: usize>(
     let b_hat: [NttPoly; K] = core::array::from_fn(|i| b[i].ntt::<B>());
 
     // Lazy inner product (one reduction at the end) against the sum of schoolbook products.
-    let lhs = NttVector(a_hat.clone());
-    let rhs = NttVector(b_hat.clone()).cached::<B>();
+    let lhs = NttVector::new(a_hat.clone());
+    let rhs = NttVector::new(b_hat.clone()).cached::<B>();
     let dot = lhs.dot::<B>(&rhs).inverse_ntt::<B>();
     let mut expected = [0u16; N];
     for product in products {
@@ -106,7 +106,7 @@ struct Results {
 }
 
 /// Runs every check with backend `B`; `products[i]` is the schoolbook `a[i] * b[i]`.
-fn check<B: Backend>(k: usize, a: &[Poly], b: &[Poly], products: &[[u16; N]]) -> Results {
+fn check<B: Backend<MlKem>>(k: usize, a: &[Poly], b: &[Poly], products: &[[u16; N]]) -> Results {
     let mut ntts = Vec::with_capacity(2 * k);
     for p in a.iter().chain(b) {
         // NTT then inverse NTT is the identity, and both stay canonical.
@@ -164,7 +164,7 @@ fuzz_target!(|data: &[u8]| {
     let portable = check::<Portable>(k, &a, &b, &products);
     #[cfg(target_arch = "x86_64")]
     {
-        let avx2 = check::<mlkem_poly_ntt::Avx2>(k, &a, &b, &products);
+        let avx2 = check::<lattice_poly_ntt::Avx2>(k, &a, &b, &products);
         assert_eq!(avx2, portable, "AVX2 and portable backends differ");
     }
     let _ = portable;

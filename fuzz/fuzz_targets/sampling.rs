@@ -1,4 +1,4 @@
-//! Sampling layer: `SampleNTT`, matrix generation, CBD and the PRF noise of `mlkem-sampling`,
+//! Sampling layer: `SampleNTT`, matrix generation, CBD and the PRF noise of `lattice-sampling`,
 //! against naive transcriptions of FIPS 203 Algorithms 7 and 8 written here.
 //!
 //! Input layout: byte 0 picks the rank k (2..=4, `byte % 3`) and is the PRF nonce; bytes 1..35 are the
@@ -11,9 +11,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mlkem_field::Q;
-use mlkem_poly_ntt::N;
-use mlkem_sampling::{
+use lattice_field::gf3329::Q;
+use lattice_poly_ntt::mlkem::N;
+use lattice_sampling::{
     CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, SAMPLE_NTT_SEED_BYTES, prf, sample_matrix,
     sample_noise_poly, sample_noise_vector, sample_ntt, sample_poly_cbd, sample_poly_cbd2,
     sample_poly_cbd3,
@@ -134,7 +134,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else {
         return;
     };
-    mlkem_poly_ntt::backend::force_portable((selector / 3) % 2 == 1);
+    lattice_poly_ntt::backend::force_portable((selector / 3) % 2 == 1);
     let seed_len = rest.len().min(SAMPLE_NTT_SEED_BYTES);
     let (seed_part, cbd_input) = rest.split_at(seed_len);
     let seed: [u8; SAMPLE_NTT_SEED_BYTES] = padded(seed_part);

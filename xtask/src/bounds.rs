@@ -2,8 +2,8 @@
 //!
 //! DESIGN.md, "Bounds discipline": every place that skips a reduction states its bound in an
 //! exported constant next to the code, and this command proves what can be proved by
-//! machine. Every number comes from the crates' own constants (`mlkem_field::*_INPUT_MAX`,
-//! `BARRETT_*`, `mlkem_poly_ntt::{PRODUCT_TERM_MAX, ACCUMULATOR_MAX_TERMS, MAX_RANK,
+//! machine. Every number comes from the crates' own constants (`lattice_field::*_INPUT_MAX`,
+//! `BARRETT_*`, `lattice_poly_ntt::{PRODUCT_TERM_MAX, ACCUMULATOR_MAX_TERMS, MAX_RANK,
 //! NTT_OUTPUT_MAX}`, `mlkem::compress::COMPRESS_*`), so the table cannot drift from the code.
 //!
 //! | part | module | how |
@@ -13,10 +13,10 @@
 //! | Barrett / compress constants, call-site domains | [`reductions`] | the inequalities of the library's `const` assertions, re-evaluated |
 //! | lazy accumulation for K = 1..4 | [`accumulate`] | the real `Accumulator` / `Matrix` / `NttVector::dot` code on extreme operands |
 //! | NTT output ranges, twiddle tables | [`ntt`] | extreme and random inputs |
-//! | AVX2 backend: `barrett_reduce_i16`, `montgomery_mul`, `montgomery_reduce_i32`, NTT lanes per layer | [`avx2`] | exhaustive over each declared domain / the probe of `mlkem_poly_ntt::backend::avx2` on extreme, random and hill-climbed inputs |
+//! | AVX2 backend: `barrett_reduce_i16`, `montgomery_mul`, `montgomery_reduce_i32`, NTT lanes per layer | [`avx2`] | exhaustive over each declared domain / the probe of `lattice_poly_ntt::backend::avx2` on extreme, random and hill-climbed inputs |
 //! | AVX2 accumulation for K = 1..4, capacity | [`accumulate`] | the real `Accumulator` with `Avx2`, raw signed 32-bit lanes against `AVX2_ACCUMULATOR_LIMIT` |
 //!
-//! The AVX2 rows run when the CPU has AVX2 (`mlkem_poly_ntt::backend::avx2_detected`), and
+//! The AVX2 rows run when the CPU has AVX2 (`lattice_poly_ntt::backend::avx2_detected`), and
 //! are one SKIP row otherwise.
 //!
 //! The checks themselves are plain functions returning a verdict
@@ -33,7 +33,7 @@
 //! full speed, in seconds, while an overflow or a library `debug_assert!` still panics, and
 //! the checker reports a panic as a failure. This was preferred over a child
 //! `cargo run --release`, which would need a second full build of the workspace (in CI
-//! too) and would turn the overflow checks off. `mlkem-field` itself needs no override:
+//! too) and would turn the overflow checks off. `lattice-field` itself needs no override:
 //! nothing of it runs out of line in the hot loop.
 //!
 //! Usage: `cargo xtask bounds [--threads N]` (default: every available core).
@@ -49,7 +49,8 @@ mod report;
 mod tests;
 
 use accumulate::Checked;
-use mlkem_poly_ntt::{MAX_RANK, PRODUCT_TERM_MAX, Portable};
+use lattice_poly_ntt::Portable;
+use lattice_poly_ntt::mlkem::{MAX_RANK, PRODUCT_TERM_MAX};
 use report::{Method, Row, group, headroom};
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -191,8 +192,8 @@ fn reduce_row<B: Checked>(site: &str, limit_label: &str, worst_raw: u32) -> Row 
 /// The AVX2 rows and their details, or one SKIP row on a CPU (or target) without AVX2.
 #[cfg(target_arch = "x86_64")]
 fn avx2_rows(threads: usize) -> (Vec<Row>, String) {
-    use mlkem_poly_ntt::Avx2;
-    if !mlkem_poly_ntt::backend::avx2_detected() {
+    use lattice_poly_ntt::Avx2;
+    if !lattice_poly_ntt::backend::avx2_detected() {
         return (vec![avx2_skip_row()], String::new());
     }
     let (mut rows, mut details) = avx2::rows(threads);
@@ -257,7 +258,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 
     println!(
         "bounds of every reduction and lazy site (q = {}, {threads} threads)\n",
-        mlkem_field::Q
+        lattice_field::gf3329::Q
     );
     print!("{}", report::render(&rows));
     println!("\n{lanes}");

@@ -635,7 +635,7 @@ mod tests {
             "/w/crates/sampling/src/simd/rej.rs:117",
         );
         let run = frame(
-            "mlkem_sampling::simd::lanes::run",
+            "lattice_sampling::simd::lanes::run",
             "/w/crates/sampling/src/simd/lanes.rs:405",
         );
         let cbd = frame("cbd2_avx2", "/w/crates/sampling/src/simd/cbd.rs:40");

@@ -8,7 +8,7 @@
 //! unit tests and `cargo xtask bounds` check exhaustively for every d used by ML-KEM.
 //! No secret value is ever divided (KyberSlash).
 
-use mlkem_field::{Q, Q32};
+use lattice_field::gf3329::{Q, Q32};
 
 /// Shift of the reciprocal multiplication in [`compress`].
 pub const COMPRESS_SHIFT: u32 = 36;

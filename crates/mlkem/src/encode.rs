@@ -4,11 +4,11 @@
 //! exactly `d` bytes, so both directions work on 8-coefficient chunks through a `u128`:
 //! no branches, no indexing by values, one loop shape for every `d`.
 //!
-//! On x86_64 CPUs with AVX2 (when [`mlkem_poly_ntt::backend::use_avx2`] says so), the `d`
+//! On x86_64 CPUs with AVX2 (when [`lattice_poly_ntt::backend::use_avx2`] says so), the `d`
 //! that ML-KEM uses (1, 4, 5, 10, 11, 12) run the AVX2 code of `crate::simd_encode`
 //! instead, with identical results.
 
-use mlkem_poly_ntt::N;
+use lattice_poly_ntt::mlkem::N;
 
 /// Number of bytes of one polynomial encoded with `d` bits per coefficient.
 #[must_use]

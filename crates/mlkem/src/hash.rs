@@ -1,10 +1,10 @@
 //! G = SHA3-512 (FIPS 203 section 4.1), the one hash that runs on its own: everything after
 //! it depends on its output. The others run beside the sampling they do not depend on, in
-//! `mlkem-sampling`'s batches: PRF and XOF inside it; H of an imported key and
+//! `lattice-sampling`'s batches: PRF and XOF inside it; H of an imported key and
 //! J = SHAKE256 truncated to 32 bytes as a `Digest32`; H of a generated key absorbing ek as
 //! key generation encodes it (`kpke::key_gen`).
 
-use mlkem_sampling::keccak::sha3_512;
+use lattice_sampling::keccak::sha3_512;
 use zeroize::Zeroize;
 
 /// G(a || b) = SHA3-512, split into its two 32-byte halves.

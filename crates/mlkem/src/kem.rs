@@ -4,8 +4,10 @@
 use crate::hash;
 use crate::kpke::{self, PublicKey};
 use crate::secret::SharedSecret;
-use mlkem_poly_ntt::{Backend, CachedNttVector};
-use mlkem_sampling::Digest32;
+use lattice_poly_ntt::Backend;
+use lattice_poly_ntt::mlkem::CachedNttVector;
+use lattice_poly_ntt::mlkem::MlKem;
+use lattice_sampling::Digest32;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
@@ -24,8 +26,8 @@ impl<const K: usize> EkState<K> {
     pub(crate) const fn zero() -> Self {
         Self {
             pk: PublicKey {
-                t_hat: mlkem_poly_ntt::NttVector::zero(),
-                a_hat: mlkem_poly_ntt::Matrix::zero(),
+                t_hat: lattice_poly_ntt::mlkem::NttVector::zero(),
+                a_hat: lattice_poly_ntt::mlkem::Matrix::zero(),
             },
             h: [0; 32],
         }
@@ -72,7 +74,7 @@ fn ct_eq_bytes(a: &[u8], b: &[u8]) -> subtle::Choice {
 /// caller assembles on export. Writes ek to `ek_out`, its parsed state (with `H(ek)`, which
 /// K-PKE.KeyGen computes as it encodes ek) to `ek_state` and the cached s-hat to `s_hat`, in
 /// the caller's key.
-pub(crate) fn key_gen_internal<B: Backend, const K: usize, const ETA1: usize>(
+pub(crate) fn key_gen_internal<B: Backend<MlKem>, const K: usize, const ETA1: usize>(
     d: &[u8; 32],
     ek_out: &mut [u8],
     ek_state: &mut EkState<K>,
@@ -83,7 +85,7 @@ pub(crate) fn key_gen_internal<B: Backend, const K: usize, const ETA1: usize>(
 
 /// `ML-KEM.Encaps_internal(ek, m)` (Algorithm 17). Writes c to `ct_out`, returns K.
 pub(crate) fn encaps_internal<
-    B: Backend,
+    B: Backend<MlKem>,
     const K: usize,
     const ETA1: usize,
     const ETA2: usize,
@@ -118,7 +120,7 @@ pub(crate) enum RejectionKey<'a> {
 /// ciphertext that does not re-encrypt to itself yields the implicit-rejection key
 /// `K-bar = J(z || c)`. Compare and select are constant time.
 pub(crate) fn decaps_internal<
-    B: Backend,
+    B: Backend<MlKem>,
     const K: usize,
     const ETA1: usize,
     const ETA2: usize,
@@ -165,7 +167,7 @@ pub(crate) fn decaps_internal<
 /// key used once: nothing is kept, and the three independent hashes of the operation,
 /// `H(ek)` for the hash check, `J(z || c)` and A-hat's streams, share the 4-way Keccak.
 pub(crate) fn decaps_expanded<
-    B: Backend,
+    B: Backend<MlKem>,
     const K: usize,
     const ETA1: usize,
     const ETA2: usize,

@@ -5,15 +5,18 @@
 //! parameter-set wrappers fix at compile time.
 //!
 //! The two techniques of the design are used here: every product is lazily accumulated
-//! (`mlkem-poly-ntt`), and the `b*zeta` cache of `r` is built once and shared by `A^T r`
+//! (`lattice-poly-ntt`), and the `b*zeta` cache of `r` is built once and shared by `A^T r`
 //! and `t^T r` in [`encrypt`]; the cache of `s` is built once per key and kept in it.
 
 use crate::Error;
 use crate::compress::{compress, decompress};
 use crate::encode::{byte_decode, byte_encode, encoded_len};
-use mlkem_poly_ntt::{Backend, CachedNttVector, Matrix, N, NttPoly, NttVector, Poly, PolyVector};
-use mlkem_sampling::keccak::{SHA3_256_RATE, SHA3_DOMAIN, Sponge};
-use mlkem_sampling::{Batch, Digest32, Eta};
+use lattice_poly_ntt::Backend;
+use lattice_poly_ntt::mlkem::MlKem;
+use lattice_poly_ntt::mlkem::{CachedNttVector, PolyVector};
+use lattice_poly_ntt::mlkem::{Matrix, N, NttPoly, NttVector, Poly};
+use lattice_sampling::keccak::{SHA3_256_RATE, SHA3_DOMAIN, Sponge};
+use lattice_sampling::{Batch, Digest32, Eta};
 use zeroize::Zeroize;
 
 /// Bytes of one ByteEncode_12'd polynomial.
@@ -53,12 +56,12 @@ pub(crate) fn decode_vector_12_into<const K: usize>(bytes: &[u8], out: &mut NttV
 /// d = 12 (values up to 4095 < 2q, so one conditional subtraction, in constant time).
 pub(crate) fn decode_vector_12_reduced<const K: usize>(bytes: &[u8]) -> NttVector<K> {
     debug_assert_eq!(bytes.len(), K * POLY_BYTES);
-    NttVector(core::array::from_fn(|i| {
+    NttVector::new(core::array::from_fn(|i| {
         let mut p = NttPoly::zero();
         let mut raw = byte_decode::<12>(&bytes[i * POLY_BYTES..(i + 1) * POLY_BYTES]);
         for (c, &x) in p.coeffs_mut().iter_mut().zip(&raw) {
             // x < 2^12 <= REDUCE_ONCE_INPUT_MAX = 2q - 1.
-            *c = mlkem_field::reduce_once(x);
+            *c = lattice_field::gf3329::reduce_once(x);
         }
         raw.as_mut_slice().zeroize();
         p
@@ -146,7 +149,7 @@ const fn rows_with_noise(k: usize) -> usize {
 /// and `e`; then the remaining rows of A-hat while `H` absorbs the encoding of the rows of
 /// t-hat computed from the first ones; `H` finishes with the last rows and rho. The values
 /// are those of Algorithm 13; only the order of independent steps differs.
-pub(crate) fn key_gen<B: Backend, const K: usize, const ETA1: usize>(
+pub(crate) fn key_gen<B: Backend<MlKem>, const K: usize, const ETA1: usize>(
     d: &[u8; 32],
     ek_out: &mut [u8],
     pk: &mut PublicKey<K>,
@@ -176,7 +179,7 @@ pub(crate) fn key_gen<B: Backend, const K: usize, const ETA1: usize>(
     // Line 19: ek = ByteEncode_12(t-hat) || rho, and H(ek), row by row.
     let (t_bytes, rho_out) = ek_out.split_at_mut(K * POLY_BYTES);
     let (t_first, t_last) = t_bytes.split_at_mut(first * POLY_BYTES);
-    add_and_encode(&mut t_hat.0[..first], &e_hat.0[..first], t_first);
+    add_and_encode::<B>(&mut t_hat.0[..first], &e_hat.0[..first], t_first);
     let mut h = Sponge::<SHA3_256_RATE>::new();
     if first < K {
         // Lines 3-7 for the last rows, while H absorbs the first rows of t-hat.
@@ -188,7 +191,7 @@ pub(crate) fn key_gen<B: Backend, const K: usize, const ETA1: usize>(
         h.absorb(t_first);
     }
     a_hat.mul_vector_rows::<B>(s_hat, first..K, t_hat);
-    add_and_encode(&mut t_hat.0[first..], &e_hat.0[first..], t_last);
+    add_and_encode::<B>(&mut t_hat.0[first..], &e_hat.0[first..], t_last);
     e_hat.zeroize();
     rho_out.copy_from_slice(&rho);
     h.absorb(t_last);
@@ -201,9 +204,9 @@ pub(crate) fn key_gen<B: Backend, const K: usize, const ETA1: usize>(
 
 /// Rows of Algorithm 13 lines 18-19: `t[i] += e[i]`, then `ByteEncode_12(t[i])` into the
 /// matching 384 bytes of `out`.
-fn add_and_encode(t: &mut [NttPoly], e: &[NttPoly], out: &mut [u8]) {
+fn add_and_encode<B: Backend<MlKem>>(t: &mut [NttPoly], e: &[NttPoly], out: &mut [u8]) {
     for ((t, e), out) in t.iter_mut().zip(e).zip(out.chunks_exact_mut(POLY_BYTES)) {
-        t.add_assign(e);
+        t.add_assign::<B>(e);
         byte_encode::<12>(t.coeffs(), out);
     }
 }
@@ -253,7 +256,7 @@ fn decode_decompress<const D: usize>(bytes: &[u8]) -> Poly {
 /// `digest`, if any, is an independent hash computed alongside the noise (decapsulation's
 /// `J(z || c)`), on a Keccak lane the noise leaves idle.
 pub(crate) fn encrypt<
-    B: Backend,
+    B: Backend<MlKem>,
     const K: usize,
     const ETA1: usize,
     const ETA2: usize,
@@ -292,15 +295,15 @@ pub(crate) fn encrypt<
     let mut u_hat = pk.a_hat.transpose_mul_vector::<B>(&y_hat);
     let mut u = u_hat.inverse_ntt::<B>();
     u_hat.zeroize();
-    u.add_assign(&e1);
+    u.add_assign::<B>(&e1);
     // Lines 20-21: mu = Decompress_1(ByteDecode_1(m)); v = NTT^-1(t-hat^T o y-hat) + e2 + mu.
     let mut v_hat = pk.t_hat.dot::<B>(&y_hat);
     let mut v = v_hat.inverse_ntt::<B>();
     v_hat.zeroize();
     y_hat.zeroize();
-    v.add_assign(&e2);
+    v.add_assign::<B>(&e2);
     let mut mu = decode_decompress::<1>(m);
-    v.add_assign(&mu);
+    v.add_assign::<B>(&mu);
     // Lines 22-23: c1 = ByteEncode_du(Compress_du(u)), c2 = ByteEncode_dv(Compress_dv(v)).
     let (c1, c2) = ct_out.split_at_mut(K * encoded_len(DU));
     for (p, chunk) in u.0.iter().zip(c1.chunks_exact_mut(encoded_len(DU))) {
@@ -315,13 +318,13 @@ pub(crate) fn encrypt<
 }
 
 /// K-PKE.Decrypt (Algorithm 15) of `ct` (`32 (DU K + DV)` bytes) with the cached `s-hat`.
-pub(crate) fn decrypt<B: Backend, const K: usize, const DU: usize, const DV: usize>(
+pub(crate) fn decrypt<B: Backend<MlKem>, const K: usize, const DU: usize, const DV: usize>(
     s_hat: &CachedNttVector<K>,
     ct: &[u8],
 ) -> [u8; 32] {
     let (c1, c2) = ct.split_at(K * encoded_len(DU));
     // Lines 3-4: u' and v'.
-    let u = PolyVector::<K>(core::array::from_fn(|i| {
+    let u = PolyVector::<K>::new(core::array::from_fn(|i| {
         decode_decompress::<DU>(&c1[i * encoded_len(DU)..(i + 1) * encoded_len(DU)])
     }));
     let mut w = decode_decompress::<DV>(c2);
@@ -329,7 +332,7 @@ pub(crate) fn decrypt<B: Backend, const K: usize, const DU: usize, const DV: usi
     let mut su_hat = u.ntt::<B>().dot::<B>(s_hat);
     let mut su = su_hat.inverse_ntt::<B>();
     su_hat.zeroize();
-    w.sub_assign(&su);
+    w.sub_assign::<B>(&su);
     su.zeroize();
     // Line 7: m = ByteEncode_1(Compress_1(w)).
     let mut m = [0u8; 32];

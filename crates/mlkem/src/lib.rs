@@ -30,8 +30,8 @@
 //! # What this crate owns
 //! The parameter sets, ByteEncode/ByteDecode and Compress/Decompress, K-PKE
 //! (FIPS 203 Algorithms 13-15), the ML-KEM algorithms (16-21), the input checks of
-//! sections 7.2 and 7.3, and the public API. The arithmetic comes from `mlkem-poly-ntt`
-//! (lazy accumulation, cached `b*zeta`) and the sampling from `mlkem-sampling`.
+//! sections 7.2 and 7.3, and the public API. The arithmetic comes from `lattice-poly-ntt`
+//! (lazy accumulation, cached `b*zeta`) and the sampling from `lattice-sampling`.
 //!
 //! # API
 //! One module per parameter set ([`ml_kem_512`], [`ml_kem_768`], [`ml_kem_1024`]), each with
@@ -52,7 +52,7 @@
 //! | expanded dk export | `Zeroizing<[u8; N]>` | on drop |
 //! | sigma, the noise vectors s, e, y, e1, e2 and their NTTs | stack temporaries | explicit `zeroize` after use |
 //! | m, r, m', r', K-bar, c' in decapsulation | stack temporaries | explicit `zeroize` / `Zeroizing` |
-//! | PRF outputs | `mlkem-sampling` | explicit `zeroize` |
+//! | PRF outputs | `lattice-sampling` | explicit `zeroize` |
 //!
 //! Secrets never reach a branch, a memory index or a division: compression uses a
 //! multiply-and-shift, the ciphertext comparison and key selection use `subtle`.
@@ -78,7 +78,7 @@ mod simd;
 mod simd_encode;
 
 pub use error::Error;
-pub use mlkem_poly_ntt::backend::force_portable;
+pub use lattice_poly_ntt::backend::force_portable;
 pub use secret::{SEED_SIZE, SHARED_SECRET_SIZE, Seed, SharedSecret};
 
 /// ML-KEM-512 (FIPS 203 Table 2: k = 2, eta1 = 3, eta2 = 2, du = 10, dv = 4).

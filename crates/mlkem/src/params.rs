@@ -10,7 +10,7 @@ macro_rules! parameter_set {
         use crate::kem::{self, EkState};
         use crate::secret::{Seed, SharedSecret};
         use crate::{Error, backend::with_backend};
-        use mlkem_poly_ntt::CachedNttVector;
+        use lattice_poly_ntt::mlkem::CachedNttVector;
         use rand_core::CryptoRng;
         use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 

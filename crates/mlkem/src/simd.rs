@@ -14,8 +14,8 @@ use core::arch::x86_64::{
     _mm256_set1_epi16, _mm256_set1_epi32, _mm256_sll_epi16, _mm256_sll_epi32, _mm256_slli_epi64,
     _mm256_srli_epi64, _mm256_storeu_si256,
 };
-use mlkem_field::Q;
-use mlkem_poly_ntt::N;
+use lattice_field::gf3329::Q;
+use lattice_poly_ntt::mlkem::N;
 
 /// Compress_d of eight canonical values in 32-bit lanes.
 #[inline]
@@ -38,7 +38,7 @@ fn compress_x8<const D: usize>(x: __m256i) -> __m256i {
 }
 
 /// Proof that AVX2 code may run: the CPU has AVX2 (checked at run time, cached by
-/// `mlkem-poly-ntt`). Only [`Avx2::get`] and, in tests, `Avx2::detected` make one (the
+/// `lattice-poly-ntt`). Only [`Avx2::get`] and, in tests, `Avx2::detected` make one (the
 /// private field keeps other code from building one). Its methods are the safe entry points
 /// to this module and to `crate::simd_encode`.
 #[derive(Clone, Copy, Debug)]
@@ -49,18 +49,18 @@ pub(crate) struct Avx2 {
 // The methods take `self` only as proof that AVX2 was detected.
 #[allow(clippy::unused_self)]
 impl Avx2 {
-    /// The token if AVX2 should be used: [`mlkem_poly_ntt::backend::use_avx2`] (the CPU has
+    /// The token if AVX2 should be used: [`lattice_poly_ntt::backend::use_avx2`] (the CPU has
     /// it and the portable backend is not forced).
     #[inline]
     pub(crate) fn get() -> Option<Self> {
-        mlkem_poly_ntt::backend::use_avx2().then_some(Self { _detected: () })
+        lattice_poly_ntt::backend::use_avx2().then_some(Self { _detected: () })
     }
 
     /// The token if the CPU has AVX2, ignoring `force_portable` (for differential tests,
     /// which must not flip the process-wide switch).
     #[cfg(test)]
     pub(crate) fn detected() -> Option<Self> {
-        mlkem_poly_ntt::backend::avx2_detected().then_some(Self { _detected: () })
+        lattice_poly_ntt::backend::avx2_detected().then_some(Self { _detected: () })
     }
 
     /// `out[i] = Compress_d(coeffs[i])` for canonical coefficients.

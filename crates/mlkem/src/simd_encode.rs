@@ -50,7 +50,7 @@ use core::arch::x86_64::{
     _mm256_srlv_epi32, _mm256_srlv_epi64, _mm256_storeu_si256, _mm256_unpackhi_epi8,
     _mm256_unpacklo_epi8,
 };
-use mlkem_poly_ntt::N;
+use lattice_poly_ntt::mlkem::N;
 
 // The token and its other methods (Compress/Decompress) are in `crate::simd`.
 // The methods take `self` only as proof that AVX2 was detected.

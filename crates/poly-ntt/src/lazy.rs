@@ -1,136 +1,121 @@
-//! Lazy base-case accumulation (FIPS 203 Algorithms 11 and 12, reduced once per sum).
+//! Lazy NTT-domain accumulation: unreduced products summed in the field's wide type,
+//! reduced once per coefficient.
 //!
-//! In T_q a product is 128 products in Z_q\[X\]/(X^2 - gamma_i):
-//! `c0 = a0*b0 + a1*(b1*gamma_i)`, `c1 = a0*b1 + a1*b0`. Matrix-vector and inner products
-//! only ever add such products, so [`Accumulator`] sums the unreduced terms in `u32` and
-//! reduces each coefficient once at the end. With canonical inputs a term is at most
-//! [`PRODUCT_TERM_MAX`] = 2(q-1)^2, and up to [`ACCUMULATOR_MAX_TERMS`] = 193 of them fit a `u32`
-//! (the AVX2 backend's signed 32-bit lanes take 92):
-//! ML-KEM needs at most k = 4.
+//! Matrix-vector and inner products only ever add NTT-domain products, so [`Accumulator`]
+//! sums the unreduced terms (each at most [`Ring::PRODUCT_TERM_MAX`]) and reduces each
+//! coefficient once at the end; it counts its terms and refuses more than the backend's
+//! limit ([`Backend::MAX_TERMS`], at most [`Ring::MAX_TERMS`]). For ML-KEM a term is
+//! `2(q-1)^2` in a `u32` (193 fit; k <= 4 are needed); for ML-DSA `(q-1)^2` in a `u64`
+//! (262,143 fit; l <= 7 are needed).
 //!
-//! `b1*gamma_i` depends only on the right-hand side, so [`CachedNttPoly`] computes it once
-//! per polynomial and every product with that right-hand side reuses it ("asymmetric
-//! multiplication").
+//! The right-hand side of every product is a [`CachedNttPoly`]: the polynomial with the
+//! ring's [`Ring::RhsCache`] (ML-KEM's `b[2i+1] * gamma_i`, "asymmetric multiplication";
+//! nothing for pointwise rings), computed once and reused by every product.
 
-use crate::backend::{Backend, PAIRS};
-use crate::{N, NttPoly};
-use mlkem_field::{CANONICAL_MAX, mul};
+use crate::backend::Backend;
+use crate::ring::{Ring, zeroize_array};
+use crate::{NttPoly, Poly};
 use zeroize::Zeroize;
 
-/// Largest value one base-case product adds to one accumulator entry: `2 (q-1)^2`
-/// (two products of canonical values, `b1*gamma` being reduced first).
-pub const PRODUCT_TERM_MAX: u32 = 2 * (CANONICAL_MAX as u32) * (CANONICAL_MAX as u32);
-
-/// How many products the portable backend's `u32` accumulator entries can take before
-/// one could overflow. Each backend states its own limit as [`crate::Backend::MAX_TERMS`].
-pub const ACCUMULATOR_MAX_TERMS: usize = (u32::MAX / PRODUCT_TERM_MAX) as usize;
-
-/// The largest module rank used by ML-KEM (ML-KEM-1024).
-pub const MAX_RANK: usize = 4;
-
-// The lazy bound of DESIGN.md: k = 4 terms of 2(q-1)^2 fit a u32, with room to spare.
-const _: () = assert!(PRODUCT_TERM_MAX == 22_151_168);
-const _: () = assert!(MAX_RANK <= ACCUMULATOR_MAX_TERMS);
-const _: () = assert!(MAX_RANK as u64 * PRODUCT_TERM_MAX as u64 <= u32::MAX as u64);
-// The final reduction accepts any u32, so every possible sum is inside its domain.
-const _: () = assert!(mlkem_field::BARRETT_INPUT_MAX == u32::MAX);
-
-/// A right-hand-side polynomial together with its `b[2i+1] * gamma_i` cache.
+/// A right-hand-side polynomial together with its ring's product cache.
 ///
-/// Build it once per vector element; every product with it then skips that multiplication.
-#[derive(Clone, Debug)]
-pub struct CachedNttPoly {
-    poly: NttPoly,
-    b_zeta: [u16; PAIRS],
+/// Build it once per vector element; every product with it then skips that work.
+#[derive(Clone)]
+pub struct CachedNttPoly<R: Ring> {
+    poly: NttPoly<R>,
+    cache: R::RhsCache,
 }
 
-impl Zeroize for CachedNttPoly {
+impl<R: Ring> Zeroize for CachedNttPoly<R> {
     fn zeroize(&mut self) {
         self.poly.zeroize();
-        // Bulk slice zeroization (see `NttPoly`'s impl).
-        self.b_zeta.as_mut_slice().zeroize();
+        R::zeroize_rhs_cache(&mut self.cache);
     }
 }
 
-impl Default for CachedNttPoly {
+impl<R: Ring> Default for CachedNttPoly<R> {
     fn default() -> Self {
         Self::zero()
     }
 }
 
-impl CachedNttPoly {
-    /// The zero polynomial with its (all-zero) cache.
+impl<R: Ring> core::fmt::Debug for CachedNttPoly<R> {
+    /// Prints only the type: right-hand sides are often secret (ŝ, r̂).
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("CachedNttPoly { .. }")
+    }
+}
+
+impl<R: Ring> CachedNttPoly<R> {
+    /// The zero polynomial with its cache.
     #[must_use]
     pub const fn zero() -> Self {
         Self {
             poly: NttPoly::zero(),
-            b_zeta: [0; PAIRS],
+            cache: R::ZERO_RHS_CACHE,
         }
     }
 
     /// Copies `poly` and computes its cache with backend `B`.
     #[must_use]
-    pub fn new<B: Backend>(poly: &NttPoly) -> Self {
-        let mut b_zeta = [0u16; PAIRS];
-        B::mul_cache(poly.coeffs(), &mut b_zeta);
-        Self {
-            poly: poly.clone(),
-            b_zeta,
-        }
+    pub fn new<B: Backend<R>>(poly: &NttPoly<R>) -> Self {
+        let mut out = Self::zero();
+        out.set::<B>(poly);
+        out
     }
 
     /// Replaces `self` with a copy of `poly` and its cache.
-    pub fn set<B: Backend>(&mut self, poly: &NttPoly) {
+    pub fn set<B: Backend<R>>(&mut self, poly: &NttPoly<R>) {
         self.poly.clone_from(poly);
-        B::mul_cache(self.poly.coeffs(), &mut self.b_zeta);
+        B::mul_cache(self.poly.coeffs(), &mut self.cache);
     }
 
     /// Replaces `self` with the NTT of `poly` (a copy; the caller erases `poly` if secret)
     /// and its cache.
-    pub fn set_ntt_of<B: Backend>(&mut self, poly: &crate::Poly) {
+    pub fn set_ntt_of<B: Backend<R>>(&mut self, poly: &Poly<R>) {
         poly.ntt_into::<B>(&mut self.poly);
-        B::mul_cache(self.poly.coeffs(), &mut self.b_zeta);
+        B::mul_cache(self.poly.coeffs(), &mut self.cache);
     }
 
     /// The polynomial.
     #[must_use]
-    pub const fn poly(&self) -> &NttPoly {
+    pub const fn poly(&self) -> &NttPoly<R> {
         &self.poly
     }
 
-    /// The cache: `b[2i+1] * gamma_i mod q` for each pair `i`.
+    /// The ring's cache (ML-KEM: `b[2i+1] * gamma_i mod q` for each pair `i`).
     #[must_use]
-    pub const fn b_zeta(&self) -> &[u16; PAIRS] {
-        &self.b_zeta
+    pub const fn cache(&self) -> &R::RhsCache {
+        &self.cache
     }
 }
 
-/// 256 unreduced `u32` sums of base-case products.
+/// `n` unreduced wide sums of NTT-domain products.
 ///
 /// It counts the products it has taken and refuses more than the backend's
 /// [`Backend::MAX_TERMS`], so it can never overflow, whatever the caller does. Use one
 /// backend for all products and the reduction of one accumulator (the entry layout is the
 /// backend's own).
 #[derive(Clone)]
-pub struct Accumulator {
-    acc: [u32; N],
+pub struct Accumulator<R: Ring> {
+    acc: R::WideCoeffs,
     terms: usize,
 }
 
-impl Zeroize for Accumulator {
+impl<R: Ring> Zeroize for Accumulator<R> {
     fn zeroize(&mut self) {
-        self.acc.as_mut_slice().zeroize();
+        zeroize_array(&mut self.acc);
         self.terms = 0;
     }
 }
 
-impl Default for Accumulator {
+impl<R: Ring> Default for Accumulator<R> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl core::fmt::Debug for Accumulator {
+impl<R: Ring> core::fmt::Debug for Accumulator<R> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Accumulator")
             .field("terms", &self.terms)
@@ -138,12 +123,12 @@ impl core::fmt::Debug for Accumulator {
     }
 }
 
-impl Accumulator {
+impl<R: Ring> Accumulator<R> {
     /// An empty accumulator.
     #[must_use]
     pub const fn new() -> Self {
         Self {
-            acc: [0; N],
+            acc: R::ZERO_WIDE,
             terms: 0,
         }
     }
@@ -153,10 +138,10 @@ impl Accumulator {
     /// # Panics
     /// If this would be product number `B::MAX_TERMS + 1`. The count is public
     /// (it is the module rank), so the check leaks nothing.
-    pub fn add_product<B: Backend>(&mut self, a: &NttPoly, b: &CachedNttPoly) {
+    pub fn add_product<B: Backend<R>>(&mut self, a: &NttPoly<R>, b: &CachedNttPoly<R>) {
         assert!(self.terms < B::MAX_TERMS, "lazy accumulator bound exceeded");
         self.terms += 1;
-        B::accumulate(&mut self.acc, a.coeffs(), b.poly.coeffs(), &b.b_zeta);
+        B::accumulate(&mut self.acc, a.coeffs(), b.poly.coeffs(), &b.cache);
     }
 
     /// Number of products taken so far.
@@ -167,52 +152,33 @@ impl Accumulator {
 
     /// The raw sums, for the bounds checker and tests (in the backend's own layout).
     #[must_use]
-    pub const fn raw(&self) -> &[u32; N] {
+    pub const fn raw(&self) -> &R::WideCoeffs {
         &self.acc
     }
 
     /// Reduces every sum once and returns the result.
     #[must_use]
-    pub fn reduce<B: Backend>(&self) -> NttPoly {
+    pub fn reduce<B: Backend<R>>(&self) -> NttPoly<R> {
         let mut out = NttPoly::zero();
         self.reduce_into::<B>(&mut out);
         out
     }
 
     /// Reduces every sum once into `out`.
-    pub fn reduce_into<B: Backend>(&self, out: &mut NttPoly) {
+    pub fn reduce_into<B: Backend<R>>(&self, out: &mut NttPoly<R>) {
         B::reduce_accumulator(&self.acc, out.coeffs_mut());
     }
 
     /// Empties the accumulator for reuse.
     pub fn clear(&mut self) {
-        self.acc = [0; N];
+        self.acc = R::ZERO_WIDE;
         self.terms = 0;
     }
 }
 
-/// `a * b` in T_q computed the eager way: FIPS 203 Algorithms 11 and 12 with a reduction
-/// after every multiplication and addition, as implementations did before lazy accumulation.
-///
-/// This is the reference the lazy path is tested against and the "eager" side of the
-/// benchmarks; prefer [`Accumulator`] for sums of products.
+/// `a * b` in T_q with one lazy accumulation.
 #[must_use]
-pub fn multiply_ntts_eager(a: &NttPoly, b: &NttPoly) -> NttPoly {
-    let (a, b) = (a.coeffs(), b.coeffs());
-    let mut out = NttPoly::zero();
-    let c = out.coeffs_mut();
-    for i in 0..PAIRS {
-        let gamma = crate::zetas::GAMMAS[i];
-        let (a0, a1, b0, b1) = (a[2 * i], a[2 * i + 1], b[2 * i], b[2 * i + 1]);
-        c[2 * i] = mlkem_field::add(mul(a0, b0), mul(mul(a1, b1), gamma));
-        c[2 * i + 1] = mlkem_field::add(mul(a0, b1), mul(a1, b0));
-    }
-    out
-}
-
-/// `a * b` in T_q with one lazy accumulation (two reductions per pair instead of five).
-#[must_use]
-pub fn multiply_ntts<B: Backend>(a: &NttPoly, b: &CachedNttPoly) -> NttPoly {
+pub fn multiply_ntts<R: Ring, B: Backend<R>>(a: &NttPoly<R>, b: &CachedNttPoly<R>) -> NttPoly<R> {
     let mut acc = Accumulator::new();
     acc.add_product::<B>(a, b);
     acc.reduce::<B>()

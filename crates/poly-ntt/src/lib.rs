@@ -1,95 +1,96 @@
-//! Polynomials over GF(3329), the ML-KEM number-theoretic transform, and lazy base-case
-//! accumulation.
+//! Polynomials over any NTT-friendly ring `Z_q[X]/(X^n + 1)`, the number-theoretic
+//! transform, and lazy NTT-domain accumulation: ML-KEM's ring and ML-DSA's ring, or your own.
 //!
 //! ```
-//! use mlkem_poly_ntt::{Portable, Poly, NttVector, PolyVector};
+//! use lattice_field::{Gf3329, pow_mod};
+//! use lattice_poly_ntt::ring::{Ring, accumulate_pointwise, bit_reversed_powers};
+//! use lattice_poly_ntt::{NttVector, Poly, Portable};
 //!
-//! // x * x^255 = x^256 = -1 in Z_q[X]/(X^256 + 1).
-//! let mut x = Poly::zero();
-//! x.coeffs_mut()[1] = 1;
-//! let mut x255 = Poly::zero();
-//! x255.coeffs_mut()[255] = 1;
+//! /// Z_3329[X]/(X^64 + 1) with a complete 6-layer NTT (17^2 is a primitive 128th root).
+//! #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+//! struct Small;
 //!
-//! let a = NttVector([x.ntt::<Portable>()]);
-//! let b = NttVector([x255.ntt::<Portable>()]).cached::<Portable>();
+//! const ZETAS: [u16; 64] = {
+//!     let wide = bit_reversed_powers::<64>(289, 3329);
+//!     let mut t = [0u16; 64];
+//!     let mut i = 0;
+//!     while i < 64 {
+//!         t[i] = wide[i] as u16;
+//!         i += 1;
+//!     }
+//!     t
+//! };
+//!
+//! impl Ring for Small {
+//!     type Field = Gf3329;
+//!     const N: usize = 64;
+//!     type Coeffs = [u16; 64];
+//!     type WideCoeffs = [u32; 64];
+//!     const ZERO_COEFFS: [u16; 64] = [0; 64];
+//!     const ZERO_WIDE: [u32; 64] = [0; 64];
+//!     const NTT_LAYERS: u32 = 6;
+//!     const ZETA: u64 = 289;
+//!     const ZETAS: &'static [u16] = &ZETAS;
+//!     const NTT_SCALE: u16 = pow_mod(64, 3327, 3329) as u16; // 64^-1
+//!     type RhsCache = ();
+//!     const ZERO_RHS_CACHE: () = ();
+//!     const PRODUCT_TERM_MAX: u128 = 3328 * 3328;
+//!     fn rhs_cache(_: &[u16; 64], (): &mut ()) {}
+//!     fn accumulate(acc: &mut [u32; 64], a: &[u16; 64], b: &[u16; 64], (): &()) {
+//!         accumulate_pointwise::<Self>(acc, a, b);
+//!     }
+//!     fn zeroize_rhs_cache((): &mut ()) {}
+//! }
+//!
+//! // x * x^63 = x^64 = -1.
+//! let x = Poly::<Small>::from_fn(|i| u32::from(i == 1));
+//! let x63 = Poly::<Small>::from_fn(|i| u32::from(i == 63));
+//! let a = NttVector::new([x.ntt::<Portable>()]);
+//! let b = NttVector::new([x63.ntt::<Portable>()]).cached::<Portable>();
 //! let product = a.dot::<Portable>(&b).inverse_ntt::<Portable>();
-//! assert_eq!(product.coeffs()[0], 3329 - 1);
-//! assert!(product.coeffs()[1..].iter().all(|&c| c == 0));
+//! assert_eq!(product.get(0), Some(3328));
+//! assert!((1..64).all(|i| product.get(i) == Some(0)));
 //! ```
+//!
+//! A ring whose root has the wrong order, whose twiddle table has the wrong length, or whose
+//! product bound does not fit its accumulator does not compile ([`Ring::CHECKS`]).
 //!
 //! # What this crate owns
-//! - [`Poly`] and [`NttPoly`]: 256 canonical coefficients, in R_q and in T_q;
-//! - the NTT and its inverse (FIPS 203 Algorithms 9 and 10) and base-case multiplication
-//!   (Algorithms 11 and 12);
-//! - lazy `u32` accumulation of base-case products ([`Accumulator`], bound
-//!   [`PRODUCT_TERM_MAX`] x [`ACCUMULATOR_MAX_TERMS`]) and the cached `b*zeta` of asymmetric
-//!   multiplication ([`CachedNttPoly`]);
-//! - vectors and matrices over rank `K` and their products ([`Matrix::mul_vector`],
+//! - the ring description [`Ring`] and the generic algorithms over it ([`ring`]): the
+//!   forward and inverse NTT (FIPS 203 Algorithms 9-10, FIPS 204 Algorithms 41-42, any
+//!   number of layers), coefficient-wise add/sub, pointwise products;
+//! - [`Poly`] and [`NttPoly`]: `n` canonical coefficients, in R_q and in T_q;
+//! - lazy wide accumulation of NTT-domain products ([`Accumulator`], each term at most
+//!   [`Ring::PRODUCT_TERM_MAX`], at most [`Backend::MAX_TERMS`] terms) with right-hand sides
+//!   that carry the ring's product cache ([`CachedNttPoly`]);
+//! - vectors and rectangular matrices and their products ([`Matrix::mul_vector`],
 //!   [`Matrix::transpose_mul_vector`], [`NttVector::dot`]);
+//! - two rings: [`mlkem::MlKem`] (7 layers, degree-2 base cases of FIPS 203 Algorithms 11
+//!   and 12, the `b*zeta` cache) and [`mldsa::MlDsa`] (8 layers, pointwise);
 //! - the [`Backend`] seam behind which SIMD implementations replace the hot functions.
 //!
-//! It knows nothing of hashing, sampling or the KEM's byte formats.
+//! It knows nothing of hashing, sampling, byte formats or the schemes that use the rings.
 //!
 //! # Backends
-//! Every operation that does arithmetic is generic over a [`Backend`]: call it with
-//! [`Portable`] (always available), or with whatever backend the caller selected once.
+//! Every operation that does arithmetic is generic over a [`Backend<R>`]: call it with
+//! [`Portable`] (always available, every ring), or with whatever backend the caller selected
+//! once. [`Avx2`] accelerates ML-KEM's ring.
 #![no_std]
 // Only the SIMD backend modules allow `unsafe` (each block with a `// SAFETY:` line).
 #![deny(unsafe_code)]
 
 pub mod backend;
 mod lazy;
+pub mod mldsa;
+pub mod mlkem;
 mod poly;
+pub mod ring;
 mod vector;
-pub mod zetas;
 
 #[cfg(target_arch = "x86_64")]
 pub use backend::Avx2;
 pub use backend::{Backend, Portable};
-pub use lazy::{
-    ACCUMULATOR_MAX_TERMS, Accumulator, CachedNttPoly, MAX_RANK, PRODUCT_TERM_MAX, multiply_ntts,
-    multiply_ntts_eager,
-};
-pub use poly::{N, NttPoly, Poly};
+pub use lazy::{Accumulator, CachedNttPoly, multiply_ntts};
+pub use poly::{NttPoly, Poly};
+pub use ring::Ring;
 pub use vector::{CachedNttVector, Matrix, NttVector, PolyVector};
-
-/// Largest coefficient the NTT, the inverse NTT and the reduced products return: `q - 1`
-/// (every output of this crate is canonical).
-pub const NTT_OUTPUT_MAX: u16 = mlkem_field::CANONICAL_MAX;
-
-impl Poly {
-    /// The forward NTT (FIPS 203 Algorithm 9) of a copy of `self`.
-    ///
-    /// Takes `&self` so that a caller holding a secret polynomial keeps the one copy it
-    /// has to erase.
-    #[must_use]
-    pub fn ntt<B: Backend>(&self) -> NttPoly {
-        let mut out = NttPoly::zero();
-        self.ntt_into::<B>(&mut out);
-        out
-    }
-
-    /// The forward NTT of `self` written into `out` (one copy, then in place).
-    pub fn ntt_into<B: Backend>(&self, out: &mut NttPoly) {
-        // The backend contract keeps outputs canonical.
-        *out.coeffs_mut() = *self.coeffs();
-        B::ntt(out.coeffs_mut());
-    }
-}
-
-impl NttPoly {
-    /// The inverse NTT, including the scaling by 128^-1 (FIPS 203 Algorithm 10), of a copy
-    /// of `self`: `p.ntt().inverse_ntt() == p`.
-    #[must_use]
-    pub fn inverse_ntt<B: Backend>(&self) -> Poly {
-        let mut out = Poly::zero();
-        self.inverse_ntt_into::<B>(&mut out);
-        out
-    }
-
-    /// The inverse NTT of `self` written into `out` (one copy, then in place).
-    pub fn inverse_ntt_into<B: Backend>(&self, out: &mut Poly) {
-        *out.coeffs_mut() = *self.coeffs();
-        B::inverse_ntt(out.coeffs_mut());
-    }
-}

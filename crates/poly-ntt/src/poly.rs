@@ -1,14 +1,13 @@
-//! The two polynomial types: [`Poly`] (coefficient domain, R_q) and [`NttPoly`] (NTT domain, T_q).
+//! The two polynomial types of a ring `R`: [`Poly`] (coefficient domain, R_q) and
+//! [`NttPoly`] (NTT domain, T_q).
 //!
-//! FIPS 203 writes NTT-domain values with a hat; here they have their own type, so that
-//! forgetting an NTT (or doing one twice) is a type error instead of a wrong key.
+//! FIPS 203 and FIPS 204 write NTT-domain values with a hat; here they have their own type,
+//! so that forgetting an NTT (or doing one twice) is a type error instead of a wrong key.
 
-use crate::backend::{Backend, Portable};
-use mlkem_field::Q;
+use crate::backend::Backend;
+use crate::ring::{Elem, Ring, zeroize_array};
+use lattice_field::Field;
 use zeroize::Zeroize;
-
-/// Number of coefficients of a polynomial (FIPS 203: n = 256).
-pub const N: usize = 256;
 
 macro_rules! poly_type {
     ($(#[$doc:meta])* $name:ident) => {
@@ -17,40 +16,44 @@ macro_rules! poly_type {
         /// Invariant: every coefficient is canonical, in `[0, q)`. Constructors that take raw
         /// coefficients check it; [`Self::coeffs_mut`] hands the responsibility to the caller.
         #[derive(Clone, PartialEq, Eq)]
-        pub struct $name {
-            coeffs: [u16; N],
+        pub struct $name<R: Ring> {
+            coeffs: R::Coeffs,
         }
 
-        impl $name {
+        impl<R: Ring> $name<R> {
             /// The zero polynomial.
             #[must_use]
             pub const fn zero() -> Self {
-                Self { coeffs: [0; N] }
+                Self { coeffs: R::ZERO_COEFFS }
             }
 
             /// Wraps coefficients, or returns `None` if one of them is `>= q`.
             ///
             /// Runs in time independent of the values (it inspects every coefficient).
             #[must_use]
-            pub fn from_coeffs(coeffs: [u16; N]) -> Option<Self> {
-                let mut over = 0u16;
-                for &c in &coeffs {
-                    // (q - 1 - c) wraps to a value with the top bit set iff c >= q (c < 2^15).
-                    over |= (Q - 1).wrapping_sub(c & 0x7fff) | (c & 0x8000);
+            pub fn from_coeffs(coeffs: R::Coeffs) -> Option<Self> {
+                let mut over = 0u8;
+                for &c in coeffs.as_ref() {
+                    over |= R::Field::not_canonical(c);
                 }
-                (over & 0x8000 == 0).then_some(Self { coeffs })
+                (over == 0).then_some(Self { coeffs })
             }
 
             /// Builds a polynomial from a function of the coefficient index whose values
-            /// are reduced with [`mlkem_field::barrett_reduce`].
+            /// are reduced with the field's [`Field::reduce_wide`] (so they must lie in
+            /// its domain).
             #[must_use]
-            pub fn from_fn(mut f: impl FnMut(usize) -> u32) -> Self {
-                Self { coeffs: core::array::from_fn(|i| mlkem_field::barrett_reduce(f(i))) }
+            pub fn from_fn(mut f: impl FnMut(usize) -> <R::Field as Field>::Wide) -> Self {
+                let mut coeffs = R::ZERO_COEFFS;
+                for (i, c) in coeffs.as_mut().iter_mut().enumerate() {
+                    *c = R::Field::reduce_wide(f(i));
+                }
+                Self { coeffs }
             }
 
             /// The coefficients, each in `[0, q)`.
             #[must_use]
-            pub const fn coeffs(&self) -> &[u16; N] {
+            pub const fn coeffs(&self) -> &R::Coeffs {
                 &self.coeffs
             }
 
@@ -59,44 +62,40 @@ macro_rules! poly_type {
             /// The caller must leave every coefficient in `[0, q)`: the lazy accumulators
             /// rely on it for their overflow bound (a violation is caught by overflow checks
             /// in debug builds and gives wrong results, never memory unsafety, in release).
-            pub fn coeffs_mut(&mut self) -> &mut [u16; N] {
+            pub fn coeffs_mut(&mut self) -> &mut R::Coeffs {
                 &mut self.coeffs
             }
 
-            /// `self += other` coefficient-wise, mod q.
-            ///
-            /// Runs [`Backend::add`] of the backend selected at the call: [`crate::Avx2`]
-            /// when [`crate::backend::use_avx2`] says so, [`Portable`] otherwise. Every
-            /// backend gives the same result.
-            pub fn add_assign(&mut self, other: &Self) {
-                on_selected_backend!(add(&mut self.coeffs, &other.coeffs));
+            /// `self += other` coefficient-wise, mod q, with backend `B`.
+            pub fn add_assign<B: Backend<R>>(&mut self, other: &Self) {
+                B::add(&mut self.coeffs, &other.coeffs);
             }
 
-            /// `self -= other` coefficient-wise, mod q.
-            ///
-            /// Runs [`Backend::sub`] of the backend selected at the call: [`crate::Avx2`]
-            /// when [`crate::backend::use_avx2`] says so, [`Portable`] otherwise. Every
-            /// backend gives the same result.
-            pub fn sub_assign(&mut self, other: &Self) {
-                on_selected_backend!(sub(&mut self.coeffs, &other.coeffs));
+            /// `self -= other` coefficient-wise, mod q, with backend `B`.
+            pub fn sub_assign<B: Backend<R>>(&mut self, other: &Self) {
+                B::sub(&mut self.coeffs, &other.coeffs);
+            }
+
+            /// Coefficient `i` (for tests and examples; `None` past `n`).
+            #[must_use]
+            pub fn get(&self, i: usize) -> Option<Elem<R>> {
+                self.coeffs.as_ref().get(i).copied()
             }
         }
 
-        impl Zeroize for $name {
+        impl<R: Ring> Zeroize for $name<R> {
             fn zeroize(&mut self) {
-                // The slice impl is one bulk fill plus an optimization barrier; the array
-                // impl would issue 256 separate volatile stores.
-                self.coeffs.as_mut_slice().zeroize();
+                zeroize_array(&mut self.coeffs);
             }
         }
 
-        impl Default for $name {
+        impl<R: Ring> Default for $name<R> {
             fn default() -> Self {
                 Self::zero()
             }
         }
 
-        impl core::fmt::Debug for $name {
+        impl<R: Ring> core::fmt::Debug for $name<R> {
             /// Prints only the type: polynomials are often secret.
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 f.write_str(concat!(stringify!($name), "{ .. }"))
@@ -105,46 +104,77 @@ macro_rules! poly_type {
     };
 }
 
-/// Runs `$method` of the backend chosen once per call, as everywhere outside the generic
-/// code: [`Avx2`](crate::Avx2) when [`use_avx2`](crate::backend::use_avx2) says so (x86_64,
-/// CPU support, portable backend not forced), [`Portable`] otherwise.
-macro_rules! on_selected_backend {
-    ($method:ident($($arg:expr),*)) => {{
-        #[cfg(target_arch = "x86_64")]
-        if crate::backend::use_avx2() {
-            crate::backend::Avx2::$method($($arg),*);
-        } else {
-            Portable::$method($($arg),*);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        Portable::$method($($arg),*);
-    }};
-}
-
 poly_type!(
-    /// A polynomial of R_q = Z_q\[X\]/(X^256 + 1), in the coefficient domain.
+    /// A polynomial of R_q = Z_q\[X\]/(X^n + 1), in the coefficient domain.
     Poly
 );
 
 poly_type!(
-    /// A polynomial in the NTT domain T_q: 128 elements of Z_q\[X\]/(X^2 - gamma_i),
-    /// coefficient pairs `(2i, 2i + 1)` in the order of FIPS 203.
+    /// A polynomial in the NTT domain T_q, in the order of FIPS 203 / FIPS 204 (for
+    /// ML-KEM's incomplete NTT: 128 elements of Z_q\[X\]/(X^2 - gamma_i), coefficient pairs
+    /// `(2i, 2i + 1)`).
     NttPoly
 );
 
+impl<R: Ring> Poly<R> {
+    /// The forward NTT (FIPS 203 Algorithm 9, FIPS 204 Algorithm 41) of a copy of `self`.
+    ///
+    /// Takes `&self` so that a caller holding a secret polynomial keeps the one copy it
+    /// has to erase.
+    #[must_use]
+    pub fn ntt<B: Backend<R>>(&self) -> NttPoly<R> {
+        let mut out = NttPoly::zero();
+        self.ntt_into::<B>(&mut out);
+        out
+    }
+
+    /// The forward NTT of `self` written into `out` (one copy, then in place).
+    pub fn ntt_into<B: Backend<R>>(&self, out: &mut NttPoly<R>) {
+        // The backend contract keeps outputs canonical.
+        *out.coeffs_mut() = *self.coeffs();
+        B::ntt(out.coeffs_mut());
+    }
+}
+
+impl<R: Ring> NttPoly<R> {
+    /// The inverse NTT, including the final scaling (FIPS 203 Algorithm 10, FIPS 204
+    /// Algorithm 42), of a copy of `self`: `p.ntt().inverse_ntt() == p`.
+    #[must_use]
+    pub fn inverse_ntt<B: Backend<R>>(&self) -> Poly<R> {
+        let mut out = Poly::zero();
+        self.inverse_ntt_into::<B>(&mut out);
+        out
+    }
+
+    /// The inverse NTT of `self` written into `out` (one copy, then in place).
+    pub fn inverse_ntt_into<B: Backend<R>>(&self, out: &mut Poly<R>) {
+        *out.coeffs_mut() = *self.coeffs();
+        B::inverse_ntt(out.coeffs_mut());
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::mldsa::MlDsa;
+    use crate::mlkem::{MlKem, N};
 
     #[test]
     fn from_coeffs_checks_every_coefficient() {
-        assert!(Poly::from_coeffs([Q - 1; N]).is_some());
-        for bad in [Q, Q + 1, 4095, 0x7fff, 0x8000, u16::MAX] {
+        type P = super::Poly<MlKem>;
+        type D = super::NttPoly<MlDsa>;
+        assert!(P::from_coeffs([3328; N]).is_some());
+        for bad in [3329, 3330, 4095, 0x7fff, 0x8000, u16::MAX] {
             for pos in [0, 17, N - 1] {
                 let mut c = [0u16; N];
                 c[pos] = bad;
-                assert!(NttPoly::from_coeffs(c).is_none(), "{bad} at {pos}");
+                assert!(P::from_coeffs(c).is_none(), "{bad} at {pos}");
             }
+        }
+        assert!(D::from_coeffs([8380416; N]).is_some());
+        for bad in [8380417, 1 << 23, 0x7fff_ffff, 0x8000_0000, u32::MAX] {
+            let mut c = [0u32; N];
+            c[200] = bad;
+            assert!(D::from_coeffs(c).is_none(), "{bad}");
         }
     }
 }

@@ -1,5 +1,6 @@
-//! Vectors and matrices of polynomials over a module of rank `K` (2, 3 or 4 in ML-KEM),
-//! and the three products K-PKE needs, all lazily accumulated:
+//! Vectors of `K` polynomials and `ROWS x COLS` matrices over a ring `R` (ML-KEM:
+//! square, k = 2, 3, 4; ML-DSA: k x l up to 8 x 7), and their products, all lazily
+//! accumulated (one reduction per output coefficient). For ML-KEM's K-PKE:
 //!
 //! | product | used in | function |
 //! |---|---|---|
@@ -12,6 +13,7 @@
 
 use crate::backend::Backend;
 use crate::lazy::{Accumulator, CachedNttPoly};
+use crate::ring::Ring;
 use crate::{NttPoly, Poly};
 use zeroize::Zeroize;
 
@@ -19,24 +21,30 @@ macro_rules! vector_type {
     ($(#[$doc:meta])* $name:ident, $elem:ident) => {
         $(#[$doc])*
         #[derive(Clone, PartialEq, Eq, Zeroize, Debug)]
-        pub struct $name<const K: usize>(pub [$elem; K]);
+        pub struct $name<R: Ring, const K: usize>(pub [$elem<R>; K]);
 
-        impl<const K: usize> $name<K> {
+        impl<R: Ring, const K: usize> $name<R, K> {
             /// The zero vector.
             #[must_use]
             pub const fn zero() -> Self {
                 Self([const { $elem::zero() }; K])
             }
 
-            /// `self += other` element-wise.
-            pub fn add_assign(&mut self, other: &Self) {
+            /// Wraps an array of polynomials.
+            #[must_use]
+            pub const fn new(elements: [$elem<R>; K]) -> Self {
+                Self(elements)
+            }
+
+            /// `self += other` element-wise, with backend `B`.
+            pub fn add_assign<B: Backend<R>>(&mut self, other: &Self) {
                 for (a, b) in self.0.iter_mut().zip(&other.0) {
-                    a.add_assign(b);
+                    a.add_assign::<B>(b);
                 }
             }
         }
 
-        impl<const K: usize> Default for $name<K> {
+        impl<R: Ring, const K: usize> Default for $name<R, K> {
             fn default() -> Self {
                 Self::zero()
             }
@@ -56,12 +64,12 @@ vector_type!(
     NttPoly
 );
 
-impl<const K: usize> PolyVector<K> {
+impl<R: Ring, const K: usize> PolyVector<R, K> {
     /// The forward NTT of every element (of a copy: `self` is left for the caller to erase).
     #[must_use]
-    pub fn ntt<B: Backend>(&self) -> NttVector<K> {
+    pub fn ntt<B: Backend<R>>(&self) -> NttVector<R, K> {
         // Built in place: one copy per element, no moves of whole polynomials.
-        let mut out = NttVector::<K>::zero();
+        let mut out = NttVector::<R, K>::zero();
         for (o, p) in out.0.iter_mut().zip(&self.0) {
             p.ntt_into::<B>(o);
         }
@@ -71,26 +79,26 @@ impl<const K: usize> PolyVector<K> {
     /// The forward NTT of every element with its `b*zeta` cache, ready to be a right-hand
     /// side (one copy; `self` is left for the caller to erase).
     #[must_use]
-    pub fn ntt_cached<B: Backend>(&self) -> CachedNttVector<K> {
-        let mut out = CachedNttVector::<K>::zero();
+    pub fn ntt_cached<B: Backend<R>>(&self) -> CachedNttVector<R, K> {
+        let mut out = CachedNttVector::<R, K>::zero();
         self.ntt_cached_into::<B>(&mut out);
         out
     }
 
     /// [`Self::ntt_cached`] into `out` (every entry overwritten), for a caller that builds
     /// its result in place.
-    pub fn ntt_cached_into<B: Backend>(&self, out: &mut CachedNttVector<K>) {
+    pub fn ntt_cached_into<B: Backend<R>>(&self, out: &mut CachedNttVector<R, K>) {
         for (o, p) in out.0.iter_mut().zip(&self.0) {
             o.set_ntt_of::<B>(p);
         }
     }
 }
 
-impl<const K: usize> NttVector<K> {
+impl<R: Ring, const K: usize> NttVector<R, K> {
     /// The inverse NTT of every element (of a copy).
     #[must_use]
-    pub fn inverse_ntt<B: Backend>(&self) -> PolyVector<K> {
-        let mut out = PolyVector::<K>::zero();
+    pub fn inverse_ntt<B: Backend<R>>(&self) -> PolyVector<R, K> {
+        let mut out = PolyVector::<R, K>::zero();
         for (o, p) in out.0.iter_mut().zip(&self.0) {
             p.inverse_ntt_into::<B>(o);
         }
@@ -99,7 +107,7 @@ impl<const K: usize> NttVector<K> {
 
     /// A copy with the `b*zeta` cache of every element, to use as a right-hand side.
     #[must_use]
-    pub fn cached<B: Backend>(&self) -> CachedNttVector<K> {
+    pub fn cached<B: Backend<R>>(&self) -> CachedNttVector<R, K> {
         CachedNttVector(core::array::from_fn(|i| {
             CachedNttPoly::new::<B>(&self.0[i])
         }))
@@ -107,7 +115,7 @@ impl<const K: usize> NttVector<K> {
 
     /// The inner product `self^T * rhs`, accumulated lazily and reduced once.
     #[must_use]
-    pub fn dot<B: Backend>(&self, rhs: &CachedNttVector<K>) -> NttPoly {
+    pub fn dot<B: Backend<R>>(&self, rhs: &CachedNttVector<R, K>) -> NttPoly<R> {
         const { assert!(K <= B::MAX_TERMS) };
         let mut acc = Accumulator::new();
         for (a, b) in self.0.iter().zip(&rhs.0) {
@@ -123,9 +131,9 @@ impl<const K: usize> NttVector<K> {
 /// A vector of `K` NTT-domain polynomials with their `b*zeta` caches: the right-hand side
 /// of every product.
 #[derive(Clone, Zeroize, Debug)]
-pub struct CachedNttVector<const K: usize>(pub [CachedNttPoly; K]);
+pub struct CachedNttVector<R: Ring, const K: usize>(pub [CachedNttPoly<R>; K]);
 
-impl<const K: usize> CachedNttVector<K> {
+impl<R: Ring, const K: usize> CachedNttVector<R, K> {
     /// The zero vector (with its, all-zero, cache).
     #[must_use]
     pub const fn zero() -> Self {
@@ -134,32 +142,38 @@ impl<const K: usize> CachedNttVector<K> {
 
     /// The vector without its caches.
     #[must_use]
-    pub fn to_vector(&self) -> NttVector<K> {
+    pub fn to_vector(&self) -> NttVector<R, K> {
         NttVector(core::array::from_fn(|i| self.0[i].poly().clone()))
     }
 }
 
-/// A `K x K` matrix of NTT-domain polynomials, `rows[i][j]` = A-hat`[i, j]`.
+/// A `ROWS x COLS` matrix of NTT-domain polynomials, `rows[i][j]` = A-hat`[i, j]`.
 #[derive(Clone, PartialEq, Eq, Debug)]
-pub struct Matrix<const K: usize> {
+pub struct Matrix<R: Ring, const ROWS: usize, const COLS: usize> {
     /// The entries, row by row.
-    pub rows: [[NttPoly; K]; K],
+    pub rows: [[NttPoly<R>; COLS]; ROWS],
 }
 
-impl<const K: usize> Matrix<K> {
+impl<R: Ring, const ROWS: usize, const COLS: usize> Default for Matrix<R, ROWS, COLS> {
+    fn default() -> Self {
+        Self::zero()
+    }
+}
+
+impl<R: Ring, const ROWS: usize, const COLS: usize> Matrix<R, ROWS, COLS> {
     /// The zero matrix.
     #[must_use]
     pub const fn zero() -> Self {
         Self {
-            rows: [const { [const { NttPoly::zero() }; K] }; K],
+            rows: [const { [const { NttPoly::zero() }; COLS] }; ROWS],
         }
     }
 
     /// `A * v`: `out[i] = sum_j A[i][j] * v[j]`, one reduction per output coefficient.
     #[must_use]
-    pub fn mul_vector<B: Backend>(&self, v: &CachedNttVector<K>) -> NttVector<K> {
-        let mut out = NttVector::<K>::zero();
-        self.product_rows::<B, false>(v, 0..K, &mut out);
+    pub fn mul_vector<B: Backend<R>>(&self, v: &CachedNttVector<R, COLS>) -> NttVector<R, ROWS> {
+        let mut out = NttVector::<R, ROWS>::zero();
+        self.mul_vector_rows::<B>(v, 0..ROWS, &mut out);
         out
     }
 
@@ -167,45 +181,42 @@ impl<const K: usize> Matrix<K> {
     /// a caller that gets the rows of `A` a few at a time, as ML-KEM key generation does.
     ///
     /// # Panics
-    /// If `rows` reaches past `K`.
-    pub fn mul_vector_rows<B: Backend>(
+    /// If `rows` reaches past `ROWS`.
+    pub fn mul_vector_rows<B: Backend<R>>(
         &self,
-        v: &CachedNttVector<K>,
+        v: &CachedNttVector<R, COLS>,
         rows: core::ops::Range<usize>,
-        out: &mut NttVector<K>,
+        out: &mut NttVector<R, ROWS>,
     ) {
-        self.product_rows::<B, false>(v, rows, out);
-    }
-
-    /// `A^T * v`: `out[i] = sum_j A[j][i] * v[j]`, one reduction per output coefficient.
-    #[must_use]
-    pub fn transpose_mul_vector<B: Backend>(&self, v: &CachedNttVector<K>) -> NttVector<K> {
-        let mut out = NttVector::<K>::zero();
-        self.product_rows::<B, true>(v, 0..K, &mut out);
-        out
-    }
-
-    /// Rows `rows` of `A v` or `A^T v`; one accumulator, reset per output row.
-    fn product_rows<B: Backend, const TRANSPOSE: bool>(
-        &self,
-        v: &CachedNttVector<K>,
-        rows: core::ops::Range<usize>,
-        out: &mut NttVector<K>,
-    ) {
-        const { assert!(K <= B::MAX_TERMS) };
+        const { assert!(COLS <= B::MAX_TERMS) };
         let mut acc = Accumulator::new();
         for i in rows {
             acc.clear();
-            for (j, vj) in v.0.iter().enumerate() {
-                let a = if TRANSPOSE {
-                    &self.rows[j][i]
-                } else {
-                    &self.rows[i][j]
-                };
+            for (a, vj) in self.rows[i].iter().zip(&v.0) {
                 acc.add_product::<B>(a, vj);
             }
             acc.reduce_into::<B>(&mut out.0[i]);
         }
         acc.zeroize();
+    }
+
+    /// `A^T * v`: `out[i] = sum_j A[j][i] * v[j]`, one reduction per output coefficient.
+    #[must_use]
+    pub fn transpose_mul_vector<B: Backend<R>>(
+        &self,
+        v: &CachedNttVector<R, ROWS>,
+    ) -> NttVector<R, COLS> {
+        const { assert!(ROWS <= B::MAX_TERMS) };
+        let mut out = NttVector::<R, COLS>::zero();
+        let mut acc = Accumulator::new();
+        for i in 0..COLS {
+            acc.clear();
+            for (row, vj) in self.rows.iter().zip(&v.0) {
+                acc.add_product::<B>(&row[i], vj);
+            }
+            acc.reduce_into::<B>(&mut out.0[i]);
+        }
+        acc.zeroize();
+        out
     }
 }

@@ -1,9 +1,10 @@
 //! Property tests of the NTT and the lazy products against naive references.
 
-use mlkem_field::Q;
-use mlkem_poly_ntt::{
-    ACCUMULATOR_MAX_TERMS, Accumulator, CachedNttPoly, Matrix, N, NttPoly, NttVector,
-    PRODUCT_TERM_MAX, Poly, PolyVector, Portable, multiply_ntts, multiply_ntts_eager,
+use lattice_field::gf3329::Q;
+use lattice_poly_ntt::Portable;
+use lattice_poly_ntt::mlkem::{
+    ACCUMULATOR_MAX_TERMS, Accumulator, CachedNttPoly, Matrix, MlKem, N, NttPoly, NttVector,
+    PRODUCT_TERM_MAX, Poly, PolyVector, multiply_ntts, multiply_ntts_eager,
 };
 use proptest::prelude::*;
 
@@ -42,7 +43,7 @@ fn schoolbook(a: &Poly, b: &Poly) -> Poly {
 fn eager_sum(terms: &[(&NttPoly, &NttPoly)]) -> NttPoly {
     let mut out = NttPoly::zero();
     for (a, b) in terms {
-        out.add_assign(&multiply_ntts_eager(a, b));
+        out.add_assign::<B>(&multiply_ntts_eager(a, b));
     }
     out
 }
@@ -55,7 +56,7 @@ fn check_products<const K: usize>(m: [[[u16; N]; K]; K], v: [[u16; N]; K]) {
     let a = Matrix::<K> {
         rows: m.map(|row| row.map(|c| ntt_poly(&c))),
     };
-    let v = NttVector(v.map(|c| ntt_poly(&c)));
+    let v = NttVector::new(v.map(|c| ntt_poly(&c)));
     let cached = v.clone().cached::<B>();
     let av = a.mul_vector::<B>(&cached);
     let atv = a.transpose_mul_vector::<B>(&cached);
@@ -73,7 +74,7 @@ fn check_products<const K: usize>(m: [[[u16; N]; K]; K], v: [[u16; N]; K]) {
         assert_eq!(parts, av, "A*v in rows 0..{split} and {split}..{K}");
     }
     let dot = a.rows[0].clone();
-    let dot = NttVector(dot).dot::<B>(&cached);
+    let dot = NttVector::new(dot).dot::<B>(&cached);
     let terms: Vec<_> = (0..K).map(|j| (&a.rows[0][j], &v.0[j])).collect();
     assert_eq!(dot, eager_sum(&terms), "inner product");
 }
@@ -102,28 +103,28 @@ proptest! {
     fn ntt_is_linear(a in poly_strategy(), b in poly_strategy()) {
         let (a, b) = (poly(&a), poly(&b));
         let mut sum = a.clone();
-        sum.add_assign(&b);
+        sum.add_assign::<B>(&b);
         let mut hat_sum = a.ntt::<B>();
-        hat_sum.add_assign(&b.ntt::<B>());
+        hat_sum.add_assign::<B>(&b.ntt::<B>());
         prop_assert_eq!(sum.ntt::<B>(), hat_sum);
     }
 
     #[test]
     fn add_sub_assign_match_field_arithmetic(a in poly_strategy(), b in poly_strategy()) {
-        // Through the public methods, so with whichever backend the dispatch selects.
-        let expected_sum: [u16; N] = core::array::from_fn(|i| mlkem_field::add(a[i], b[i]));
-        let expected_diff: [u16; N] = core::array::from_fn(|i| mlkem_field::sub(a[i], b[i]));
+        // Through the public methods, with the portable backend (the AVX2 module compares the two).
+        let expected_sum: [u16; N] = core::array::from_fn(|i| lattice_field::gf3329::add(a[i], b[i]));
+        let expected_diff: [u16; N] = core::array::from_fn(|i| lattice_field::gf3329::sub(a[i], b[i]));
         let mut sum = poly(&a);
-        sum.add_assign(&poly(&b));
+        sum.add_assign::<B>(&poly(&b));
         prop_assert_eq!(sum.coeffs(), &expected_sum);
         let mut diff = poly(&a);
-        diff.sub_assign(&poly(&b));
+        diff.sub_assign::<B>(&poly(&b));
         prop_assert_eq!(diff.coeffs(), &expected_diff);
         let mut sum = ntt_poly(&a);
-        sum.add_assign(&ntt_poly(&b));
+        sum.add_assign::<B>(&ntt_poly(&b));
         prop_assert_eq!(sum.coeffs(), &expected_sum);
         let mut diff = ntt_poly(&a);
-        diff.sub_assign(&ntt_poly(&b));
+        diff.sub_assign::<B>(&ntt_poly(&b));
         prop_assert_eq!(diff.coeffs(), &expected_diff);
     }
 
@@ -150,7 +151,7 @@ fn all_max<const K: usize>() {
     let a = Matrix::<K> {
         rows: core::array::from_fn(|_| core::array::from_fn(|_| max.clone())),
     };
-    let v = NttVector::<K>(core::array::from_fn(|_| max.clone())).cached::<B>();
+    let v = NttVector::<K>::new(core::array::from_fn(|_| max.clone())).cached::<B>();
     let expected = {
         let terms: Vec<_> = (0..K).map(|_| (&max, &max)).collect();
         eager_sum(&terms)
@@ -196,7 +197,7 @@ fn accumulator_refuses_more_terms_than_its_bound() {
 
 #[test]
 fn vector_ntt_roundtrip() {
-    let v = PolyVector::<3>(core::array::from_fn(|k| {
+    let v = PolyVector::<3>::new(core::array::from_fn(|k| {
         Poly::from_fn(|i| (i * 7 + k * 1000) as u32)
     }));
     assert_eq!(v.clone().ntt::<B>().inverse_ntt::<B>(), v);
@@ -205,7 +206,8 @@ fn vector_ntt_roundtrip() {
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::*;
-    use mlkem_poly_ntt::{Avx2, Backend, backend::avx2_detected};
+    use lattice_poly_ntt::{Avx2, Backend, backend::avx2_detected};
+    type Kem = MlKem;
 
     fn extreme_strategy() -> impl Strategy<Value = [u16; N]> {
         prop_oneof![
@@ -225,10 +227,10 @@ mod avx2 {
             let mut a = c;
             let mut p = c;
             Avx2::ntt(&mut a);
-            Portable::ntt(&mut p);
+            <Portable as Backend<Kem>>::ntt(&mut p);
             prop_assert_eq!(a, p);
             Avx2::inverse_ntt(&mut a);
-            Portable::inverse_ntt(&mut p);
+            <Portable as Backend<Kem>>::inverse_ntt(&mut p);
             prop_assert_eq!(a, p);
             prop_assert_eq!(a, c);
         }
@@ -239,7 +241,7 @@ mod avx2 {
             let mut a = c;
             let mut p = c;
             Avx2::inverse_ntt(&mut a);
-            Portable::inverse_ntt(&mut p);
+            <Portable as Backend<Kem>>::inverse_ntt(&mut p);
             prop_assert_eq!(a, p);
         }
 
@@ -248,7 +250,7 @@ mod avx2 {
             if !avx2_detected() { return Ok(()); }
             let (mut a, mut p) = ([0u16; 128], [0u16; 128]);
             Avx2::mul_cache(&c, &mut a);
-            Portable::mul_cache(&c, &mut p);
+            <Portable as Backend<Kem>>::mul_cache(&c, &mut p);
             prop_assert_eq!(a, p);
         }
 
@@ -257,11 +259,11 @@ mod avx2 {
             if !avx2_detected() { return Ok(()); }
             let (mut x, mut y) = (a, a);
             Avx2::add(&mut x, &b);
-            Portable::add(&mut y, &b);
+            <Portable as Backend<Kem>>::add(&mut y, &b);
             prop_assert_eq!(x, y);
             let (mut x, mut y) = (a, a);
             Avx2::sub(&mut x, &b);
-            Portable::sub(&mut y, &b);
+            <Portable as Backend<Kem>>::sub(&mut y, &b);
             prop_assert_eq!(x, y);
         }
 
@@ -269,7 +271,7 @@ mod avx2 {
         fn products_match_portable(m in proptest::collection::vec(extreme_strategy(), 16), v in proptest::collection::vec(extreme_strategy(), 4)) {
             if !avx2_detected() { return Ok(()); }
             let a = Matrix::<4> { rows: core::array::from_fn(|i| core::array::from_fn(|j| ntt_poly(&m[4 * i + j]))) };
-            let v = NttVector::<4>(core::array::from_fn(|i| ntt_poly(&v[i])));
+            let v = NttVector::<4>::new(core::array::from_fn(|i| ntt_poly(&v[i])));
             let (va, vp) = (v.clone().cached::<Avx2>(), v.clone().cached::<Portable>());
             prop_assert_eq!(a.mul_vector::<Avx2>(&va), a.mul_vector::<Portable>(&vp));
             prop_assert_eq!(a.transpose_mul_vector::<Avx2>(&va), a.transpose_mul_vector::<Portable>(&vp));
@@ -282,7 +284,7 @@ mod avx2 {
         let a = Matrix::<K> {
             rows: core::array::from_fn(|_| core::array::from_fn(|_| max.clone())),
         };
-        let v = NttVector::<K>(core::array::from_fn(|_| max.clone()));
+        let v = NttVector::<K>::new(core::array::from_fn(|_| max.clone()));
         assert_eq!(
             a.mul_vector::<Avx2>(&v.clone().cached::<Avx2>()),
             a.mul_vector::<Portable>(&v.cached::<Portable>())
@@ -303,11 +305,11 @@ mod avx2 {
     fn check_add_sub(a: &[u16; N], b: &[u16; N]) {
         let (mut x, mut y) = (*a, *a);
         Avx2::add(&mut x, b);
-        Portable::add(&mut y, b);
+        <Portable as Backend<Kem>>::add(&mut y, b);
         assert_eq!(x, y, "add");
         let (mut x, mut y) = (*a, *a);
         Avx2::sub(&mut x, b);
-        Portable::sub(&mut y, b);
+        <Portable as Backend<Kem>>::sub(&mut y, b);
         assert_eq!(x, y, "sub");
     }
 
@@ -353,8 +355,18 @@ mod avx2 {
                 Avx2::add(&mut sum, &b);
                 Avx2::sub(&mut diff, &b);
                 for i in 0..N {
-                    assert_eq!(sum[i], mlkem_field::add(a, b[i]), "{a} + {}", b[i]);
-                    assert_eq!(diff[i], mlkem_field::sub(a, b[i]), "{a} - {}", b[i]);
+                    assert_eq!(
+                        sum[i],
+                        lattice_field::gf3329::add(a, b[i]),
+                        "{a} + {}",
+                        b[i]
+                    );
+                    assert_eq!(
+                        diff[i],
+                        lattice_field::gf3329::sub(a, b[i]),
+                        "{a} - {}",
+                        b[i]
+                    );
                 }
             }
         }

@@ -6,10 +6,12 @@
 //! that a multi-way Keccak fills its lanes across all of it. See the crate docs on
 //! multi-way hashing.
 
-use mlkem_poly_ntt::{N, NttPoly, Poly};
+use lattice_poly_ntt::mlkem::NttPoly;
+use lattice_poly_ntt::mlkem::{N, Poly};
 
 use crate::cbd::Eta;
 use crate::digest::Digest32;
+use crate::expand_a::{Shake, XofSink};
 use crate::keccak::{SHA3_256_RATE, Sponge};
 use crate::sample_ntt::{SAMPLE_NTT_SEED_BYTES, matrix_seed};
 
@@ -50,6 +52,22 @@ pub(crate) enum Job<'a> {
         /// The coefficients (only values in `[0, q)` are written).
         out: &'a mut [u16; N],
     },
+    /// `RejNTTPoly(seed)` (FIPS 204 Algorithm 30) into `out`: ML-DSA's matrix entries.
+    RejNttPoly {
+        /// `rho || s || r`.
+        seed: [u8; SAMPLE_NTT_SEED_BYTES],
+        /// The coefficients (only values below ML-DSA's q are written).
+        out: &'a mut [u32; 256],
+    },
+    /// `shake(message[0] || message[1])` fed to `sink` a block at a time until it is done.
+    Xof {
+        /// SHAKE128 or SHAKE256.
+        shake: Shake,
+        /// The message, in two parts.
+        message: [&'a [u8]; 2],
+        /// The consumer of the output.
+        sink: &'a mut dyn XofSink,
+    },
     /// Absorbs `blocks` (whole blocks) into `sponge`, which is between blocks, then `tail`
     /// (shorter than a block, buffered by the sponge without a permutation).
     Absorb {
@@ -89,6 +107,12 @@ impl Job<'_> {
                 sponge.squeeze(out);
             }
             Job::SampleNtt { seed, out } => crate::sample_ntt::sample_ntt_into(&seed, out),
+            Job::RejNttPoly { seed, out } => crate::expand_a::rej_ntt_poly_into(&seed, out),
+            Job::Xof {
+                shake,
+                message,
+                sink,
+            } => crate::expand_a::run_sink_portable(shake, message, sink),
             Job::Noise {
                 sigma,
                 nonce: [nonce],
@@ -115,9 +139,9 @@ impl Job<'_> {
 /// Jobs start in the order they were added: add long ones (hashes of long messages) first.
 ///
 /// ```
-/// use mlkem_poly_ntt::{Matrix, NttPoly, Poly};
-/// use mlkem_sampling::keccak::{SHA3_DOMAIN, SHA3_256_RATE, Sponge, sha3_256};
-/// use mlkem_sampling::{Batch, Eta, sample_matrix, sample_noise_poly};
+/// use lattice_poly_ntt::mlkem::{Matrix, NttPoly, Poly};
+/// use lattice_sampling::keccak::{SHA3_DOMAIN, SHA3_256_RATE, Sponge, sha3_256};
+/// use lattice_sampling::{Batch, Eta, sample_matrix, sample_noise_poly};
 ///
 /// // Rows 0 and 1 of a 3 x 3 A-hat, two noise polynomials and a hash, in one run.
 /// let (rho, sigma) = ([1u8; 32], [2u8; 32]);
@@ -189,7 +213,7 @@ impl<'a> Batch<'a> {
         rows: &'a mut [[NttPoly; K]],
     ) {
         assert!(
-            K <= mlkem_poly_ntt::MAX_RANK && first_row + rows.len() <= K,
+            K <= lattice_poly_ntt::mlkem::MAX_RANK && first_row + rows.len() <= K,
             "rows {first_row}..{} of a {K} x {K} matrix",
             first_row + rows.len()
         );

@@ -4,10 +4,10 @@
 //! groups of eta bits of the input (bits `2 * i * eta ..` and `2 * i * eta + eta ..`). Bits
 //! are counted in parallel with shifts and masks over a little-endian word, and the signed
 //! result in `[-eta, eta]` goes to `[0, q)` through the mask-based
-//! [`mlkem_field::from_signed`]: no branch, loop bound or index depends on the input bytes.
+//! [`lattice_field::gf3329::from_signed`]: no branch, loop bound or index depends on the input bytes.
 
-use mlkem_field::from_signed;
-use mlkem_poly_ntt::{N, Poly};
+use lattice_field::gf3329::from_signed;
+use lattice_poly_ntt::mlkem::{N, Poly};
 
 /// Input length of [`sample_poly_cbd2`]: `64 * 2` bytes, the output length of `PRF_2`.
 pub const CBD2_INPUT_BYTES: usize = 128;
@@ -130,7 +130,7 @@ pub(crate) fn cbd3_into(bytes: &[u8; CBD3_INPUT_BYTES], coeffs: &mut [u16; N]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mlkem_field::Q;
+    use lattice_field::gf3329::Q;
     use proptest::prelude::*;
 
     /// FIPS 203 Algorithm 8, bit by bit.

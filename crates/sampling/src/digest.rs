@@ -22,8 +22,8 @@ pub enum DigestKind {
 /// digest goes.
 ///
 /// ```
-/// use mlkem_sampling::keccak::sha3_256;
-/// use mlkem_sampling::{Digest32, sample_matrix, sample_matrix_with_digests};
+/// use lattice_sampling::keccak::sha3_256;
+/// use lattice_sampling::{Digest32, sample_matrix, sample_matrix_with_digests};
 ///
 /// let ek = [7u8; 1184];
 /// let rho: [u8; 32] = ek[1152..].try_into().unwrap();

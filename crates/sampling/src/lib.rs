@@ -2,8 +2,8 @@
 //! sampling, and the secret noise from the SHAKE256 PRF by the centered binomial distribution.
 //!
 //! ```
-//! use mlkem_field::Q;
-//! use mlkem_sampling::{Eta, sample_matrix, sample_noise_vector, sample_ntt};
+//! use lattice_field::gf3329::Q;
+//! use lattice_sampling::{Eta, sample_matrix, sample_noise_vector, sample_ntt};
 //!
 //! // ML-KEM-768 key generation, lines 3-16 of FIPS 203 Algorithm 13.
 //! let rho = [0x42u8; 32];
@@ -50,8 +50,8 @@
 //! Every entry point builds a [`Batch`] of independent jobs (a `SampleNTT` stream, a PRF
 //! stream with its CBD, a hash, whole blocks for a sponge that goes on afterwards) and runs
 //! it, picking a backend once per run:
-//! - **AVX2** (x86-64, when [`mlkem_poly_ntt::backend::use_avx2`] says so: the CPU has AVX2,
-//!   detected at run time, and [`mlkem_poly_ntt::backend::force_portable`] is off). The jobs
+//! - **AVX2** (x86-64, when [`lattice_poly_ntt::backend::use_avx2`] says so: the CPU has AVX2,
+//!   detected at run time, and [`lattice_poly_ntt::backend::force_portable`] is off). The jobs
 //!   share a 4-way Keccak-f\[1600\] whose 25 registers hold the same word of four states:
 //!   each lane runs one job, absorbing and squeezing a block per permutation, and takes the
 //!   next job as soon as its own is done, whatever their kinds and rates; the last job left
@@ -72,7 +72,7 @@
 //! `SampleNTT` branches and loops on its SHAKE128 output: that output depends only on the
 //! public rho, so this is allowed. The PRF and CBD path handles the
 //! secret sigma: CBD counts bits with shifts and masks and maps to `[0, q)` with a mask
-//! (`mlkem_field::from_signed`), with no branch, loop bound or index depending on the bytes.
+//! (`lattice_field::gf3329::from_signed`), with no branch, loop bound or index depending on the bytes.
 //! Every PRF output buffer is zeroized before returning, the scalar sponge's state is erased
 //! on drop (and the permutation's scratch copy after each call); the 4-way AVX2 state
 //! and its input and output buffers are zeroized the same way. The schedule (which job
@@ -90,6 +90,7 @@ extern crate std;
 mod batch;
 mod cbd;
 mod digest;
+mod expand_a;
 pub mod keccak;
 mod noise;
 mod sample_ntt;
@@ -102,6 +103,7 @@ pub use cbd::{
     CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, sample_poly_cbd, sample_poly_cbd2, sample_poly_cbd3,
 };
 pub use digest::{Digest32, DigestKind};
+pub use expand_a::{Shake, XofSink, expand_a, rej_ntt_poly};
 pub use noise::{prf, sample_noise_poly, sample_noise_polys, sample_noise_vector};
 pub use sample_ntt::{
     SAMPLE_NTT_INITIAL_BLOCKS, SAMPLE_NTT_SEED_BYTES, SHAKE128_RATE, sample_matrix,

@@ -4,7 +4,8 @@
 //! sigma and everything derived from it are secret: the PRF output goes through the
 //! constant-time CBD and is zeroized before returning.
 
-use mlkem_poly_ntt::{N, Poly, PolyVector};
+use lattice_poly_ntt::mlkem::Poly;
+use lattice_poly_ntt::mlkem::{N, PolyVector};
 use zeroize::Zeroize;
 
 use crate::batch::Batch;
@@ -70,8 +71,8 @@ fn sample_noise_batch(sigma: &[u8; 32], eta: Eta, first_nonce: u8, out: &mut [Po
 /// (2k + 1):
 ///
 /// ```
-/// use mlkem_poly_ntt::{Poly, PolyVector};
-/// use mlkem_sampling::{Eta, sample_noise_poly, sample_noise_polys, sample_noise_vector};
+/// use lattice_poly_ntt::mlkem::{Poly, PolyVector};
+/// use lattice_sampling::{Eta, sample_noise_poly, sample_noise_polys, sample_noise_vector};
 ///
 /// // ML-KEM-512 encryption (k = 2, eta1 = 3, eta2 = 2), FIPS 203 Algorithm 14 lines 9-17.
 /// let r = [0x24u8; 32];

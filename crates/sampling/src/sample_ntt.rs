@@ -7,8 +7,9 @@
 use crate::batch::{Batch, Job};
 use crate::digest::Digest32;
 use crate::keccak::Sponge;
-use mlkem_field::Q;
-use mlkem_poly_ntt::{MAX_RANK, Matrix, N, NttPoly};
+use lattice_field::gf3329::Q;
+use lattice_poly_ntt::mlkem::{MAX_RANK, NttPoly};
+use lattice_poly_ntt::mlkem::{Matrix, N};
 
 /// Length of a `SampleNTT` seed: rho (32 bytes) followed by the two index bytes.
 pub const SAMPLE_NTT_SEED_BYTES: usize = 34;

@@ -1,4 +1,4 @@
-//! Worst-case composition: the real lazy accumulation code of `mlkem-poly-ntt`
+//! Worst-case composition: the real lazy accumulation code of `lattice-poly-ntt`
 //! ([`Accumulator`], [`Matrix::mul_vector`], [`Matrix::transpose_mul_vector`],
 //! [`NttVector::dot`], [`multiply_ntts`]) with each backend ([`Portable`], and `Avx2` on
 //! CPUs with AVX2) run on operands at the extremes of their declared ranges, recording the
@@ -17,12 +17,14 @@
 //! construct exactly that, and check that the cache really reached `q - 1`.
 
 use super::report::{LazySite, Method, Row, group};
-use mlkem_field::{CANONICAL_MAX, Q, pow};
-use mlkem_poly_ntt::zetas::GAMMAS;
-use mlkem_poly_ntt::{
-    ACCUMULATOR_MAX_TERMS, Accumulator, Backend, CachedNttPoly, MAX_RANK, Matrix, N, NttPoly,
-    NttVector, PRODUCT_TERM_MAX, Portable, multiply_ntts,
+use lattice_field::gf3329::{CANONICAL_MAX, Q, pow};
+use lattice_poly_ntt::mlkem::MlKem;
+use lattice_poly_ntt::mlkem::zetas::GAMMAS;
+use lattice_poly_ntt::mlkem::{ACCUMULATOR_MAX_TERMS, multiply_ntts};
+use lattice_poly_ntt::mlkem::{
+    Accumulator, CachedNttPoly, MAX_RANK, Matrix, N, NttPoly, NttVector, PRODUCT_TERM_MAX,
 };
+use lattice_poly_ntt::{Backend, Portable};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// Where the sums of pair `i` live in a backend's raw accumulator.
@@ -46,7 +48,7 @@ impl Layout {
 }
 
 /// A backend as this checker sees it.
-pub(crate) trait Checked: Backend {
+pub(crate) trait Checked: Backend<MlKem> {
     /// Appended to the names of its rows.
     const TAG: &'static str;
     /// How its [`Backend::MAX_TERMS`] is spelled in the library.
@@ -73,12 +75,12 @@ impl Checked for Portable {
 }
 
 #[cfg(target_arch = "x86_64")]
-impl Checked for mlkem_poly_ntt::Avx2 {
+impl Checked for lattice_poly_ntt::Avx2 {
     const TAG: &'static str = " [AVX2]";
     const MAX_TERMS_NAME: &'static str = "AVX2_MAX_TERMS";
     const LAYOUT: Layout = Layout::Blocks16;
     const LIMIT: u64 = {
-        let limit = mlkem_poly_ntt::backend::avx2::AVX2_ACCUMULATOR_LIMIT;
+        let limit = lattice_poly_ntt::backend::avx2::AVX2_ACCUMULATOR_LIMIT;
         let lane = i32::MAX as i64;
         (if limit < lane { limit } else { lane }) as u64
     };
@@ -349,7 +351,7 @@ fn run_rank<B: Checked, const K: usize>(a_pat: APattern, b_pat: BPattern, runs: 
     let a = Matrix::<K> {
         rows: std::array::from_fn(|r| std::array::from_fn(|c| poly(&a_pat.coeffs(r * K + c)))),
     };
-    let plain = NttVector::<K>(std::array::from_fn(|j| poly(&b_pat.coeffs(j))));
+    let plain = NttVector::<K>::new(std::array::from_fn(|j| poly(&b_pat.coeffs(j))));
     let v = plain.cached::<B>();
     let reference = plain.cached::<Portable>();
     let same_cache =
@@ -393,7 +395,7 @@ fn run_rank<B: Checked, const K: usize>(a_pat: APattern, b_pat: BPattern, runs: 
         let terms: Vec<_> = (0..K).map(|j| (&a.rows[j][i], &v.0[j])).collect();
         accumulate_and_check::<B>(transpose, &label, &terms, &api.0[i]);
     }
-    let lhs = NttVector::<K>(a.rows[0].clone());
+    let lhs = NttVector::<K>::new(a.rows[0].clone());
     let api = lhs.dot::<B>(&v);
     if api != lhs.dot::<Portable>(&reference) {
         dot.problems.push(format!(
@@ -521,7 +523,7 @@ fn limit_requirements<B: Checked>(row: &mut Row) {
     });
     if B::LAYOUT == Layout::Interleaved {
         row.require(
-            u64::from(mlkem_field::BARRETT_INPUT_MAX) >= u64::from(u32::MAX),
+            u64::from(lattice_field::gf3329::BARRETT_INPUT_MAX) >= u64::from(u32::MAX),
             || "the final barrett_reduce does not accept every u32".into(),
         );
     }

@@ -1,4 +1,4 @@
-//! The AVX2 backend (`mlkem_poly_ntt::backend::avx2`): its lane reductions exhaustively and
+//! The AVX2 backend (`lattice_poly_ntt::backend::avx2`): its lane reductions exhaustively and
 //! its NTT lanes layer by layer, through the backend's `probe` module, which runs the
 //! kernels' own reductions, butterflies and tables on plain arrays.
 //!
@@ -13,10 +13,12 @@
 
 use super::ntt::extreme_inputs;
 use super::report::{Method, Row, group, group_signed, headroom};
-use mlkem_field::{CANONICAL_MAX, Q};
-use mlkem_poly_ntt::backend::avx2::probe::{self, INTT_STAGES, NTT_STAGES, Stage, Trace};
-use mlkem_poly_ntt::backend::avx2::{AVX2_ACCUMULATOR_LIMIT, INTT_LANE_BOUND, NTT_LANE_BOUND};
-use mlkem_poly_ntt::{Avx2, Backend, N, NTT_OUTPUT_MAX, Portable};
+use lattice_field::gf3329::{CANONICAL_MAX, Q};
+use lattice_poly_ntt::backend::avx2::probe::{self, INTT_STAGES, NTT_STAGES, Stage, Trace};
+use lattice_poly_ntt::backend::avx2::{AVX2_ACCUMULATOR_LIMIT, INTT_LANE_BOUND, NTT_LANE_BOUND};
+use lattice_poly_ntt::mlkem::MlKem;
+use lattice_poly_ntt::mlkem::{N, NTT_OUTPUT_MAX};
+use lattice_poly_ntt::{Avx2, Backend, Portable};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -237,7 +239,7 @@ impl ReduceScan {
 /// `r = x 2^-16 mod q` and `|r| <= (x + 2^15 q) / 2^16`.
 pub(crate) fn reduce_violation(x: i64, r: i64) -> Option<String> {
     if (x - r * (1 << 16)).rem_euclid(QI) != 0 {
-        let r_inv = i64::from(mlkem_field::pow(2, u32::from(Q) - 17));
+        let r_inv = i64::from(lattice_field::gf3329::pow(2, u32::from(Q) - 17));
         return Some(format!(
             "not x 2^-16 mod q (that is {})",
             (x.rem_euclid(QI) * r_inv).rem_euclid(QI)
@@ -669,7 +671,7 @@ pub(crate) fn ntt_rows(
         fwd.record(&probe::ntt(&mut traced));
         let (mut kernel, mut portable) = (*c, *c);
         Avx2::ntt(&mut kernel);
-        Portable::ntt(&mut portable);
+        <Portable as Backend<MlKem>>::ntt(&mut portable);
         fwd_max = fwd_max.max(traced.iter().copied().max().unwrap_or(0));
         fwd_out.require(traced == kernel, || {
             format!("{name}: probe output != Avx2::ntt")
@@ -683,7 +685,7 @@ pub(crate) fn ntt_rows(
             inv.record(&probe::inverse_ntt(&mut traced));
             let (mut kernel, mut reference) = (x, x);
             Avx2::inverse_ntt(&mut kernel);
-            Portable::inverse_ntt(&mut reference);
+            <Portable as Backend<MlKem>>::inverse_ntt(&mut reference);
             inv_max = inv_max.max(traced.iter().copied().max().unwrap_or(0));
             inv_out.require(traced == kernel, || {
                 format!("{name} ({what}): probe output != Avx2::inverse_ntt")

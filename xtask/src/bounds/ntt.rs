@@ -2,9 +2,11 @@
 //! they (and the base-case products) feed to `mul`, whose operands must be canonical.
 
 use super::report::{Method, Row, group};
-use mlkem_field::{CANONICAL_MAX, Q};
-use mlkem_poly_ntt::zetas::{GAMMAS, INV_128, ZETAS};
-use mlkem_poly_ntt::{N, NTT_OUTPUT_MAX, NttPoly, Poly, Portable};
+use lattice_field::gf3329::{CANONICAL_MAX, Q};
+use lattice_poly_ntt::Portable;
+use lattice_poly_ntt::mlkem::zetas::{GAMMAS, INV_128, ZETAS};
+use lattice_poly_ntt::mlkem::{N, Poly};
+use lattice_poly_ntt::mlkem::{NTT_OUTPUT_MAX, NttPoly};
 
 /// Named extreme inputs: constants, alternations, spikes, ramps and random polynomials.
 pub(crate) fn extreme_inputs() -> Vec<(String, [u16; N])> {

@@ -1,15 +1,15 @@
-//! Field reductions (`mlkem-field`) and Compress/Decompress (`mlkem::compress`), each proved
+//! Field reductions (`lattice-field`) and Compress/Decompress (`mlkem::compress`), each proved
 //! over its whole declared domain, plus the constant inequalities their proofs rest on.
 
 use super::exhaustive::{Exhaustive, check_exhaustive};
 use super::report::{LazySite, Method, Row, group, group_signed, headroom};
+use lattice_field::gf3329::{
+    BARRETT_INPUT_MAX, BARRETT_MULTIPLIER, BARRETT_SHIFT, CANONICAL_MAX, FROM_SIGNED_INPUT_MAX,
+    FROM_SIGNED_INPUT_MIN, Q, REDUCE_ONCE_INPUT_MAX,
+};
 use mlkem::compress::{
     COMPRESS_D_MAX, COMPRESS_MULTIPLIER, COMPRESS_NUMERATOR_MAX, COMPRESS_SHIFT, compress,
     decompress,
-};
-use mlkem_field::{
-    BARRETT_INPUT_MAX, BARRETT_MULTIPLIER, BARRETT_SHIFT, CANONICAL_MAX, FROM_SIGNED_INPUT_MAX,
-    FROM_SIGNED_INPUT_MIN, Q, REDUCE_ONCE_INPUT_MAX,
 };
 
 /// q as an `i64`, for references.
@@ -86,7 +86,7 @@ fn pair(index: i64) -> (u16, u16) {
     ((index / QI) as u16, (index % QI) as u16)
 }
 
-/// Every reduction of `mlkem-field` over its declared domain.
+/// Every reduction of `lattice-field` over its declared domain.
 pub(crate) fn field_rows(threads: usize) -> Vec<Row> {
     let canonical = i64::from(CANONICAL_MAX);
     let pairs = (canonical + 1) * (canonical + 1) - 1;
@@ -97,7 +97,7 @@ pub(crate) fn field_rows(threads: usize) -> Vec<Row> {
                 "reduce_once",
                 0..=i64::from(REDUCE_ONCE_INPUT_MAX),
                 threads,
-                |x| mlkem_field::reduce_once(x as u16).into(),
+                |x| lattice_field::gf3329::reduce_once(x as u16).into(),
             ),
             canonical,
             &interval(0, REDUCE_ONCE_INPUT_MAX.into()),
@@ -107,7 +107,7 @@ pub(crate) fn field_rows(threads: usize) -> Vec<Row> {
                 "barrett_reduce",
                 0..=i64::from(BARRETT_INPUT_MAX),
                 threads,
-                |x| mlkem_field::barrett_reduce(x as u32).into(),
+                |x| lattice_field::gf3329::barrett_reduce(x as u32).into(),
             ),
             canonical,
             &interval(0, BARRETT_INPUT_MAX.into()),
@@ -117,16 +117,28 @@ pub(crate) fn field_rows(threads: usize) -> Vec<Row> {
                 "from_signed",
                 FROM_SIGNED_INPUT_MIN.into()..=FROM_SIGNED_INPUT_MAX.into(),
                 threads,
-                |x| mlkem_field::from_signed(x as i16).into(),
+                |x| lattice_field::gf3329::from_signed(x as i16).into(),
             ),
             canonical,
             &interval(FROM_SIGNED_INPUT_MIN.into(), FROM_SIGNED_INPUT_MAX.into()),
         ),
     ];
     let ops: [(&str, FieldOp, ExactOp); 3] = [
-        ("add (all canonical pairs)", mlkem_field::add, |a, b| a + b),
-        ("sub (all canonical pairs)", mlkem_field::sub, |a, b| a - b),
-        ("mul (all canonical pairs)", mlkem_field::mul, |a, b| a * b),
+        (
+            "add (all canonical pairs)",
+            lattice_field::gf3329::add,
+            |a, b| a + b,
+        ),
+        (
+            "sub (all canonical pairs)",
+            lattice_field::gf3329::sub,
+            |a, b| a - b,
+        ),
+        (
+            "mul (all canonical pairs)",
+            lattice_field::gf3329::mul,
+            |a, b| a * b,
+        ),
     ];
     for (name, op, exact) in ops {
         let ex = check_exhaustive(
@@ -191,7 +203,7 @@ pub(crate) fn barrett_constants_check(m: u64, s: u32, x_max: u64) -> Row {
 }
 
 /// Inputs of the inner reductions of `add`, `sub`, `from_signed`, `mul` and of the call
-/// sites in `mlkem-sampling` / `mlkem` that feed the field reductions directly.
+/// sites in `lattice-sampling` / `mlkem` that feed the field reductions directly.
 fn field_composition_rows() -> Vec<Row> {
     let canonical = u64::from(CANONICAL_MAX);
     let q = u64::from(Q);

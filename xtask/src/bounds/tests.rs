@@ -12,9 +12,10 @@ use super::reductions::{
 };
 use super::report::{LazySite, Method, Row, render};
 use super::{ntt, parse_threads, reductions};
+use lattice_field::gf3329::{BARRETT_MULTIPLIER, BARRETT_SHIFT, Q, Q32, REDUCE_ONCE_INPUT_MAX};
+use lattice_poly_ntt::Portable;
+use lattice_poly_ntt::mlkem::{ACCUMULATOR_MAX_TERMS, PRODUCT_TERM_MAX};
 use mlkem::compress::{COMPRESS_MULTIPLIER, COMPRESS_NUMERATOR_MAX, COMPRESS_SHIFT};
-use mlkem_field::{BARRETT_MULTIPLIER, BARRETT_SHIFT, Q, Q32, REDUCE_ONCE_INPUT_MAX};
-use mlkem_poly_ntt::{ACCUMULATOR_MAX_TERMS, PRODUCT_TERM_MAX, Portable};
 
 const THREADS: usize = 2;
 
@@ -34,7 +35,7 @@ fn barrett_with(x: i64, m: u64, s: u32) -> i64 {
     let x = x as u32;
     let t = ((u64::from(x) * m) >> s) as u32;
     let r = x - t * Q32;
-    i64::from(mlkem_field::reduce_once(r as u16))
+    i64::from(lattice_field::gf3329::reduce_once(r as u16))
 }
 
 // ---------------------------------------------------------------- reductions
@@ -57,7 +58,7 @@ fn sabotage_reduce_once_domain_one_too_large() {
 fn sabotage_library_reduce_once_beyond_its_domain() {
     // The real function at 2q: its debug assertion panics (or, without it, returns q).
     let max = i64::from(REDUCE_ONCE_INPUT_MAX);
-    let f = |x: i64| i64::from(mlkem_field::reduce_once(x as u16));
+    let f = |x: i64| i64::from(lattice_field::gf3329::reduce_once(x as u16));
     assert!(check_reduction("reduce_once", 0..=max, THREADS, f).passed());
     let bad = check_reduction("reduce_once", 0..=max + 1, THREADS, f);
     let cx = bad.counterexample.expect("counterexample");
@@ -297,12 +298,13 @@ mod avx2 {
         montgomery_reduce_row, ntt_inputs, ntt_rows, scan_montgomery_reduce,
     };
     use super::{THREADS, site};
-    use mlkem_field::Q;
-    use mlkem_poly_ntt::backend::avx2::{
+    use lattice_field::gf3329::Q;
+    use lattice_poly_ntt::Avx2;
+    use lattice_poly_ntt::backend::avx2::{
         AVX2_ACCUMULATOR_LIMIT, AVX2_MAX_TERMS, INTT_LANE_BOUND, NTT_LANE_BOUND,
     };
-    use mlkem_poly_ntt::backend::avx2_detected;
-    use mlkem_poly_ntt::{Avx2, PRODUCT_TERM_MAX};
+    use lattice_poly_ntt::backend::avx2_detected;
+    use lattice_poly_ntt::mlkem::PRODUCT_TERM_MAX;
 
     /// `2^31 - 2^15 q`, computed here rather than taken from the library.
     const TOP: i64 = (1 << 31) - (1 << 15) * Q as i64;

@@ -6,8 +6,8 @@
 //! builds with, which maps every instruction to its innermost inlined function and source
 //! line) and scanned:
 //!
-//! 1. the roots are every function of our crates (`mlkem`, `mlkem_field`,
-//!    `mlkem_poly_ntt`, `mlkem_sampling`, their closures, trait impls and monomorphized
+//! 1. the roots are every function of our crates (`mlkem`, `lattice_field`,
+//!    `lattice_poly_ntt`, `lattice_sampling`, their closures, trait impls and monomorphized
 //!    generics) and the harness's `#[inline(never)]` wrappers `ct_harness::ops::*`, into
 //!    which the optimizer inlines library code (a symbol counts as ours when its path
 //!    outside generic arguments names one of these crates);
@@ -40,9 +40,9 @@ use std::process::Command;
 /// Crates whose functions are the roots of the scan (path prefixes, `::`-terminated).
 const OUR_PATHS: [&str; 5] = [
     "mlkem::",
-    "mlkem_field::",
-    "mlkem_poly_ntt::",
-    "mlkem_sampling::",
+    "lattice_field::",
+    "lattice_poly_ntt::",
+    "lattice_sampling::",
     "ct_harness::ops::",
 ];
 
@@ -482,7 +482,7 @@ OFFSET           TYPE              VALUE
         assert!(is_ours(
             "<ct_harness::ops::MlKem768 as ct_harness::ops::Kem>::encapsulate"
         ));
-        assert!(is_ours("mlkem_poly_ntt::vector::Matrix<_>::mul_vector"));
+        assert!(is_ours("lattice_poly_ntt::vector::Matrix<_>::mul_vector"));
         assert!(!is_ours(
             "core::ptr::drop_in_place<mlkem::ml_kem_768::DecapsulationKey>"
         ));

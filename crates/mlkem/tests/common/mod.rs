@@ -12,8 +12,8 @@ use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
+use lattice_poly_ntt::backend;
 use mlkem::{Error, SharedSecret};
-use mlkem_poly_ntt::backend;
 use serde_json::Value;
 
 // The suites, each a set of functions that run on whichever backend the library currently

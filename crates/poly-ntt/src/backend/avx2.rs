@@ -17,7 +17,7 @@
 //!   with `barrett_reduce_i16` (to `|x| <= q/2`), keeping lanes below `8 * (q/2) * 2` before
 //!   each reduction ([`INTT_LANE_BOUND`]); the final multiplication by `128^-1 2^16` is Montgomery.
 //! - Accumulation: `vpmaddwd` of canonical operands adds at most
-//!   [`crate::PRODUCT_TERM_MAX`] = `2 (q-1)^2` per term to a signed 32-bit lane; the final
+//!   [`crate::mlkem::PRODUCT_TERM_MAX`] = `2 (q-1)^2` per term to a signed 32-bit lane; the final
 //!   Montgomery reduction needs the sum at most [`AVX2_ACCUMULATOR_LIMIT`] =
 //!   `2^31 - 2^15 q - 1`, which allows [`AVX2_MAX_TERMS`] terms.
 //! - Coefficient-wise addition / subtraction: canonical operands in unsigned 16-bit lanes;
@@ -25,9 +25,9 @@
 //!   subtraction of q, done as an unsigned minimum, makes them canonical.
 #![allow(unsafe_code)]
 
-use super::{Backend, PAIRS, Portable};
-use crate::N;
-use crate::zetas::{GAMMAS, ZETAS};
+use super::{Backend, Portable};
+use crate::mlkem::zetas::{GAMMAS, ZETAS};
+use crate::mlkem::{MlKem, N, PAIRS};
 use core::arch::x86_64::{
     __m256i, _mm_loadu_si128, _mm256_add_epi16, _mm256_add_epi32, _mm256_and_si256,
     _mm256_blend_epi16, _mm256_cvtepu16_epi32, _mm256_loadu_si256, _mm256_madd_epi16,
@@ -36,7 +36,7 @@ use core::arch::x86_64::{
     _mm256_srai_epi16, _mm256_srai_epi32, _mm256_srli_epi32, _mm256_storeu_si256, _mm256_sub_epi16,
     _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
 };
-use mlkem_field::Q;
+use lattice_field::gf3329::Q;
 
 /// The AVX2 backend. Its functions fall back to [`Portable`] on CPUs without AVX2
 /// (detection is done once and cached), so it is always safe to call; select it with
@@ -66,11 +66,11 @@ pub const INTT_LANE_BOUND: i32 = 8 * Q as i32;
 pub const AVX2_ACCUMULATOR_LIMIT: i64 = (1i64 << 31) - (1i64 << 15) * Q as i64 - 1;
 /// Number of base-case products one AVX2 accumulator lane can take.
 pub const AVX2_MAX_TERMS: usize =
-    (AVX2_ACCUMULATOR_LIMIT / crate::PRODUCT_TERM_MAX as i64) as usize;
+    (AVX2_ACCUMULATOR_LIMIT / crate::mlkem::PRODUCT_TERM_MAX as i64) as usize;
 
 const _: () = assert!(NTT_LANE_BOUND < i16::MAX as i32);
 const _: () = assert!(INTT_LANE_BOUND < i16::MAX as i32);
-const _: () = assert!(AVX2_MAX_TERMS >= crate::MAX_RANK);
+const _: () = assert!(AVX2_MAX_TERMS >= crate::mlkem::MAX_RANK);
 
 /// `x * 2^16 mod q`, centered in `(-q/2, q/2]`, for twiddle tables in Montgomery form.
 const fn to_mont(x: u16) -> i16 {
@@ -616,7 +616,7 @@ fn canonical(a: &[u16; N], b: &[u16; N]) -> bool {
     a.iter().chain(b).all(|&c| c < Q)
 }
 
-impl Backend for Avx2 {
+impl Backend<MlKem> for Avx2 {
     const MAX_TERMS: usize = AVX2_MAX_TERMS;
 
     fn ntt(coeffs: &mut [u16; N]) {
@@ -624,7 +624,7 @@ impl Backend for Avx2 {
             // SAFETY: the CPU supports AVX2 (runtime detection above).
             unsafe { ntt_avx2(coeffs) }
         } else {
-            Portable::ntt(coeffs);
+            <Portable as Backend<MlKem>>::ntt(coeffs);
         }
     }
 
@@ -633,7 +633,7 @@ impl Backend for Avx2 {
             // SAFETY: the CPU supports AVX2 (runtime detection above).
             unsafe { inverse_ntt_avx2(coeffs) }
         } else {
-            Portable::inverse_ntt(coeffs);
+            <Portable as Backend<MlKem>>::inverse_ntt(coeffs);
         }
     }
 
@@ -642,7 +642,7 @@ impl Backend for Avx2 {
             // SAFETY: the CPU supports AVX2 (runtime detection above).
             unsafe { mul_cache_avx2(b, out) }
         } else {
-            Portable::mul_cache(b, out);
+            <Portable as Backend<MlKem>>::mul_cache(b, out);
         }
     }
 
@@ -653,7 +653,7 @@ impl Backend for Avx2 {
             // SAFETY: the CPU supports AVX2 (runtime detection above).
             unsafe { accumulate_avx2(acc, a, b, b_zeta) }
         } else {
-            Portable::accumulate(acc, a, b, b_zeta);
+            <Portable as Backend<MlKem>>::accumulate(acc, a, b, b_zeta);
         }
     }
 
@@ -662,7 +662,7 @@ impl Backend for Avx2 {
             // SAFETY: the CPU supports AVX2 (runtime detection above).
             unsafe { reduce_accumulator_avx2(acc, out) }
         } else {
-            Portable::reduce_accumulator(acc, out);
+            <Portable as Backend<MlKem>>::reduce_accumulator(acc, out);
         }
     }
 
@@ -672,7 +672,7 @@ impl Backend for Avx2 {
             // SAFETY: the CPU supports AVX2 (runtime detection above).
             unsafe { add_avx2(a, b) }
         } else {
-            Portable::add(a, b);
+            <Portable as Backend<MlKem>>::add(a, b);
         }
     }
 
@@ -682,7 +682,7 @@ impl Backend for Avx2 {
             // SAFETY: the CPU supports AVX2 (runtime detection above).
             unsafe { sub_avx2(a, b) }
         } else {
-            Portable::sub(a, b);
+            <Portable as Backend<MlKem>>::sub(a, b);
         }
     }
 }
@@ -705,7 +705,7 @@ pub mod probe {
         FWD_SHUFFLED, FWD_SHUFFLED_QINV, GAMMAS_ODD, GAMMAS_ODD_QINV, INTT_SCALE, INV_SHUFFLED,
         INV_SHUFFLED_QINV, R2, ZETAS_MONT, load, qinv_of,
     };
-    use crate::N;
+    use crate::mlkem::N;
     use core::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_set1_epi16, _mm256_storeu_si256};
 
     /// One step of an NTT kernel, as recorded by [`Trace`].

@@ -6,8 +6,8 @@
 //! [`Portable`] is always present and is the reference every other backend is
 //! differentially tested against.
 //!
-//! Every function takes and returns canonical coefficients (in `[0, q)`) in FIPS 203 order,
-//! so backends are interchangeable at every call.
+//! A backend implements [`Backend<R>`] for the rings it serves; every method has a portable
+//! default, so it overrides only the kernels it accelerates.
 
 #[cfg(target_arch = "x86_64")]
 pub mod avx2;
@@ -59,49 +59,68 @@ pub fn use_avx2() -> bool {
     avx2_detected() && !portable_forced()
 }
 
-use crate::N;
+use crate::ring::{self, Ring};
 
-/// Number of base-case rings (pairs of coefficients) in the NTT domain.
-pub const PAIRS: usize = N / 2;
+/// The hot functions of ring `R` on one backend.
+///
+/// Every method has a portable default body (the generic algorithms of [`crate::ring`] and
+/// the ring's own product), so a backend implements only the kernels it accelerates for a
+/// ring and falls back for the rest. [`Portable`] implements the trait for every ring with
+/// the defaults alone; [`Avx2`] overrides every kernel for ML-KEM's ring.
+///
+/// Every function takes and returns canonical coefficients (in `[0, q)`) in the order of
+/// FIPS 203 / FIPS 204, so backends are interchangeable at every call.
+pub trait Backend<R: Ring>: Copy + Default + core::fmt::Debug + 'static {
+    /// How many products one accumulator can take with this backend's lane width and final
+    /// reduction (at most [`Ring::MAX_TERMS`]).
+    const MAX_TERMS: usize = R::MAX_TERMS;
 
-/// The hot functions a backend provides.
-pub trait Backend: Copy + Default + core::fmt::Debug + 'static {
-    /// How many base-case products one accumulator can take with this backend's lane width
-    /// and final reduction (at least [`crate::MAX_RANK`]).
-    const MAX_TERMS: usize;
+    /// Forward NTT in place (FIPS 203 Algorithm 9, FIPS 204 Algorithm 41).
+    #[inline]
+    fn ntt(coeffs: &mut R::Coeffs) {
+        ring::ntt::<R>(coeffs);
+    }
 
-    /// Forward NTT in place (FIPS 203 Algorithm 9). Input and output canonical.
-    fn ntt(coeffs: &mut [u16; N]);
+    /// Inverse NTT in place, including the final scaling (FIPS 203 Algorithm 10, FIPS 204
+    /// Algorithm 42).
+    #[inline]
+    fn inverse_ntt(coeffs: &mut R::Coeffs) {
+        ring::inverse_ntt::<R>(coeffs);
+    }
 
-    /// Inverse NTT in place, including the final multiplication by 128^-1
-    /// (FIPS 203 Algorithm 10). Input and output canonical.
-    fn inverse_ntt(coeffs: &mut [u16; N]);
+    /// The product cache of a right-hand side `b` ([`Ring::RhsCache`]; for ML-KEM
+    /// `out[i] = b[2i + 1] * gamma_i mod q`).
+    #[inline]
+    fn mul_cache(b: &R::Coeffs, out: &mut R::RhsCache) {
+        R::rhs_cache(b, out);
+    }
 
-    /// The asymmetric-multiplication cache of a right-hand side `b`:
-    /// `out[i] = b[2i + 1] * gamma_i mod q`.
-    fn mul_cache(b: &[u16; N], out: &mut [u16; PAIRS]);
-
-    /// Adds the unreduced base-case product of `a` and `b` to `acc`
-    /// (FIPS 203 Algorithms 11 and 12 without their reductions):
-    /// `acc[2i] += a[2i]*b[2i] + a[2i+1]*b_zeta[i]`, `acc[2i+1] += a[2i]*b[2i+1] + a[2i+1]*b[2i]`.
+    /// Adds the unreduced NTT-domain product of `a` and `b` to `acc` (for ML-KEM, FIPS 203
+    /// Algorithms 11 and 12 without their reductions; for ML-DSA the pointwise product).
     ///
-    /// Each call adds at most [`crate::PRODUCT_TERM_MAX`] to every entry; the caller keeps
+    /// Each call adds at most [`Ring::PRODUCT_TERM_MAX`] to every entry; the caller keeps
     /// the number of calls per accumulator within [`Self::MAX_TERMS`]. The layout of `acc`
     /// is the backend's own: only the same backend's [`Self::reduce_accumulator`] reads it.
-    fn accumulate(acc: &mut [u32; N], a: &[u16; N], b: &[u16; N], b_zeta: &[u16; PAIRS]);
+    #[inline]
+    fn accumulate(acc: &mut R::WideCoeffs, a: &R::Coeffs, b: &R::Coeffs, b_cache: &R::RhsCache) {
+        R::accumulate(acc, a, b, b_cache);
+    }
 
     /// Reduces every accumulator entry to its canonical representative.
-    fn reduce_accumulator(acc: &[u32; N], out: &mut [u16; N]);
+    #[inline]
+    fn reduce_accumulator(acc: &R::WideCoeffs, out: &mut R::Coeffs) {
+        ring::reduce_accumulator::<R>(acc, out);
+    }
 
-    /// `a[i] = a[i] + b[i] mod q` for every coefficient, in place.
-    ///
-    /// Inputs and output canonical: the sum is below `2q`, so one conditional subtraction
-    /// of q reduces it. Constant time (no branch or index depends on the values).
-    fn add(a: &mut [u16; N], b: &[u16; N]);
+    /// `a[i] = a[i] + b[i] mod q` for every coefficient, in place (constant time).
+    #[inline]
+    fn add(a: &mut R::Coeffs, b: &R::Coeffs) {
+        ring::add::<R>(a, b);
+    }
 
-    /// `a[i] = a[i] - b[i] mod q` for every coefficient, in place.
-    ///
-    /// Inputs and output canonical: `a - b + q` lies in `[1, 2q)`, so one conditional
-    /// subtraction of q reduces it. Constant time (no branch or index depends on the values).
-    fn sub(a: &mut [u16; N], b: &[u16; N]);
+    /// `a[i] = a[i] - b[i] mod q` for every coefficient, in place (constant time).
+    #[inline]
+    fn sub(a: &mut R::Coeffs, b: &R::Coeffs) {
+        ring::sub::<R>(a, b);
+    }
 }

@@ -9,8 +9,8 @@ use core::arch::x86_64::{
     _mm256_set1_epi8, _mm256_set1_epi16, _mm256_srai_epi16, _mm256_srli_epi16, _mm256_storeu_si256,
     _mm256_sub_epi8, _mm256_sub_epi16, _mm256_unpackhi_epi8, _mm256_unpacklo_epi8,
 };
-use mlkem_field::Q;
-use mlkem_poly_ntt::N;
+use lattice_field::gf3329::Q;
+use lattice_poly_ntt::mlkem::N;
 
 /// `c - 2 mod q` for lanes `c` in `[0, 4]`: the coefficient `x - y` from the biased `x + 2 - y`.
 #[inline]

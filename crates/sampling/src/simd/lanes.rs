@@ -23,7 +23,7 @@
 
 use core::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_storeu_si256};
 
-use mlkem_poly_ntt::N;
+use lattice_poly_ntt::mlkem::N;
 use zeroize::Zeroize;
 
 use super::keccak_x4::{SHAKE128_RATE, SHAKE256_RATE, WAYS, WORDS, keccak_f1600_x4};
@@ -48,7 +48,8 @@ impl Job<'_> {
     /// The rate of the job's sponge in bytes.
     fn rate(&self) -> usize {
         match self {
-            Self::SampleNtt { .. } => SHAKE128_RATE,
+            Self::SampleNtt { .. } | Self::RejNttPoly { .. } => SHAKE128_RATE,
+            Self::Xof { shake, .. } => shake.rate(),
             Self::Hash32 { .. } | Self::Noise { .. } => SHAKE256_RATE,
             Self::Absorb { .. } => SHA3_256_RATE,
         }
@@ -57,8 +58,8 @@ impl Job<'_> {
     /// The message, in up to two parts.
     fn message(&self) -> [&[u8]; 2] {
         match self {
-            Self::Hash32 { message, .. } => *message,
-            Self::SampleNtt { seed, .. } => [seed, &[]],
+            Self::Hash32 { message, .. } | Self::Xof { message, .. } => *message,
+            Self::SampleNtt { seed, .. } | Self::RejNttPoly { seed, .. } => [seed, &[]],
             Self::Noise { sigma, nonce, .. } => [*sigma, nonce],
             Self::Absorb { blocks, .. } => [blocks, &[]],
         }
@@ -68,7 +69,11 @@ impl Job<'_> {
     fn domain(&self) -> u8 {
         match self {
             Self::Hash32 { domain, .. } => *domain,
-            Self::SampleNtt { .. } | Self::Noise { .. } | Self::Absorb { .. } => SHAKE_DOMAIN,
+            Self::SampleNtt { .. }
+            | Self::RejNttPoly { .. }
+            | Self::Xof { .. }
+            | Self::Noise { .. }
+            | Self::Absorb { .. } => SHAKE_DOMAIN,
         }
     }
 }
@@ -174,6 +179,18 @@ impl<'a> Lane<'a> {
                 read(block);
                 self.filled = rej::parse_candidates_avx2(bytes_of(block), out, self.filled);
                 self.filled == N
+            }
+            Job::RejNttPoly { out, .. } => {
+                let block = &mut words[..SHAKE128_RATE / 8];
+                read(block);
+                self.filled =
+                    crate::expand_a::parse_three_byte_candidates(bytes_of(block), out, self.filled);
+                self.filled == N
+            }
+            Job::Xof { shake, sink, .. } => {
+                let block = &mut words[..shake.rate() / 8];
+                read(block);
+                sink.take_block(bytes_of(block))
             }
             // eta is public: branching on it is fine.
             Job::Noise {

@@ -10,7 +10,7 @@
 //! The hot functions are `#[target_feature(enable = "avx2")]` so that the whole Keccak
 //! permutation, the parser and the CBD are compiled for AVX2 and inlined into one another,
 //! with the default release profile and no `target-cpu` flag. They are reached only through
-//! [`Avx2`], a token that exists only when [`mlkem_poly_ntt::backend::use_avx2`] said yes
+//! [`Avx2`], a token that exists only when [`lattice_poly_ntt::backend::use_avx2`] said yes
 //! (the CPU has AVX2 and the portable backend is not forced). The rest of the crate asks
 //! [`Avx2::get`] once per batch and falls back to the portable code when it is `None`.
 //!
@@ -30,7 +30,7 @@ mod lanes;
 mod rej;
 
 #[cfg(test)]
-use mlkem_poly_ntt::N;
+use lattice_poly_ntt::mlkem::N;
 
 use crate::batch::Job;
 
@@ -38,7 +38,7 @@ use crate::batch::Job;
 const _: () = assert!(keccak_x4::SHAKE128_RATE == crate::SHAKE128_RATE);
 
 /// Proof that AVX2 code may run: the CPU has AVX2 (checked at run time, cached by
-/// `mlkem-poly-ntt`). Only [`Avx2::get`] and, in tests, `Avx2::detected` make one (the
+/// `lattice-poly-ntt`). Only [`Avx2::get`] and, in tests, `Avx2::detected` make one (the
 /// private field keeps other code from building one).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx2 {
@@ -49,17 +49,17 @@ pub(crate) struct Avx2 {
 #[allow(clippy::unused_self)]
 impl Avx2 {
     /// The token if AVX2 should be used: the CPU has it and
-    /// [`mlkem_poly_ntt::backend::force_portable`] is not in effect.
+    /// [`lattice_poly_ntt::backend::force_portable`] is not in effect.
     #[inline]
     pub(crate) fn get() -> Option<Self> {
-        mlkem_poly_ntt::backend::use_avx2().then_some(Self { _detected: () })
+        lattice_poly_ntt::backend::use_avx2().then_some(Self { _detected: () })
     }
 
     /// The token if the CPU has AVX2, ignoring `force_portable` (for differential tests,
     /// which must not flip the process-wide switch).
     #[cfg(test)]
     pub(crate) fn detected() -> Option<Self> {
-        mlkem_poly_ntt::backend::avx2_detected().then_some(Self { _detected: () })
+        lattice_poly_ntt::backend::avx2_detected().then_some(Self { _detected: () })
     }
 
     /// Runs independent Keccak jobs of mixed kinds on the four lanes (see [`lanes`]).
@@ -88,7 +88,7 @@ mod tests {
     use crate::noise::sample_noise_polys_portable;
     use crate::sample_ntt::sample_ntt_batch_portable;
     use crate::sample_ntt::{INITIAL_BYTES, SAMPLE_NTT_SEED_BYTES};
-    use mlkem_poly_ntt::{NttPoly, Poly};
+    use lattice_poly_ntt::mlkem::{NttPoly, Poly};
     use proptest::prelude::*;
     use sha3::Shake128;
     use sha3::digest::{ExtendableOutput, Update, XofReader};

@@ -25,8 +25,8 @@ use core::arch::x86_64::{
     _mm256_shuffle_epi8, _mm256_srli_epi16,
 };
 
-use mlkem_field::Q;
-use mlkem_poly_ntt::N;
+use lattice_field::gf3329::Q;
+use lattice_poly_ntt::mlkem::N;
 
 use crate::sample_ntt::parse_candidates;
 

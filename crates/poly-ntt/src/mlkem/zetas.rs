@@ -1,6 +1,6 @@
 //! Compile-time twiddle tables of FIPS 203 (Appendix A), in BitRev7 order.
 
-use mlkem_field::pow;
+use lattice_field::gf3329::pow;
 
 /// zeta = 17, a primitive 256th root of unity mod q (17^128 = -1).
 pub const ZETA: u16 = 17;
@@ -37,7 +37,7 @@ pub const GAMMAS: [u16; 128] = {
 /// 128^-1 mod q = 3303: the scaling at the end of the inverse NTT (Algorithm 10, line 14).
 pub const INV_128: u16 = 3303;
 
-const _: () = assert!((INV_128 as u32 * 128) % mlkem_field::Q32 == 1);
+const _: () = assert!((INV_128 as u32 * 128) % lattice_field::gf3329::Q32 == 1);
 
 #[cfg(test)]
 mod tests {
@@ -70,7 +70,10 @@ mod tests {
         );
         // gamma_{2i+1} = -gamma_{2i}.
         for i in 0..64 {
-            assert_eq!((GAMMAS[2 * i] + GAMMAS[2 * i + 1]) % mlkem_field::Q, 0);
+            assert_eq!(
+                (GAMMAS[2 * i] + GAMMAS[2 * i + 1]) % lattice_field::gf3329::Q,
+                0
+            );
         }
     }
 }

@@ -1,0 +1,290 @@
+//! ML-DSA's matrix (FIPS 204): `RejNTTPoly` (Algorithm 30) and `ExpandA` (Algorithm 32),
+//! and streams of XOF output for rejection rules that live with their scheme ([`XofSink`]).
+//!
+//! The `k x l` SHAKE128 streams of ExpandA are jobs of a [`Batch`] like ML-KEM's matrix
+//! rows, so they share the multi-way Keccak and its lane scheduler. Everything here is a
+//! function of the public seed rho, so branching on the XOF output is fine.
+
+use crate::batch::{Batch, Job};
+use crate::keccak::{SHAKE_DOMAIN, Sponge};
+use crate::sample_ntt::{SAMPLE_NTT_SEED_BYTES, SHAKE128_RATE, matrix_seed};
+use lattice_field::gf8380417::Q;
+use lattice_poly_ntt::mldsa::{Matrix, N, NttPoly};
+
+/// Which SHAKE an [`XofSink`] job reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shake {
+    /// SHAKE128 (rate 168 bytes).
+    Shake128,
+    /// SHAKE256 (rate 136 bytes).
+    Shake256,
+}
+
+impl Shake {
+    /// The rate in bytes: the size of every block handed to [`XofSink::take_block`].
+    #[must_use]
+    pub const fn rate(self) -> usize {
+        match self {
+            Self::Shake128 => SHAKE128_RATE,
+            Self::Shake256 => crate::keccak::SHAKE256_RATE,
+        }
+    }
+}
+
+/// A consumer of XOF output, one rate-sized block at a time: a rejection rule that belongs
+/// to a scheme (ML-DSA's `RejBoundedPoly`) run by a [`Batch`] beside other Keccak work.
+pub trait XofSink {
+    /// Takes the next block of output (exactly [`Shake::rate`] bytes); returns `true` once
+    /// it needs no more.
+    fn take_block(&mut self, block: &[u8]) -> bool;
+}
+
+/// `RejNTTPoly(seed)`, FIPS 204 Algorithm 30: rejection sampling of a uniform polynomial of
+/// ML-DSA's T_q from `SHAKE128(seed)`, three bytes per candidate (`CoeffFromThreeBytes`,
+/// Algorithm 14: `b0 + 256 b1 + 65536 (b2 mod 128)`, kept if below q).
+///
+/// Not constant time, by design: the seed is public.
+#[must_use]
+pub fn rej_ntt_poly(seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> NttPoly {
+    let mut poly = NttPoly::zero();
+    let mut batch = Batch::new();
+    batch.push(Job::RejNttPoly {
+        seed: *seed,
+        out: poly.coeffs_mut(),
+    });
+    batch.run();
+    poly
+}
+
+/// The portable `RejNTTPoly` into `coeffs`: scalar SHAKE128 and the scalar parser.
+pub(crate) fn rej_ntt_poly_into(seed: &[u8; SAMPLE_NTT_SEED_BYTES], coeffs: &mut [u32; N]) {
+    let mut xof = Sponge::<SHAKE128_RATE>::new();
+    xof.absorb(seed);
+    xof.finalize(SHAKE_DOMAIN);
+    let mut block = [0u8; SHAKE128_RATE];
+    let mut filled = 0;
+    while filled < N {
+        xof.squeeze_block(&mut block);
+        filled = parse_three_byte_candidates(&block, coeffs, filled);
+    }
+}
+
+/// Algorithm 30 lines 4-9 over `bytes` (a multiple of 3): appends the accepted candidates
+/// to `coeffs[filled..]`, stopping once all `N` are filled; returns the new count.
+pub(crate) fn parse_three_byte_candidates(
+    bytes: &[u8],
+    coeffs: &mut [u32; N],
+    mut filled: usize,
+) -> usize {
+    let (groups, rest) = bytes.as_chunks::<3>();
+    debug_assert!(rest.is_empty(), "partial 3-byte group");
+    for &[b0, b1, b2] in groups {
+        if filled == N {
+            break;
+        }
+        // CoeffFromThreeBytes (Algorithm 14): the top bit of b2 is dropped.
+        let c = u32::from(b0) | u32::from(b1) << 8 | u32::from(b2 & 0x7f) << 16;
+        if c < Q {
+            coeffs[filled] = c;
+            filled += 1;
+        }
+    }
+    filled
+}
+
+/// Runs an [`XofSink`] job on the scalar Keccak.
+pub(crate) fn run_sink_portable(shake: Shake, message: [&[u8]; 2], sink: &mut dyn XofSink) {
+    fn run<const RATE: usize>(message: [&[u8]; 2], sink: &mut dyn XofSink) {
+        let mut xof = Sponge::<RATE>::new();
+        for part in message {
+            xof.absorb(part);
+        }
+        xof.finalize(SHAKE_DOMAIN);
+        let mut block = [0u8; RATE];
+        loop {
+            xof.squeeze_block(&mut block);
+            if sink.take_block(&block) {
+                break;
+            }
+        }
+        zeroize::Zeroize::zeroize(&mut block);
+    }
+    match shake {
+        Shake::Shake128 => run::<SHAKE128_RATE>(message, sink),
+        Shake::Shake256 => run::<{ crate::keccak::SHAKE256_RATE }>(message, sink),
+    }
+}
+
+impl<'a> Batch<'a> {
+    /// Rows `first_row ..` of ML-DSA's `K x L` matrix A-hat (FIPS 204 Algorithm 32):
+    /// entry `s` of `rows[r]` is `RejNTTPoly(rho || s || i)` with `i = first_row + r`.
+    ///
+    /// Not constant time with respect to rho, by design (rho is public).
+    ///
+    /// # Panics
+    /// If `first_row + rows.len() > K` or an index does not fit a byte.
+    pub fn mldsa_matrix_rows<const K: usize, const L: usize>(
+        &mut self,
+        rho: &[u8; 32],
+        first_row: usize,
+        rows: &'a mut [[NttPoly; L]],
+    ) {
+        assert!(
+            K <= 256 && L <= 256 && first_row + rows.len() <= K,
+            "rows {first_row}..{} of a {K} x {L} matrix",
+            first_row + rows.len()
+        );
+        for (i, row) in (first_row..).zip(rows) {
+            for (s, poly) in row.iter_mut().enumerate() {
+                self.push(Job::RejNttPoly {
+                    // rho || IntegerToBytes(s, 1) || IntegerToBytes(r, 1): the same layout as
+                    // ML-KEM's rho || j || i.
+                    seed: matrix_seed(rho, i as u8, s as u8),
+                    // The parser writes only values below q: the canonical invariant holds.
+                    out: poly.coeffs_mut(),
+                });
+            }
+        }
+    }
+
+    /// A stream of `shake(message[0] || message[1])` fed to `sink` a block at a time until
+    /// it has enough (see [`XofSink`]). Constant time with respect to the message's content;
+    /// the number of blocks is whatever the sink asks for.
+    pub fn xof(&mut self, shake: Shake, message: [&'a [u8]; 2], sink: &'a mut dyn XofSink) {
+        self.push(Job::Xof {
+            shake,
+            message,
+            sink,
+        });
+    }
+}
+
+/// `ExpandA(rho)`, FIPS 204 Algorithm 32: the `K x L` matrix A-hat of ML-DSA, all `K L`
+/// streams in one batch.
+#[must_use]
+pub fn expand_a<const K: usize, const L: usize>(rho: &[u8; 32]) -> Matrix<K, L> {
+    let mut matrix = Matrix::<K, L>::zero();
+    let mut batch = Batch::new();
+    batch.mldsa_matrix_rows::<K, L>(rho, 0, &mut matrix.rows);
+    batch.run();
+    matrix
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sha3::digest::{ExtendableOutput, Update, XofReader};
+    use sha3::{Shake128, Shake256};
+    use std::vec::Vec;
+
+    /// Algorithm 30 read literally, from sha3's SHAKE128, one 3-byte group at a time.
+    fn reference(seed: &[u8]) -> [u32; N] {
+        let mut xof = Shake128::default();
+        xof.update(seed);
+        let mut reader = xof.finalize_xof();
+        let mut out = [0u32; N];
+        let mut j = 0;
+        while j < N {
+            let mut b = [0u8; 3];
+            reader.read(&mut b);
+            let c = u32::from(b[0]) + 256 * u32::from(b[1]) + 65536 * u32::from(b[2] % 128);
+            if c < Q {
+                out[j] = c;
+                j += 1;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn rej_ntt_poly_matches_reference() {
+        for n in 0..20u8 {
+            let seed = [n.wrapping_mul(37); SAMPLE_NTT_SEED_BYTES];
+            assert_eq!(rej_ntt_poly(&seed).coeffs(), &reference(&seed));
+        }
+    }
+
+    #[test]
+    fn parser_boundaries() {
+        // q - 1 accepted, q and the dropped top bit handled.
+        let mut c = [0u32; N];
+        let q = Q.to_le_bytes();
+        let qm1 = (Q - 1).to_le_bytes();
+        let bytes = [
+            q[0], q[1], q[2], qm1[0], qm1[1], qm1[2], 0xff, 0xff, 0xff, 1, 0, 0x80,
+        ];
+        assert_eq!(parse_three_byte_candidates(&bytes, &mut c, 0), 2);
+        assert_eq!(&c[..2], &[Q - 1, 1]);
+        // A full polynomial ignores the rest.
+        assert_eq!(parse_three_byte_candidates(&bytes, &mut c, N), N);
+    }
+
+    /// Collects `want` bytes of output.
+    struct Collect {
+        want: usize,
+        got: Vec<u8>,
+    }
+
+    impl XofSink for Collect {
+        fn take_block(&mut self, block: &[u8]) -> bool {
+            self.got.extend_from_slice(block);
+            self.got.len() >= self.want
+        }
+    }
+
+    #[test]
+    fn expand_a_matches_reference_and_sinks_read_shake() {
+        let rho = [5u8; 32];
+        let a = expand_a::<8, 7>(&rho);
+        for (r, row) in a.rows.iter().enumerate() {
+            for (s, p) in row.iter().enumerate() {
+                let mut seed = rho.to_vec();
+                seed.extend([s as u8, r as u8]);
+                assert_eq!(p.coeffs(), &reference(&seed), "A[{r}][{s}]");
+            }
+        }
+        // Sinks beside matrix streams, both SHAKEs, several lengths.
+        let message = [9u8; 66];
+        let mut sinks: Vec<(Shake, Collect)> = [
+            (Shake::Shake256, 500),
+            (Shake::Shake128, 168),
+            (Shake::Shake256, 1),
+        ]
+        .into_iter()
+        .map(|(k, want)| {
+            (
+                k,
+                Collect {
+                    want,
+                    got: Vec::new(),
+                },
+            )
+        })
+        .collect();
+        let mut m = Matrix::<2, 3>::zero();
+        let mut batch = Batch::new();
+        for (shake, sink) in &mut sinks {
+            batch.xof(*shake, [&message[..64], &message[64..]], sink);
+        }
+        batch.mldsa_matrix_rows::<2, 3>(&rho, 0, &mut m.rows);
+        batch.run();
+        assert_eq!(m.rows[1], a.rows[1][..3]);
+        for (shake, sink) in sinks {
+            let mut expected = std::vec![0u8; sink.got.len()];
+            match shake {
+                Shake::Shake128 => {
+                    let mut x = Shake128::default();
+                    x.update(&message);
+                    x.finalize_xof().read(&mut expected);
+                }
+                Shake::Shake256 => {
+                    let mut x = Shake256::default();
+                    x.update(&message);
+                    x.finalize_xof().read(&mut expected);
+                }
+            }
+            assert_eq!(sink.got.len() % shake.rate(), 0);
+            assert_eq!(sink.got, expected, "{shake:?}");
+        }
+    }
+}
