@@ -1,16 +1,16 @@
-//! Field layer: every reduction of `lattice-field` against the naive `%`, on its declared
-//! input domain (the `*_INPUT_MAX` / `CANONICAL_MAX` constants).
+//! Field layer: every reduction of `lattice-field` (GF(3329) and GF(8380417)) against the
+//! naive `%`, on its declared input domain (the `*_INPUT_MAX` / `CANONICAL_MAX` constants).
 //!
 //! Input: any bytes, read as little-endian words. Each word is mapped into the domain of the
 //! function under test two ways: clamped (so the fuzzer can reach the exact domain edges) and
 //! folded with `%` (so every value it produces is in the domain).
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
 use lattice_field::gf3329::{
     BARRETT_INPUT_MAX, CANONICAL_MAX, FROM_SIGNED_INPUT_MAX, FROM_SIGNED_INPUT_MIN, Q,
     REDUCE_ONCE_INPUT_MAX, add, barrett_reduce, from_signed, mul, pow, reduce_once, sub,
 };
+use libfuzzer_sys::fuzz_target;
 
 fn naive(x: i64) -> u16 {
     x.rem_euclid(i64::from(Q)) as u16
@@ -61,7 +61,53 @@ fn check_pow(base: u16, e: u8) {
     assert_eq!(pow(base, e.into()), naive(expected), "pow({base}, {e})");
 }
 
+/// GF(8380417): Barrett over any u64, and reduce_once / add / sub / mul / from_signed on
+/// folded and clamped inputs.
+fn check_gf8380417(x: u64) {
+    use lattice_field::gf8380417 as f;
+    let q = u64::from(f::Q);
+    assert_eq!(
+        u64::from(f::barrett_reduce(x)),
+        x % q,
+        "gf8380417 barrett_reduce({x})"
+    );
+    let (lo, hi) = (x as u32, (x >> 32) as u32);
+    let once = |r: u32| {
+        [
+            r % (f::REDUCE_ONCE_INPUT_MAX + 1),
+            r.min(f::REDUCE_ONCE_INPUT_MAX),
+        ]
+    };
+    for r in once(lo) {
+        assert_eq!(
+            u64::from(f::reduce_once(r)),
+            u64::from(r) % q,
+            "reduce_once({r})"
+        );
+    }
+    let canon = |r: u32| [r % f::Q, r.min(f::CANONICAL_MAX)];
+    for a in canon(lo) {
+        for b in canon(hi) {
+            let (wa, wb) = (u64::from(a), u64::from(b));
+            assert_eq!(u64::from(f::add(a, b)), (wa + wb) % q, "add({a}, {b})");
+            assert_eq!(u64::from(f::sub(a, b)), (wa + q - wb) % q, "sub({a}, {b})");
+            assert_eq!(u64::from(f::mul(a, b)), wa * wb % q, "mul({a}, {b})");
+        }
+    }
+    let s = (lo % (2 * f::Q - 1)) as i32 - (f::Q as i32 - 1);
+    assert_eq!(
+        i64::from(f::from_signed(s)),
+        i64::from(s).rem_euclid(q as i64),
+        "from_signed({s})"
+    );
+}
+
 fuzz_target!(|data: &[u8]| {
+    for chunk in data.chunks(8) {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        check_gf8380417(u64::from_le_bytes(word));
+    }
     for chunk in data.chunks(4) {
         let mut word = [0u8; 4];
         word[..chunk.len()].copy_from_slice(chunk);

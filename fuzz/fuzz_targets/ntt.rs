@@ -10,12 +10,14 @@
 //! polynomials), and a word is folded into `[0, q)` with `%` unless it is already canonical.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
 use lattice_field::gf3329::Q;
 use lattice_poly_ntt::mlkem::MlKem;
+use lattice_poly_ntt::mlkem::{Accumulator, multiply_ntts_eager};
+use lattice_poly_ntt::mlkem::{
+    CachedNttPoly, MAX_RANK, N, NttPoly, NttVector, Poly, multiply_ntts,
+};
 use lattice_poly_ntt::{Backend, Portable};
-use lattice_poly_ntt::{mlkem::{Accumulator, multiply_ntts_eager}};
-use lattice_poly_ntt::mlkem::{CachedNttPoly, MAX_RANK, N, NttPoly, NttVector, Poly, multiply_ntts};
+use libfuzzer_sys::fuzz_target;
 
 /// Reads the `index`-th polynomial of the input, checking on the way that
 /// `Poly::from_coeffs` rejects exactly the raw words that are not canonical.
@@ -89,7 +91,7 @@ fn check_rank<B: Backend<MlKem>, const K: usize>(
     let mut eager = NttPoly::zero();
     for i in 0..K {
         acc.add_product::<B>(&a_hat[i], &rhs.0[i]);
-        eager.add_assign(&multiply_ntts_eager(&a_hat[i], &b_hat[i]));
+        eager.add_assign::<B>(&multiply_ntts_eager(&a_hat[i], &b_hat[i]));
     }
     assert_eq!(acc.terms(), K);
     let reduced = acc.reduce::<B>();
@@ -125,9 +127,9 @@ fn check<B: Backend<MlKem>>(k: usize, a: &[Poly], b: &[Poly], products: &[[u16; 
 
     // Linearity: NTT(a + b) = NTT(a) + NTT(b).
     let mut sum = a[0].clone();
-    sum.add_assign(&b[0]);
+    sum.add_assign::<B>(&b[0]);
     let mut hat_sum = ntts[0].clone();
-    hat_sum.add_assign(&ntts[k]);
+    hat_sum.add_assign::<B>(&ntts[k]);
     assert_eq!(sum.ntt::<B>(), hat_sum, "NTT is not linear");
 
     // One product through the NTT (lazy, cached b*zeta) against the schoolbook product.
