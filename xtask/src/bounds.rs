@@ -2,27 +2,33 @@
 //!
 //! DESIGN.md, "Bounds discipline": every place that skips a reduction states its bound in an
 //! exported constant next to the code, and this command proves what can be proved by
-//! machine. Every number comes from the crates' own constants (`lattice_field::*_INPUT_MAX`,
-//! `BARRETT_*`, `lattice_poly_ntt::{PRODUCT_TERM_MAX, ACCUMULATOR_MAX_TERMS, MAX_RANK,
-//! NTT_OUTPUT_MAX}`, `mlkem::compress::COMPRESS_*`), so the table cannot drift from the code.
+//! machine. Every number comes from the crates' own constants
+//! (`lattice_field::{gf3329, gf8380417}::{*_INPUT_MAX, BARRETT_*}`,
+//! `lattice_poly_ntt::mlkem::{PRODUCT_TERM_MAX, ACCUMULATOR_MAX_TERMS, MAX_RANK,
+//! NTT_OUTPUT_MAX}`, `lattice_poly_ntt::mldsa::{PRODUCT_TERM_MAX, ACCUMULATOR_MAX_TERMS,
+//! MAX_COLUMNS}`, `mlkem::compress::COMPRESS_*`), so the table cannot drift from the code.
 //!
 //! | part | module | how |
 //! |---|---|---|
-//! | field reductions, `add`/`sub`/`mul` | [`reductions`] | exhaustive over the declared domain, against `x mod q` (Barrett: all 2^32 inputs, on every core) |
+//! | GF(3329) field reductions, `add`/`sub`/`mul` | [`reductions`] | exhaustive over the declared domain, against `x mod q` (Barrett: all 2^32 inputs, on every core) |
+//! | GF(8380417) `reduce_once`, `from_signed`, `not_canonical` | [`gf8380417`] | exhaustive over the declared domain (2q, 2q - 1 and 2^32 inputs) |
+//! | GF(8380417) `barrett_reduce` (all of `u64`), `add`/`sub`/`mul` (~2^46 pairs) | [`gf8380417`], [`sampled`] | NOT exhaustive (method `boundaries + random`): every boundary input (multiples of q and powers of two +- 2 across the range, accumulator sums, ...) and 2^28 random inputs (2^26 random pairs per operation), on every core |
+//! | GF(8380417) Barrett constants, inner reductions | [`gf8380417`] | the inequalities of the library's `const` assertions, re-evaluated |
 //! | Compress_d / Decompress_d, d in {1, 4, 5, 10, 11}, and the reciprocal | [`reductions`] | exhaustive, against the exact rational formula (round half up) |
-//! | Barrett / compress constants, call-site domains | [`reductions`] | the inequalities of the library's `const` assertions, re-evaluated |
-//! | lazy accumulation for K = 1..4 | [`accumulate`] | the real `Accumulator` / `Matrix` / `NttVector::dot` code on extreme operands |
+//! | GF(3329) Barrett / compress constants, call-site domains | [`reductions`] | the inequalities of the library's `const` assertions, re-evaluated |
+//! | ML-KEM lazy accumulation for K = 1..4 | [`accumulate`] | the real `Accumulator` / `Matrix` / `NttVector::dot` code on extreme operands |
 //! | NTT output ranges, twiddle tables | [`ntt`] | extreme and random inputs |
 //! | AVX2 backend: `barrett_reduce_i16`, `montgomery_mul`, `montgomery_reduce_i32`, NTT lanes per layer | [`avx2`] | exhaustive over each declared domain / the probe of `lattice_poly_ntt::backend::avx2` on extreme, random and hill-climbed inputs |
 //! | AVX2 accumulation for K = 1..4, capacity | [`accumulate`] | the real `Accumulator` with `Avx2`, raw signed 32-bit lanes against `AVX2_ACCUMULATOR_LIMIT` |
+//! | ML-DSA lazy accumulation, k x l = 4 x 4, 6 x 5, 8 x 7, capacity | [`mldsa_accumulate`] | the real `mldsa::Matrix::mul_vector` / `Accumulator` (`Portable`) on all-maximal and random operands, raw `u64` sums against exact `u128` sums |
 //!
 //! The AVX2 rows run when the CPU has AVX2 (`lattice_poly_ntt::backend::avx2_detected`), and
 //! are one SKIP row otherwise.
 //!
 //! The checks themselves are plain functions returning a verdict
-//! ([`exhaustive::check_exhaustive`], [`reductions::check_reduction`],
-//! [`report::LazySite::check`]), and the sabotage tests in `tests` show that they fail on
-//! a broken bound.
+//! ([`exhaustive::check_exhaustive`], [`sampled::check_sampled`],
+//! [`reductions::check_reduction`], [`report::LazySite::check`]), and the sabotage tests in
+//! `tests` show that they fail on a broken bound.
 //!
 //! # Speed and overflow checks
 //! The exhaustive Barrett proof runs 2^32 reductions. The checked library functions are
@@ -42,9 +48,12 @@ mod accumulate;
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 mod exhaustive;
+mod gf8380417;
+mod mldsa_accumulate;
 mod ntt;
 mod reductions;
 mod report;
+mod sampled;
 #[cfg(test)]
 mod tests;
 
@@ -236,6 +245,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let mut rows = reductions::field_rows(threads);
     phase("field", t);
     let t = Instant::now();
+    rows.extend(gf8380417::field_rows(threads));
+    phase("gf8380417", t);
+    let t = Instant::now();
     rows.extend(reductions::compress_rows(threads));
     phase("compress", t);
     let t = Instant::now();
@@ -252,16 +264,23 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     ));
     phase("poly-ntt", t);
     let t = Instant::now();
+    let (mldsa_rows, mldsa_lines) = mldsa_accumulate::rows();
+    rows.extend(mldsa_rows);
+    phase("mldsa", t);
+    let t = Instant::now();
     let (simd_rows, simd_details) = avx2_rows(threads);
     rows.extend(simd_rows);
     phase("avx2", t);
 
     println!(
-        "bounds of every reduction and lazy site (q = {}, {threads} threads)\n",
-        lattice_field::gf3329::Q
+        "bounds of every reduction and lazy site (q = {} and q = {}, {threads} threads)\n",
+        lattice_field::gf3329::Q,
+        lattice_field::gf8380417::Q
     );
     print!("{}", report::render(&rows));
     println!("\n{lanes}");
+    println!("{mldsa_lines}");
+    println!("{}", gf8380417::details());
     if !simd_details.is_empty() {
         println!("{simd_details}");
     }

@@ -6,7 +6,7 @@
 //! coefficient once at the end; it counts its terms and refuses more than the backend's
 //! limit ([`Backend::MAX_TERMS`], at most [`Ring::MAX_TERMS`]). For ML-KEM a term is
 //! `2(q-1)^2` in a `u32` (193 fit; k <= 4 are needed); for ML-DSA `(q-1)^2` in a `u64`
-//! (262,143 fit; l <= 7 are needed).
+//! (262,656 fit; l <= 7 are needed).
 //!
 //! The right-hand side of every product is a [`CachedNttPoly`]: the polynomial with the
 //! ring's [`Ring::RhsCache`] (ML-KEM's `b[2i+1] * gamma_i`, "asymmetric multiplication";

@@ -4,7 +4,7 @@
 //!
 //! Products are summed unreduced in `u64`: each term is at most [`PRODUCT_TERM_MAX`] =
 //! `(q-1)^2 < 2^46`, the Barrett reduction of [`lattice_field::gf8380417`] accepts every
-//! `u64`, so an accumulator takes [`ACCUMULATOR_MAX_TERMS`] = 262,143 products and ML-DSA's
+//! `u64`, so an accumulator takes [`ACCUMULATOR_MAX_TERMS`] = 262,656 products and ML-DSA's
 //! widest matrix (ML-DSA-87, l = 7 columns) needs [`MAX_COLUMNS`]. Nothing is cached for a
 //! right-hand side ([`Ring::RhsCache`] is `()`).
 //!

@@ -103,12 +103,21 @@ fn b1_for_cache(i: usize, target: u16) -> u16 {
     ((u32::from(target) * u32::from(gamma_inv(i))) % u32::from(Q)) as u16
 }
 
-/// A small deterministic generator (SplitMix64) for the random operands.
-struct SplitMix(u64);
+/// A small deterministic generator (SplitMix64) for the random operands (here and in
+/// [`super::sampled`]).
+pub(crate) struct SplitMix(pub(crate) u64);
 
 impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    /// The increment of the state per draw.
+    const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+
+    /// The generator of seed `seed` after `position` draws.
+    pub(crate) const fn at(seed: u64, position: u64) -> Self {
+        Self(seed.wrapping_add(position.wrapping_mul(Self::GAMMA)))
+    }
+
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(Self::GAMMA);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);

@@ -1,5 +1,7 @@
-//! Field reductions (`lattice-field`) and Compress/Decompress (`mlkem::compress`), each proved
-//! over its whole declared domain, plus the constant inequalities their proofs rest on.
+//! GF(3329) field reductions (`lattice_field::gf3329`) and Compress/Decompress
+//! (`mlkem::compress`), each proved over its whole declared domain, plus the constant
+//! inequalities their proofs rest on (the Barrett argument is shared with
+//! [`super::gf8380417`]).
 
 use super::exhaustive::{Exhaustive, check_exhaustive};
 use super::report::{LazySite, Method, Row, group, group_signed, headroom};
@@ -71,7 +73,7 @@ pub(crate) fn exhaustive_row(ex: &Exhaustive, out_max: i64, domain_label: &str) 
 }
 
 /// `[lo, hi]` with digit grouping.
-fn interval(lo: i64, hi: i64) -> String {
+pub(crate) fn interval(lo: i64, hi: i64) -> String {
     format!("in [{}, {}]", group_signed(lo), group_signed(hi))
 }
 
@@ -172,11 +174,24 @@ pub(crate) fn barrett_constants_row() -> Row {
     barrett_constants_check(BARRETT_MULTIPLIER, BARRETT_SHIFT, BARRETT_INPUT_MAX.into())
 }
 
-/// The Barrett argument for a multiplier `m`, shift `s` and input bound `x_max`:
-/// `floor(x m / 2^s)` is `floor(x / q)` or one less iff `x_max (2^s - m q) < q 2^s` (with
-/// `m q <= 2^s`), and the product must fit a `u64`.
+/// The Barrett argument for GF(3329) with a multiplier `m`, shift `s` and input bound
+/// `x_max` (the product `x m` is computed in a `u64`): see [`barrett_constants_check_for`].
 pub(crate) fn barrett_constants_check(m: u64, s: u32, x_max: u64) -> Row {
-    let q = u128::from(Q);
+    barrett_constants_check_for(u64::from(Q), m, s, x_max, 64)
+}
+
+/// The Barrett argument for modulus `q`, multiplier `m`, shift `s` and input bound `x_max`:
+/// `floor(x m / 2^s)` is `floor(x / q)` or one less iff `x_max (2^s - m q) < q 2^s` (with
+/// `m q <= 2^s`), and the product `x m` must fit the `product_bits`-bit type it is computed
+/// in.
+pub(crate) fn barrett_constants_check_for(
+    q: u64,
+    m: u64,
+    s: u32,
+    x_max: u64,
+    product_bits: u32,
+) -> Row {
+    let q = u128::from(q);
     let two_s = 1u128 << s;
     let mut row = Row::new(
         format!("Barrett constants m = {}, s = {s}", group(m.into())),
@@ -195,10 +210,10 @@ pub(crate) fn barrett_constants_check(m: u64, s: u32, x_max: u64) -> Row {
     row.require(worst < limit, || {
         "x_max (2^s - m q) >= q 2^s: the quotient estimate can be two below".into()
     });
-    row.require(
-        u128::from(x_max) * u128::from(m) <= u128::from(u64::MAX),
-        || "x * m overflows a u64".into(),
-    );
+    let product_max = u128::MAX >> (128 - product_bits);
+    row.require(u128::from(x_max) * u128::from(m) <= product_max, || {
+        format!("x * m overflows a u{product_bits}")
+    });
     row
 }
 

@@ -7,6 +7,10 @@ use std::fmt::Write as _;
 pub(crate) enum Method {
     /// Every input of the declared domain run against the exact definition.
     Exhaustive,
+    /// A domain too large to enumerate: every boundary input, then a large random sample,
+    /// run against the exact definition ([`super::sampled`]). The row's detail gives both
+    /// counts.
+    Sampled,
     /// The real code run on operands at the extremes of their declared ranges.
     WorstCase,
     /// An inequality between exported constants, asserted at compile time in the library
@@ -21,6 +25,7 @@ impl Method {
     fn label(self) -> &'static str {
         match self {
             Self::Exhaustive => "exhaustive",
+            Self::Sampled => "boundaries + random",
             Self::WorstCase => "worst-case",
             Self::ConstAssert => "const-assert",
             Self::Analytic => "analytic",

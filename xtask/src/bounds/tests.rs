@@ -288,6 +288,245 @@ fn threads_argument() {
     assert!(parse_threads(&["--bogus".into()]).is_err());
 }
 
+// ---------------------------------------------------------------- GF(8380417) and ML-DSA
+
+mod q8380417 {
+    use super::super::exhaustive::{Outcome, check_exhaustive};
+    use super::super::gf8380417::{
+        BARRETT_SHIFT, ExactOp, FieldOp, barrett_boundaries, barrett_constants_row, barrett_row,
+        check_barrett, check_op, draw_u64, sampled_row,
+    };
+    use super::super::mldsa_accumulate::{self, capacity_check, matrix_row};
+    use super::super::reductions::barrett_constants_check_for;
+    use super::super::sampled::{Phase, RandomSample, check_sampled};
+    use super::THREADS;
+    use lattice_field::gf8380417::{
+        self as gf, BARRETT_MULTIPLIER, CANONICAL_MAX, Q, REDUCE_ONCE_INPUT_MAX,
+    };
+    use lattice_poly_ntt::mldsa::{ACCUMULATOR_MAX_TERMS, PRODUCT_TERM_MAX};
+
+    const QW: u64 = Q as u64;
+
+    /// The library's Barrett structure for q = 8380417 with a chosen multiplier and shift:
+    /// quotient estimate from the 128-bit product, multiply-subtract in `u64`
+    /// (overflow-checked in test builds), then `reduce_once` (whose debug assertion refuses
+    /// a remainder of 2q or more).
+    fn barrett_with(x: u64, m: u64, s: u32) -> i64 {
+        let t = ((u128::from(x) * u128::from(m)) >> s) as u64;
+        let r = x - t * QW;
+        let r = u32::try_from(r).expect("the remainder fits a u32");
+        i64::from(gf::reduce_once(r))
+    }
+
+    /// `barrett_with` on the boundaries only (no random inputs).
+    fn on_boundaries(m: u64, s: u32) -> super::super::sampled::Sampled<u64> {
+        check_barrett("sabotaged barrett", 0, THREADS, |x| barrett_with(x, m, s))
+    }
+
+    #[test]
+    fn sabotage_reduce_once_domain_one_too_large() {
+        let max = i64::from(REDUCE_ONCE_INPUT_MAX);
+        let f = |x: i64| i64::from(gf::reduce_once(x as u32));
+        let reference = |x: i64| x % i64::from(Q);
+        assert!(check_exhaustive("reduce_once", 0..=max, THREADS, f, reference).passed());
+        let bad = check_exhaustive("reduce_once", 0..=max + 1, THREADS, f, reference);
+        let cx = bad.counterexample.expect("counterexample");
+        assert_eq!(cx.input, 2 * i64::from(Q));
+        // The debug assertion panics (without it, the result would be q).
+        assert!(matches!(
+            cx.got,
+            Outcome::Panicked | Outcome::Value(8380417)
+        ));
+    }
+
+    #[test]
+    fn sabotage_barrett_multiplier_off_by_one_is_caught_by_the_boundaries() {
+        let control = on_boundaries(BARRETT_MULTIPLIER, BARRETT_SHIFT);
+        assert!(control.passed(), "control: {:?}", control.failure);
+        assert_eq!(control.checked, barrett_boundaries().len() as u64);
+        // m + 1: the estimate exceeds floor(x / q) for x = -1 mod q from x ~ 3.07e12 on, and
+        // x - t q underflows. The first boundary past that is (2^19 - 1) q - 1.
+        let bad = on_boundaries(BARRETT_MULTIPLIER + 1, BARRETT_SHIFT);
+        let cx = bad.failure.expect("counterexample");
+        assert_eq!(cx.phase, Phase::Boundary);
+        assert_eq!(cx.input, ((1 << 19) - 1) * QW - 1);
+        assert!(matches!(cx.got, Outcome::Panicked | Outcome::Value(_)));
+        let row = sampled_row(&bad, CANONICAL_MAX.into(), "", "2^64");
+        assert!(!row.passed());
+        let expected = format!("counterexample: boundary input {}:", cx.input);
+        assert!(row.failures[0].starts_with(&expected), "{:?}", row.failures);
+        // m - 1: the estimate can be two below for x above ~1.44e19 (the top multiples of q).
+        let bad = on_boundaries(BARRETT_MULTIPLIER - 1, BARRETT_SHIFT);
+        let cx = bad.failure.expect("counterexample");
+        assert_eq!(cx.phase, Phase::Boundary);
+        assert!(cx.input > 14_000_000_000_000_000_000, "{}", cx.input);
+        // The constant argument rejects both and accepts the real multiplier.
+        let constants = |m| barrett_constants_check_for(QW, m, BARRETT_SHIFT, u64::MAX, 128);
+        assert!(constants(BARRETT_MULTIPLIER).passed());
+        assert!(!constants(BARRETT_MULTIPLIER + 1).passed());
+        assert!(!constants(BARRETT_MULTIPLIER - 1).passed());
+        assert!(barrett_constants_row().passed());
+    }
+
+    #[test]
+    fn sabotage_barrett_shift_too_small_is_caught_by_the_boundaries() {
+        // Shift 32, m = floor(2^32 / q) = 512: the estimate is two below from x ~ 8.6e9 on.
+        let s = 32;
+        let m = (1u64 << s) / QW;
+        let bad = on_boundaries(m, s);
+        let cx = bad.failure.expect("counterexample");
+        assert_eq!(cx.phase, Phase::Boundary);
+        assert!(cx.input < 1 << 34, "failure at {}", cx.input);
+        assert!(!barrett_constants_check_for(QW, m, s, u64::MAX, 128).passed());
+        // The same constants are fine on a domain small enough for them.
+        assert!(barrett_constants_check_for(QW, m, s, 1 << 32, 128).passed());
+        let small = check_exhaustive(
+            "weak barrett",
+            0..=1 << 22,
+            THREADS,
+            |x| barrett_with(x as u64, m, s),
+            |x| x % i64::from(Q),
+        );
+        assert!(small.passed());
+    }
+
+    #[test]
+    fn random_sample_alone_catches_a_wrong_multiplier_deterministically() {
+        const SAMPLE: RandomSample = RandomSample {
+            count: 1 << 18,
+            seed: 7,
+        };
+        // No boundaries at all: about a third of uniform u64 fail with m + 1.
+        let f = |x: u64| barrett_with(x, BARRETT_MULTIPLIER + 1, BARRETT_SHIFT);
+        let reference = |x: u64| (x % QW) as i64;
+        let run = |threads| check_sampled("m + 1", &[], SAMPLE, threads, f, reference, draw_u64);
+        let one = run(1);
+        let cx = one.failure.expect("counterexample");
+        assert_eq!(cx.phase, Phase::Random);
+        assert!(!one.passed());
+        // The same (first) failure whatever the number of threads.
+        assert_eq!(run(4).failure.map(|c| c.input), Some(cx.input));
+        // The real function passes the same sample.
+        let good = check_sampled(
+            "barrett",
+            &[],
+            SAMPLE,
+            THREADS,
+            |x| i64::from(gf::barrett_reduce(x)),
+            reference,
+            draw_u64,
+        );
+        assert!(good.passed());
+        assert_eq!(good.checked, 1 << 18);
+    }
+
+    #[test]
+    fn sabotage_field_operations_are_caught_by_the_boundary_pairs() {
+        let exact_mul: ExactOp = |a, b| a * b;
+        let exact_sub: ExactOp = |a, b| a - b;
+        let cases: [(FieldOp, ExactOp, bool); 4] = [
+            (gf::mul, exact_mul, true),
+            // The product truncated to 32 bits before the reduction.
+            (
+                |a, b| gf::barrett_reduce(u64::from(a.wrapping_mul(b))),
+                exact_mul,
+                false,
+            ),
+            (gf::sub, exact_sub, true),
+            // a - b without adding q first: reduce_once of a wrapped value.
+            (
+                |a, b| gf::reduce_once(a.wrapping_sub(b) & 0x00ff_ffff),
+                exact_sub,
+                false,
+            ),
+        ];
+        for (op, exact, correct) in cases {
+            let s = check_op("op", op, exact, 0, THREADS);
+            assert_eq!(s.passed(), correct, "{:?}", s.failure);
+            if !correct {
+                assert_eq!(s.failure.map(|f| f.phase), Some(Phase::Boundary));
+            }
+        }
+    }
+
+    #[test]
+    fn real_field_rows_pass_on_a_smaller_sample() {
+        assert!(barrett_row(1 << 16, THREADS).passed());
+        let ops: [(FieldOp, ExactOp); 3] = [
+            (gf::add, |a, b| a + b),
+            (gf::sub, |a, b| a - b),
+            (gf::mul, |a, b| a * b),
+        ];
+        for (op, exact) in ops {
+            let s = check_op("op", op, exact, 1 << 16, THREADS);
+            assert!(s.passed(), "{:?}", s.failure);
+            assert_eq!(s.max_output, Some(CANONICAL_MAX.into()));
+        }
+    }
+
+    #[test]
+    fn sabotage_term_bound_too_small_for_8x7() {
+        let run = mldsa_accumulate::run_matrix::<8, 7>();
+        assert!(run.problems.is_empty(), "{:?}", run.problems);
+        assert_eq!(run.seen, 7 * PRODUCT_TERM_MAX);
+        assert!(matrix_row(&run, PRODUCT_TERM_MAX, 7).passed(), "control");
+        // A term declared as (q-2)^2: the real code reaches 7 (q-1)^2, above the analysis.
+        let q2 = u64::from(Q - 2);
+        let bad = matrix_row(&run, q2 * q2, 7);
+        assert!(!bad.passed());
+        assert!(
+            bad.failures
+                .iter()
+                .any(|f| f.contains("term bound is wrong"))
+        );
+        // Six columns declared for the 8 x 7 matrix: likewise.
+        let bad = matrix_row(&run, PRODUCT_TERM_MAX, 6);
+        assert!(
+            bad.failures
+                .iter()
+                .any(|f| f.contains("term bound is wrong"))
+        );
+        // A run that missed the extreme fails: "seen" would prove too little.
+        let mut weak = run.clone();
+        weak.all_max_min -= 1;
+        assert!(!matrix_row(&weak, PRODUCT_TERM_MAX, 7).passed());
+        // A term bound so large that 7 terms leave u64 fails on the limit.
+        let bad = matrix_row(&run, u64::MAX / 6, 7);
+        assert!(bad.failures.iter().any(|f| f.contains("above the limit")));
+    }
+
+    #[test]
+    fn sabotage_accumulator_capacity_off_by_one() {
+        let good = super::super::quietly(|| capacity_check(ACCUMULATOR_MAX_TERMS));
+        assert!(good.passed(), "{:?}", good.failures);
+        // One more than fits: the analysis and the real accumulator (its guard) refuse.
+        let bad = super::super::quietly(|| capacity_check(ACCUMULATOR_MAX_TERMS + 1));
+        assert!(bad.failures.iter().any(|f| f.contains("above the limit")));
+        assert!(bad.failures.iter().any(|f| f.contains("panicked")));
+        // One fewer: not the largest count, and the guard does not refuse the next product.
+        let bad = super::super::quietly(|| capacity_check(ACCUMULATOR_MAX_TERMS - 1));
+        assert!(
+            bad.failures
+                .iter()
+                .any(|f| f.contains("not the largest count"))
+        );
+        assert!(
+            bad.failures
+                .iter()
+                .any(|f| f.contains("guard does not refuse"))
+        );
+    }
+
+    #[test]
+    fn mldsa_rows_pass() {
+        let (rows, lines) = mldsa_accumulate::rows();
+        for row in &rows {
+            assert!(row.passed(), "{}: {:?}", row.site, row.failures);
+        }
+        assert!(lines.contains("8 x 7: 491,619,606,331,392 / 491,619,606,331,392"));
+    }
+}
+
 // ---------------------------------------------------------------- AVX2 backend
 
 #[cfg(target_arch = "x86_64")]
