@@ -6,8 +6,9 @@
 //! Benchmark IDs: `kem/<set>/<operation>/<library>`, e.g. `kem/ML-KEM-768/decaps/ours`.
 //! Operations: `keygen`, `encaps`, `encaps_from_bytes`, `decaps`, `decaps_from_bytes`
 //! (see `mlkem_benches::kem` for exactly what each one includes). `ours` runs with the
-//! backend the crate selects (AVX2 when the CPU has it); on AVX2 CPUs `ours-portable`
-//! repeats it with `mlkem::force_portable(true)`.
+//! backend the crate selects (AVX2 when the CPU has it); on CPUs where that is not the
+//! portable backend, `ours-portable` repeats it on the portable backend, chosen explicitly
+//! (the `hazmat` entry points `*_on`, adapters `OursPortable512` etc.).
 //!
 //! aws-lc-rs and pqcrypto-mlkem only offer randomized APIs (no seeded key generation, no
 //! caller-chosen encapsulation message): their keygen and encaps draw fresh randomness on
@@ -17,7 +18,11 @@
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
-use mlkem_benches::kem::{Fixture, KemUnderTest, Ours512, Ours768, Ours1024};
+use mlkem::BackendKind;
+use mlkem_benches::kem::{
+    Fixture, KemUnderTest, Ours512, Ours768, Ours1024, OursPortable512, OursPortable768,
+    OursPortable1024,
+};
 use std::hint::black_box;
 
 /// Benchmarks the five operations of library `L` on the fixture, labelled `library`.
@@ -50,18 +55,16 @@ fn operations<L: KemUnderTest>(
 
 /// One parameter set: ours, then (feature `peers`) every peer, each checked first.
 macro_rules! parameter_set {
-    ($fn:ident, $set:literal, $ours:ty, $peers:ident) => {
+    ($fn:ident, $set:literal, $ours:ty, $portable:ty, $peers:ident) => {
         fn $fn(c: &mut Criterion) {
             let fx = Fixture::new::<$ours>($set);
             mlkem_benches::kem::check::<$ours, $ours>(&fx).expect("ours agrees with itself");
             let mut group = c.benchmark_group(concat!("kem/", $set));
             operations::<$ours>(&mut group, &fx, <$ours>::NAME);
-            // Ours again with the portable backend forced, on CPUs where the default is AVX2.
-            if lattice_poly_ntt::backend::avx2_detected() {
-                mlkem::force_portable(true);
-                mlkem_benches::kem::check::<$ours, $ours>(&fx).expect("portable ours agrees");
-                operations::<$ours>(&mut group, &fx, "ours-portable");
-                mlkem::force_portable(false);
+            // Ours again on the portable backend, on CPUs where the default is another one.
+            if mlkem::backend() != BackendKind::Portable {
+                mlkem_benches::kem::check::<$portable, $ours>(&fx).expect("portable ours agrees");
+                operations::<$portable>(&mut group, &fx, <$portable>::NAME);
             }
             #[cfg(feature = "peers")]
             {
@@ -86,9 +89,27 @@ macro_rules! parameter_set {
     };
 }
 
-parameter_set!(ml_kem_512, "ML-KEM-512", Ours512, ml_kem_512);
-parameter_set!(ml_kem_768, "ML-KEM-768", Ours768, ml_kem_768);
-parameter_set!(ml_kem_1024, "ML-KEM-1024", Ours1024, ml_kem_1024);
+parameter_set!(
+    ml_kem_512,
+    "ML-KEM-512",
+    Ours512,
+    OursPortable512,
+    ml_kem_512
+);
+parameter_set!(
+    ml_kem_768,
+    "ML-KEM-768",
+    Ours768,
+    OursPortable768,
+    ml_kem_768
+);
+parameter_set!(
+    ml_kem_1024,
+    "ML-KEM-1024",
+    Ours1024,
+    OursPortable1024,
+    ml_kem_1024
+);
 
 criterion_group!(kem, ml_kem_512, ml_kem_768, ml_kem_1024);
 criterion_main!(kem);

@@ -16,7 +16,11 @@
 //! `target/bench-report/compare.md`.
 #![allow(missing_docs)] // a bench binary
 
-use mlkem_benches::kem::{Fixture, KemUnderTest, Ours512, Ours768, Ours1024};
+use mlkem::BackendKind;
+use mlkem_benches::kem::{
+    Fixture, KemUnderTest, Ours512, Ours768, Ours1024, OursPortable512, OursPortable768,
+    OursPortable1024,
+};
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -37,19 +41,13 @@ const BATCH: Duration = Duration::from_millis(2);
 struct Cell<'a> {
     operation: &'static str,
     library: &'static str,
-    /// Forces the portable backend while this cell runs (ours-portable).
-    portable: bool,
     run: Box<dyn FnMut() + 'a>,
     iterations: u32,
     samples: Vec<f64>,
 }
 
-/// The five cells of library `L` on the fixture.
-fn library_cells<'a, L: KemUnderTest>(
-    fx: &'a Fixture,
-    library: &'static str,
-    portable: bool,
-) -> Vec<Cell<'a>>
+/// The five cells of library `L` on the fixture, labelled `L::NAME`.
+fn library_cells<'a, L: KemUnderTest>(fx: &'a Fixture) -> Vec<Cell<'a>>
 where
     L::Ek: 'a,
     L::Dk: 'a,
@@ -80,8 +78,7 @@ where
         .zip(runs)
         .map(|(operation, run)| Cell {
             operation,
-            library,
-            portable,
+            library: L::NAME,
             run,
             iterations: 1,
             samples: Vec::new(),
@@ -92,18 +89,11 @@ where
 impl Cell<'_> {
     /// Runs a batch of `iterations`; returns nanoseconds per operation.
     fn time_batch(&mut self) -> f64 {
-        if self.portable {
-            mlkem::force_portable(true);
-        }
         let start = Instant::now();
         for _ in 0..self.iterations {
             (self.run)();
         }
-        let elapsed = start.elapsed();
-        if self.portable {
-            mlkem::force_portable(false);
-        }
-        elapsed.as_secs_f64() * 1e9 / f64::from(self.iterations)
+        start.elapsed().as_secs_f64() * 1e9 / f64::from(self.iterations)
     }
 
     /// Picks the batch size (after a warm-up batch).
@@ -170,12 +160,14 @@ fn parameter_set(set: &str, mut cells: Vec<Cell<'_>>, rounds: usize, libraries: 
 }
 
 macro_rules! set_cells {
-    ($fx:expr, $ours:ty, $peers:ident) => {{
+    ($fx:expr, $ours:ty, $portable:ty, $peers:ident) => {{
         let fx: &Fixture = $fx;
         mlkem_benches::kem::check::<$ours, $ours>(fx).expect("ours agrees with itself");
-        let mut cells = library_cells::<$ours>(fx, "ours", false);
-        if lattice_poly_ntt::backend::avx2_detected() {
-            cells.extend(cells_for_portable::<$ours>(fx));
+        let mut cells = library_cells::<$ours>(fx);
+        // Ours again on the portable backend, on CPUs where the default is another one.
+        if mlkem::backend() != BackendKind::Portable {
+            mlkem_benches::kem::check::<$portable, $ours>(fx).expect("portable ours agrees");
+            cells.extend(library_cells::<$portable>(fx));
         }
         #[cfg(feature = "peers")]
         {
@@ -190,27 +182,13 @@ macro_rules! set_cells {
                     panic!("{message}");
                 }
             }
-            cells.extend(library_cells::<Libcrux>(fx, Libcrux::NAME, false));
-            cells.extend(library_cells::<RustCrypto>(fx, RustCrypto::NAME, false));
-            cells.extend(library_cells::<AwsLc>(fx, AwsLc::NAME, false));
-            cells.extend(library_cells::<PqClean>(fx, PqClean::NAME, false));
+            cells.extend(library_cells::<Libcrux>(fx));
+            cells.extend(library_cells::<RustCrypto>(fx));
+            cells.extend(library_cells::<AwsLc>(fx));
+            cells.extend(library_cells::<PqClean>(fx));
         }
         cells
     }};
-}
-
-/// Ours with the portable backend forced (checked first with the switch on).
-fn cells_for_portable<L: KemUnderTest>(fx: &Fixture) -> Vec<Cell<'_>>
-where
-    L::Ek: 'static,
-    L::Dk: 'static,
-    L::Ct: 'static,
-{
-    mlkem::force_portable(true);
-    mlkem_benches::kem::check::<L, L>(fx).expect("portable ours agrees");
-    let cells = library_cells::<L>(fx, "ours-portable", true);
-    mlkem::force_portable(false);
-    cells
 }
 
 fn main() {
@@ -226,9 +204,9 @@ fn main() {
         }
         // Other arguments (cargo bench passes `--bench`) are ignored.
     }
-    let mut libraries = vec!["ours"];
-    if lattice_poly_ntt::backend::avx2_detected() {
-        libraries.push("ours-portable");
+    let mut libraries = vec![<Ours512>::NAME];
+    if mlkem::backend() != BackendKind::Portable {
+        libraries.push(<OursPortable512>::NAME);
     }
     if cfg!(feature = "peers") {
         libraries.extend(["libcrux", "rustcrypto", "aws-lc-rs", "pqcrypto"]);
@@ -245,19 +223,19 @@ fn main() {
     let fx1024 = Fixture::new::<Ours1024>("ML-KEM-1024");
     table += &parameter_set(
         "512",
-        set_cells!(&fx512, Ours512, ml_kem_512),
+        set_cells!(&fx512, Ours512, OursPortable512, ml_kem_512),
         rounds,
         &libraries,
     );
     table += &parameter_set(
         "768",
-        set_cells!(&fx768, Ours768, ml_kem_768),
+        set_cells!(&fx768, Ours768, OursPortable768, ml_kem_768),
         rounds,
         &libraries,
     );
     table += &parameter_set(
         "1024",
-        set_cells!(&fx1024, Ours1024, ml_kem_1024),
+        set_cells!(&fx1024, Ours1024, OursPortable1024, ml_kem_1024),
         rounds,
         &libraries,
     );

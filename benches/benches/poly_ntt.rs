@@ -36,72 +36,70 @@ fn mul_vector_eager<const K: usize>(matrix: &Matrix<K>, v: &NttVector<K>) -> Ntt
     NttVector::new(core::array::from_fn(|i| {
         let mut sum = multiply_ntts_eager(&matrix.rows[i][0], &v.0[0]);
         for j in 1..K {
-            sum.add_assign::<Portable>(&multiply_ntts_eager(&matrix.rows[i][j], &v.0[j]));
+            sum.add_assign(Portable, &multiply_ntts_eager(&matrix.rows[i][j], &v.0[j]));
         }
         sum
     }))
 }
 
-/// Matrix-vector products and cache construction of rank `K` with backend `B`.
+/// Matrix-vector products and cache construction of rank `K` with the backend token `token`.
 fn rank<B: Backend<MlKem>, const K: usize>(
     group: &mut BenchmarkGroup<'_, WallTime>,
+    token: B,
     backend: &str,
 ) {
     let matrix = inputs::matrix::<K>(10 + K as u64);
     let vector = inputs::ntt_vector::<K>(20 + K as u64);
-    let cached = vector.cached::<B>();
+    let cached = vector.cached(token);
     // Sanity: the lazy product agrees with the eager one before either is measured.
     assert_eq!(
-        matrix.mul_vector::<B>(&cached),
+        matrix.mul_vector(token, &cached),
         mul_vector_eager(&matrix, &vector)
     );
 
     group.bench_function(BenchmarkId::new(format!("matvec/lazy/{backend}"), K), |b| {
-        b.iter(|| black_box(&matrix).mul_vector::<B>(black_box(&cached)));
+        b.iter(|| black_box(&matrix).mul_vector(token, black_box(&cached)));
     });
     group.bench_function(
         BenchmarkId::new(format!("matvec/lazy_with_cache/{backend}"), K),
         |b| {
             b.iter(|| {
-                let cached = black_box(&vector).cached::<B>();
-                black_box(&matrix).mul_vector::<B>(&cached)
+                let cached = black_box(&vector).cached(token);
+                black_box(&matrix).mul_vector(token, &cached)
             });
         },
     );
     group.bench_function(BenchmarkId::new(format!("cache/{backend}"), K), |b| {
-        b.iter(|| black_box(&vector).cached::<B>());
+        b.iter(|| black_box(&vector).cached(token));
     });
 }
 
-/// Every backend-generic operation with backend `B`.
-fn backend<B: Backend<MlKem>>(group: &mut BenchmarkGroup<'_, WallTime>, name: &str) {
+/// Every backend-generic operation with the backend token `token`, labelled `name`.
+fn backend<B: Backend<MlKem>>(group: &mut BenchmarkGroup<'_, WallTime>, token: B, name: &str) {
     let poly = inputs::poly(1);
     let ntt_poly = inputs::ntt_poly(2);
     let a = inputs::ntt_poly(3);
     let b = inputs::ntt_poly(4);
-    let b_cached = CachedNttPoly::new::<B>(&b);
+    let b_cached = CachedNttPoly::new(token, &b);
     assert_eq!(
-        multiply_ntts::<B>(&a, &b_cached),
+        multiply_ntts(token, &a, &b_cached),
         multiply_ntts_eager(&a, &b)
     );
-    assert_eq!(poly.ntt::<B>(), poly.ntt::<Portable>());
-    assert_eq!(
-        ntt_poly.inverse_ntt::<B>(),
-        ntt_poly.inverse_ntt::<Portable>()
-    );
+    assert_eq!(poly.ntt(token), poly.ntt(Portable));
+    assert_eq!(ntt_poly.inverse_ntt(token), ntt_poly.inverse_ntt(Portable));
 
     group.bench_function(format!("ntt/{name}"), |bench| {
-        bench.iter(|| black_box(&poly).ntt::<B>());
+        bench.iter(|| black_box(&poly).ntt(token));
     });
     group.bench_function(format!("inverse_ntt/{name}"), |bench| {
-        bench.iter(|| black_box(&ntt_poly).inverse_ntt::<B>());
+        bench.iter(|| black_box(&ntt_poly).inverse_ntt(token));
     });
     group.bench_function(format!("basemul/lazy/{name}"), |bench| {
-        bench.iter(|| multiply_ntts::<B>(black_box(&a), black_box(&b_cached)));
+        bench.iter(|| multiply_ntts(token, black_box(&a), black_box(&b_cached)));
     });
-    rank::<B, 2>(group, name);
-    rank::<B, 3>(group, name);
-    rank::<B, 4>(group, name);
+    rank::<B, 2>(group, token, name);
+    rank::<B, 3>(group, token, name);
+    rank::<B, 4>(group, token, name);
 }
 
 /// The eager (pre-technique) products: scalar, backend-independent.
@@ -115,10 +113,10 @@ fn eager<const K: usize>(group: &mut BenchmarkGroup<'_, WallTime>) {
 
 fn poly_ntt(c: &mut Criterion) {
     let mut group = c.benchmark_group("poly-ntt");
-    backend::<Portable>(&mut group, "portable");
+    backend(&mut group, Portable, "portable");
     #[cfg(target_arch = "x86_64")]
-    if lattice_poly_ntt::backend::avx2_detected() {
-        backend::<lattice_poly_ntt::Avx2>(&mut group, "avx2");
+    if let Some(avx2) = lattice_poly_ntt::backend::Avx2::detect() {
+        backend(&mut group, avx2, "avx2");
     }
 
     let a = inputs::ntt_poly(3);

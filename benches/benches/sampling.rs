@@ -3,24 +3,25 @@
 //!
 //! IDs: `sampling/sample_ntt/<mode>`, `sampling/cbd/<mode>/{2,3}`,
 //! `sampling/noise_poly/<mode>/{2,3}`, `sampling/sample_matrix/<mode>/{2,3,4}`, where
-//! `<mode>` is `portable` (with `force_portable(true)`) and, on CPUs with AVX2, `avx2` (the
-//! crate's own selection, which the KEM uses: multi-way Keccak where the crate has it).
+//! `<mode>` is `portable` (the `Portable` token) and, on CPUs with AVX2, `avx2` (the `Avx2`
+//! token, which the KEM uses there: multi-way Keccak where the crate has it).
 //! SampleNTT's cost depends on how many candidates its seed rejects, so `sample_ntt` cycles
 //! through 64 seeds (matrix generation averages over its k^2 entries by itself).
 #![allow(missing_docs)] // criterion_main! generates an undocumented `main`
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
-use lattice_poly_ntt::backend::{avx2_detected, force_portable};
+use lattice_poly_ntt::backend::Portable;
 use lattice_sampling::{
-    CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, SAMPLE_NTT_SEED_BYTES, sample_matrix,
+    CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, SAMPLE_NTT_SEED_BYTES, SamplingBackend, sample_matrix,
     sample_noise_poly, sample_ntt, sample_poly_cbd2, sample_poly_cbd3,
 };
 use mlkem_benches::inputs;
 use std::hint::black_box;
 
-/// Every sampling function, in the backend mode currently selected (`mode` labels it).
-fn functions(group: &mut BenchmarkGroup<'_, WallTime>, mode: &str) {
+/// Every sampling function with the backend token `token` (`mode` labels it). The CBDs take
+/// no token (they are scalar code); they are measured under both labels, as before.
+fn functions<B: SamplingBackend>(group: &mut BenchmarkGroup<'_, WallTime>, token: B, mode: &str) {
     let seeds: Vec<[u8; SAMPLE_NTT_SEED_BYTES]> = (0..64).map(inputs::bytes).collect();
     let cbd2_bytes = inputs::bytes::<CBD2_INPUT_BYTES>(100);
     let cbd3_bytes = inputs::bytes::<CBD3_INPUT_BYTES>(101);
@@ -31,7 +32,7 @@ fn functions(group: &mut BenchmarkGroup<'_, WallTime>, mode: &str) {
         let mut next = 0usize;
         b.iter(|| {
             next = (next + 1) % seeds.len();
-            sample_ntt(black_box(&seeds[next]))
+            sample_ntt(token, black_box(&seeds[next]))
         });
     });
     group.bench_function(BenchmarkId::new(format!("cbd/{mode}"), 2), |b| {
@@ -41,37 +42,35 @@ fn functions(group: &mut BenchmarkGroup<'_, WallTime>, mode: &str) {
         b.iter(|| sample_poly_cbd3(black_box(&cbd3_bytes)));
     });
     group.bench_function(BenchmarkId::new(format!("noise_poly/{mode}"), 2), |b| {
-        b.iter(|| sample_noise_poly(black_box(&sigma), Eta::Two, black_box(7)));
+        b.iter(|| sample_noise_poly(token, black_box(&sigma), Eta::Two, black_box(7)));
     });
     group.bench_function(BenchmarkId::new(format!("noise_poly/{mode}"), 3), |b| {
-        b.iter(|| sample_noise_poly(black_box(&sigma), Eta::Three, black_box(7)));
+        b.iter(|| sample_noise_poly(token, black_box(&sigma), Eta::Three, black_box(7)));
     });
     let matrix = format!("sample_matrix/{mode}");
     group.bench_function(BenchmarkId::new(&matrix, 2), |b| {
-        b.iter(|| sample_matrix::<2>(black_box(&rho)));
+        b.iter(|| sample_matrix::<2>(token, black_box(&rho)));
     });
     group.bench_function(BenchmarkId::new(&matrix, 3), |b| {
-        b.iter(|| sample_matrix::<3>(black_box(&rho)));
+        b.iter(|| sample_matrix::<3>(token, black_box(&rho)));
     });
     group.bench_function(BenchmarkId::new(&matrix, 4), |b| {
-        b.iter(|| sample_matrix::<4>(black_box(&rho)));
+        b.iter(|| sample_matrix::<4>(token, black_box(&rho)));
     });
 }
 
 fn sampling(c: &mut Criterion) {
-    let rho = inputs::bytes::<32>(103);
     let mut group = c.benchmark_group("sampling");
-    force_portable(true);
-    let portable = sample_matrix::<3>(&rho);
-    functions(&mut group, "portable");
-    force_portable(false);
-    if avx2_detected() {
+    functions(&mut group, Portable, "portable");
+    #[cfg(target_arch = "x86_64")]
+    if let Some(avx2) = lattice_poly_ntt::backend::Avx2::detect() {
+        let rho = inputs::bytes::<32>(103);
         assert_eq!(
-            sample_matrix::<3>(&rho),
-            portable,
+            sample_matrix::<3>(avx2, &rho),
+            sample_matrix::<3>(Portable, &rho),
             "SIMD and portable matrices differ"
         );
-        functions(&mut group, "avx2");
+        functions(&mut group, avx2, "avx2");
     }
     group.finish();
 }

@@ -16,7 +16,13 @@
 //! each library is driven through its API for that case: ours through the one-shot
 //! `DecapsulationKey::decapsulate_expanded` (same checks as `from_expanded_bytes`, nothing
 //! kept), libcrux through its byte-key `decapsulate`.
+//!
+//! Ours runs on an explicitly chosen backend (the `hazmat` entry points `*_on`), a type
+//! parameter of its adapters ([`OursBackend`]): [`Best`] (label `ours`, the backend the
+//! crate's plain API selects) or [`PortableOnly`] (label `ours-portable`).
 
+use core::marker::PhantomData;
+use mlkem::{AnyBackend, BackendKind};
 use std::fmt::Write as _;
 
 /// One ML-KEM implementation for one parameter set, seen through a common interface.
@@ -225,15 +231,54 @@ pub fn check<L: KemUnderTest, R: KemUnderTest>(fx: &Fixture) -> Result<(), Strin
     }
 }
 
-/// Implements [`KemUnderTest`] for our `mlkem` crate, one parameter set.
+/// The backend an adapter of ours runs every operation on, and its label.
+pub trait OursBackend: Copy + core::fmt::Debug {
+    /// The library's label in benchmark IDs.
+    const NAME: &'static str;
+    /// The backend of one operation, chosen at its start (as the plain API does).
+    fn backend() -> AnyBackend;
+}
+
+/// The backend the crate's plain API runs on ([`AnyBackend::best`]: AVX2 where the CPU has
+/// it); label `ours`.
+#[derive(Clone, Copy, Debug)]
+pub struct Best;
+
+impl OursBackend for Best {
+    const NAME: &'static str = "ours";
+
+    #[inline]
+    fn backend() -> AnyBackend {
+        AnyBackend::best()
+    }
+}
+
+/// The portable backend, whatever the CPU has; label `ours-portable`.
+#[derive(Clone, Copy, Debug)]
+pub struct PortableOnly;
+
+impl OursBackend for PortableOnly {
+    const NAME: &'static str = "ours-portable";
+
+    #[inline]
+    fn backend() -> AnyBackend {
+        AnyBackend::of(BackendKind::Portable).expect("the portable backend is always available")
+    }
+}
+
+/// Implements [`KemUnderTest`] for our `mlkem` crate, one parameter set, on the backend
+/// chosen by `B`.
 macro_rules! ours {
-    ($(#[$doc:meta])* $name:ident, $set:ident) => {
+    ($(#[$doc:meta])* $name:ident, $portable:ident, $set:ident) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug)]
-        pub struct $name;
+        pub struct $name<B: OursBackend = Best>(PhantomData<B>);
 
-        impl KemUnderTest for $name {
-            const NAME: &'static str = "ours";
+        #[doc = concat!("[`", stringify!($name), "`] on the portable backend (`ours-portable`).")]
+        pub type $portable = $name<PortableOnly>;
+
+        impl<B: OursBackend> KemUnderTest for $name<B> {
+            const NAME: &'static str = B::NAME;
             const DETERMINISTIC: bool = true;
             type KeyPair = mlkem::$set::DecapsulationKey;
             type Ek = mlkem::$set::EncapsulationKey;
@@ -243,7 +288,7 @@ macro_rules! ours {
 
             #[inline]
             fn keygen(seed: &[u8; 64]) -> Self::KeyPair {
-                Self::Dk::from_seed(seed)
+                Self::Dk::from_seed_on(B::backend(), seed)
             }
 
             fn key_pair_bytes(key_pair: &Self::KeyPair) -> (Vec<u8>, Vec<u8>) {
@@ -255,22 +300,22 @@ macro_rules! ours {
 
             #[inline]
             fn parse_ek(ek: &[u8]) -> Self::Ek {
-                Self::Ek::from_bytes(ek).expect("valid encapsulation key")
+                Self::Ek::from_bytes_on(B::backend(), ek).expect("valid encapsulation key")
             }
 
             #[inline]
             fn encaps(ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, Self::Ss) {
-                ek.encapsulate_deterministic(m)
+                ek.encapsulate_deterministic_on(B::backend(), m)
             }
 
             #[inline]
             fn encaps_from_bytes(ek: &[u8], m: &[u8; 32]) -> (Self::Ct, Self::Ss) {
-                Self::parse_ek(ek).encapsulate_deterministic(m)
+                Self::parse_ek(ek).encapsulate_deterministic_on(B::backend(), m)
             }
 
             #[inline]
             fn parse_dk(seed: &[u8; 64], _dk: &[u8]) -> Self::Dk {
-                Self::Dk::from_seed(seed)
+                Self::Dk::from_seed_on(B::backend(), seed)
             }
 
             #[inline]
@@ -280,13 +325,13 @@ macro_rules! ours {
 
             #[inline]
             fn decaps(dk: &Self::Dk, ct: &Self::Ct) -> Self::Ss {
-                dk.decapsulate(ct)
+                dk.decapsulate_on(B::backend(), ct)
             }
 
             #[inline]
             fn decaps_from_bytes(dk: &[u8], ct: &[u8]) -> Self::Ss {
                 // The one-shot API, with the checks of `from_expanded_bytes`.
-                Self::Dk::decapsulate_expanded(dk, &Self::parse_ct(ct))
+                Self::Dk::decapsulate_expanded_on(B::backend(), dk, &Self::parse_ct(ct))
                     .expect("valid decapsulation key")
             }
 
@@ -304,16 +349,19 @@ macro_rules! ours {
 ours!(
     /// Our ML-KEM-512 (`mlkem::ml_kem_512`).
     Ours512,
+    OursPortable512,
     ml_kem_512
 );
 ours!(
     /// Our ML-KEM-768 (`mlkem::ml_kem_768`).
     Ours768,
+    OursPortable768,
     ml_kem_768
 );
 ours!(
     /// Our ML-KEM-1024 (`mlkem::ml_kem_1024`).
     Ours1024,
+    OursPortable1024,
     ml_kem_1024
 );
 
@@ -326,5 +374,12 @@ mod tests {
         check::<Ours512, Ours512>(&Fixture::new::<Ours512>("ML-KEM-512")).unwrap();
         check::<Ours768, Ours768>(&Fixture::new::<Ours768>("ML-KEM-768")).unwrap();
         check::<Ours1024, Ours1024>(&Fixture::new::<Ours1024>("ML-KEM-1024")).unwrap();
+    }
+
+    #[test]
+    fn portable_ours_agrees_with_ours() {
+        check::<OursPortable512, Ours512>(&Fixture::new::<Ours512>("ML-KEM-512")).unwrap();
+        check::<OursPortable768, Ours768>(&Fixture::new::<Ours768>("ML-KEM-768")).unwrap();
+        check::<OursPortable1024, Ours1024>(&Fixture::new::<Ours1024>("ML-KEM-1024")).unwrap();
     }
 }

@@ -9,26 +9,27 @@
 //! index that depends on a secret.
 //!
 //! # Modes
-//! - `ct-harness [kem]`: for each arithmetic backend the library picks at run time (AVX2
-//!   when the CPU has it, as valgrind presents it; then the portable backend, forced with
-//!   `mlkem::force_portable`), and for ML-KEM-512, -768 and -1024, one of each operation:
-//!   1. KeyGen from the seed `d || z`, marked secret before `from_seed`; the encapsulation
-//!      key (`t-hat || rho`) is declassified when it is output;
-//!   2. the expanded key export `to_expanded_bytes` of that key;
-//!   3. encapsulation (`encapsulate_deterministic`) with `m` marked secret, to the parsed
-//!      (public) encapsulation key; the ciphertext is declassified when it is output;
-//!   4. decapsulation with a key imported by `from_expanded_bytes`, whose `dk_pke` and `z`
+//! - `ct-harness [kem]`: for each backend of `BackendKind::ALL` (portable, then AVX2) that
+//!   the CPU, as valgrind presents it, has, passed explicitly to the `hazmat` entry points
+//!   `*_on(AnyBackend, ..)` (a backend the CPU lacks is reported as skipped), and for
+//!   ML-KEM-512, -768 and -1024, one of each operation:
+//!   1. KeyGen from the seed `d || z`, marked secret before `from_seed_on`; the
+//!      encapsulation key (`t-hat || rho`) is declassified when it is output;
+//!   2. the expanded key export `to_expanded_bytes_on` of that key;
+//!   3. encapsulation (`encapsulate_deterministic_on`) with `m` marked secret, to the
+//!      parsed (public) encapsulation key; the ciphertext is declassified when it is output;
+//!   4. decapsulation with a key imported by `from_expanded_bytes_on`, whose `dk_pke` and `z`
 //!      are marked secret and whose embedded `ek` and `H(ek)` are public (FIPS 203 makes them
 //!      part of the public key), of (a) the valid ciphertext and (b) that ciphertext with one
 //!      bit flipped, which fails re-encryption (implicit rejection); then both again in one
-//!      call each from those bytes, `decapsulate_expanded` (whose `J(z || c)` shares the
+//!      call each from those bytes, `decapsulate_expanded_on` (whose `J(z || c)` shares the
 //!      4-way Keccak with the public A-hat streams);
 //!   5. the same two decapsulations with the key of step 1, every part of which derives
 //!      from the secret seed (its A-hat, t-hat and H(ek) too: a stricter setting).
 //!
 //!   The shared secrets are declassified at the end, then compared: encapsulation and both
 //!   valid decapsulations agree, both rejections give `J(z || c)`, computed here
-//!   independently, and both backends give the same keys. Under valgrind the harness also
+//!   independently, and every backend gives the same keys. Under valgrind the harness also
 //!   checks, with `VALGRIND_GET_VBITS`, that the marking took effect and that each output
 //!   was secret-derived before it was declassified, so a run in which the secrets silently
 //!   lost their marking fails.
@@ -49,15 +50,17 @@
 //! is the first half of `G(d || k)` and so derives from the secret `d`, and `SampleNTT`
 //! rejection-samples A-hat from it (branches on public data, allowed by DESIGN.md).
 //! `cargo xtask ct` accepts the reports of that one step, and only those: error contexts
-//! whose stack passes through the `sample_matrix` call of `kpke::key_gen` (see
-//! `xtask/src/ct.rs`). The same sampling code runs on a defined rho when the harness parses
-//! the public key for encapsulation and imports the expanded key, where nothing is accepted.
+//! raised in the `SampleNTT` candidate parser whose stack passes through `fn key_gen` of
+//! `kpke.rs` (see `xtask/src/ct.rs`). The same sampling code runs on a defined rho when the
+//! harness parses the public key for encapsulation and imports the expanded key, where
+//! nothing is accepted.
 #![forbid(clippy::undocumented_unsafe_blocks)]
 
 mod leaky;
 mod ops;
 mod valgrind;
 
+use mlkem::{AnyBackend, BackendKind};
 use ops::{Kem, MlKem512, MlKem768, MlKem1024};
 use sha3::Shake256;
 use sha3::digest::{ExtendableOutput, Update, XofReader};
@@ -108,37 +111,46 @@ fn run_kem(require_valgrind: bool) -> Result<(), String> {
             "not under valgrind: client requests are no-ops, functional checks only"
         }
     );
-    // Each arithmetic backend the library can pick at run time: the detected one (AVX2 when
-    // the CPU, as valgrind presents it, has it), then the portable one, forced.
-    let avx2 = cpu_has_avx2();
-    let mut keys: Vec<[u8; 32]> = Vec::new();
+    println!(
+        "ct-harness: default backend (mlkem::backend()): {}",
+        mlkem::backend()
+    );
+    // Every backend the CPU (as valgrind presents it) has, passed to each operation.
+    let mut reference: Option<(BackendKind, [[u8; 32]; 3])> = None;
     let mut checked = Vec::new();
-    for (backend, forced) in [
-        (if avx2 { "avx2" } else { "portable" }, false),
-        ("portable", true),
-    ] {
-        if checked.contains(&backend) {
+    let mut skipped = Vec::new();
+    for kind in BackendKind::ALL {
+        let Some(backend) = AnyBackend::of(kind) else {
+            println!("ct-harness: backend {kind}: skipped (not available on this CPU)");
+            skipped.push(kind.name());
             continue;
-        }
-        mlkem::force_portable(forced);
-        println!(
-            "ct-harness: backend {backend}{}",
-            if forced { " (forced)" } else { "" }
-        );
+        };
+        println!("ct-harness: backend {kind}");
         let pass = [
-            check::<MlKem512>(1)?,
-            check::<MlKem768>(2)?,
-            check::<MlKem1024>(3)?,
+            check::<MlKem512>(backend, 1)?,
+            check::<MlKem768>(backend, 2)?,
+            check::<MlKem1024>(backend, 3)?,
         ];
-        // Both backends compute identical results.
-        if !keys.is_empty() && keys != pass {
-            return Err(format!("backend {backend} disagrees with the previous one"));
+        // Every backend computes identical results.
+        match reference {
+            Some((first, keys)) if keys != pass => {
+                return Err(format!("backend {kind} disagrees with backend {first}"));
+            }
+            Some(_) => {}
+            None => reference = Some((kind, pass)),
         }
-        keys = pass.to_vec();
-        checked.push(backend);
+        checked.push(kind.name());
     }
-    mlkem::force_portable(false);
+    if checked.is_empty() {
+        return Err("no backend is available".into());
+    }
     println!("ct-harness: backends checked: {}", checked.join(", "));
+    if !skipped.is_empty() {
+        println!(
+            "ct-harness: backends skipped (not available on this CPU): {}",
+            skipped.join(", ")
+        );
+    }
     if on_valgrind {
         println!(
             "ct-harness: memcheck errors reported: {}",
@@ -147,18 +159,6 @@ fn run_kem(require_valgrind: bool) -> Result<(), String> {
     }
     println!("ct-harness: all checks passed");
     Ok(())
-}
-
-/// Whether the CPU reports AVX2 (what the library's run-time detection looks at).
-fn cpu_has_avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
 }
 
 /// Deterministic test bytes (any value does; each parameter set gets its own).
@@ -215,9 +215,9 @@ fn rejection_key(z: &[u8], ct: &[u8]) -> [u8; 32] {
     out
 }
 
-/// One parameter set: key generation, export, encapsulation, and four decapsulations.
-/// Returns the (declassified) shared secret.
-fn check<P: Kem>(label: u8) -> Result<[u8; 32], String> {
+/// One parameter set on `backend`: key generation, export, encapsulation, and four
+/// decapsulations. Returns the (declassified) shared secret.
+fn check<P: Kem>(backend: AnyBackend, label: u8) -> Result<[u8; 32], String> {
     let name = P::NAME;
     let start = Instant::now();
 
@@ -226,7 +226,7 @@ fn check<P: Kem>(label: u8) -> Result<[u8; 32], String> {
     let mut seed = seed_plain;
     valgrind::mark_secret(&mut seed);
     expect_all_secret("seed d || z", &seed)?;
-    let dk = P::key_gen(&seed);
+    let dk = P::key_gen(backend, &seed);
     // The encapsulation key t-hat || rho is public from here on: it is sent to peers.
     let mut ek = P::ek_bytes(&dk);
     let ek_taint = expect_secret_derived("encapsulation key", &ek)?;
@@ -234,16 +234,16 @@ fn check<P: Kem>(label: u8) -> Result<[u8; 32], String> {
     println!("{name}: keygen        ok (ek secret-derived bits before declassify: {ek_taint})");
 
     // 2. The expanded export dk_pke || ek || H(ek) || z (stays secret).
-    let mut dk_bytes = P::expanded_bytes(&dk);
+    let mut dk_bytes = P::expanded_bytes(backend, &dk);
     let dk_taint = expect_secret_derived("expanded decapsulation key", &dk_bytes)?;
     println!("{name}: export dk     ok (secret-derived bits: {dk_taint})");
 
     // 3. Encaps_internal(ek, m), m secret, to the parsed public key.
-    let ek_parsed = P::parse_ek(&ek).map_err(|e| format!("{name}: parse ek: {e}"))?;
+    let ek_parsed = P::parse_ek(backend, &ek).map_err(|e| format!("{name}: parse ek: {e}"))?;
     let mut m: [u8; 32] = test_bytes(0x20 + label);
     valgrind::mark_secret(&mut m);
     expect_all_secret("message m", &m)?;
-    let (ct, key_encaps) = P::encapsulate(&ek_parsed, &m);
+    let (ct, key_encaps) = P::encapsulate(backend, &ek_parsed, &m);
     // The ciphertext is public from here on: it is sent to the key holder.
     let mut ct_bytes = P::ct_bytes(&ct);
     let ct_taint = expect_secret_derived("ciphertext", &ct_bytes)?;
@@ -264,22 +264,25 @@ fn check<P: Kem>(label: u8) -> Result<[u8; 32], String> {
     if ek_part != ek.as_slice() {
         return Err(format!("{name}: the expanded key does not embed the ek"));
     }
-    let dk_imported = P::import_dk(&dk_bytes).map_err(|e| format!("{name}: import dk: {e}"))?;
+    let dk_imported =
+        P::import_dk(backend, &dk_bytes).map_err(|e| format!("{name}: import dk: {e}"))?;
     let ct_valid = P::parse_ct(&ct_bytes).map_err(|e| format!("{name}: parse ct: {e}"))?;
     let mut bad_bytes = ct_bytes.clone();
     bad_bytes[0] ^= 1;
     let ct_bad = P::parse_ct(&bad_bytes).map_err(|e| format!("{name}: parse ct: {e}"))?;
-    let key_valid = P::decapsulate(&dk_imported, &ct_valid);
-    let key_rejected = P::decapsulate(&dk_imported, &ct_bad);
+    let key_valid = P::decapsulate(backend, &dk_imported, &ct_valid);
+    let key_rejected = P::decapsulate(backend, &dk_imported, &ct_bad);
     // 4, continued. The one-shot form of the same (J(z || c) hashed beside A-hat's public streams).
-    let one_shot =
-        |ct| P::decapsulate_expanded(&dk_bytes, ct).map_err(|e| format!("{name}: one-shot: {e}"));
+    let one_shot = |ct| {
+        P::decapsulate_expanded(backend, &dk_bytes, ct)
+            .map_err(|e| format!("{name}: one-shot: {e}"))
+    };
     let key_valid_one_shot = one_shot(&ct_valid)?;
     let key_rejected_one_shot = one_shot(&ct_bad)?;
 
     // 5. The same with the key generated from the secret seed.
-    let key_valid_seed = P::decapsulate(&dk, &ct_valid);
-    let key_rejected_seed = P::decapsulate(&dk, &ct_bad);
+    let key_valid_seed = P::decapsulate(backend, &dk, &ct_valid);
+    let key_rejected_seed = P::decapsulate(backend, &dk, &ct_bad);
 
     // End of the protocol: the shared secrets are declassified, then compared.
     let k_encaps = declassify_shared_secret("encapsulated key", &key_encaps)?;

@@ -1,14 +1,22 @@
 //! The library calls the harness makes, one `#[inline(never)]` wrapper per operation and
 //! parameter set.
 //!
-//! Every call into `mlkem` goes through these wrappers, so the library code the optimizer
-//! inlines lands in functions named `<ct_harness::ops::MlKem768 as ct_harness::ops::Kem>::...`
-//! and nowhere else in the harness. The division scan of `cargo xtask ct` looks at the
+//! Each operation that computes goes through the `hazmat` entry point that takes its
+//! backend (`*_on(AnyBackend, ..)`), so the harness runs it on every backend in turn. The
+//! library runs it inside `lattice_poly_ntt::dispatch!`: on AVX2, in a closure passed to
+//! `lattice_poly_ntt::backend::avx2::with_features`, so the library code lands in that
+//! function's monomorphizations too (named after `lattice_poly_ntt`, and scanned as ours).
+//!
+//! Every call into `mlkem` goes through these wrappers (apart from choosing the backends,
+//! `AnyBackend::of` and `mlkem::backend`, which only detect CPU features), so the library
+//! code the optimizer inlines lands in functions named
+//! `<ct_harness::ops::MlKem768 as ct_harness::ops::Kem>::...` and nowhere else in the
+//! harness. The division scan of `cargo xtask ct` looks at the
 //! functions of the `mlkem*` crates and at these wrappers (everything under
 //! `ct_harness::ops`); the driver code in `main.rs` only moves bytes and compares
 //! declassified results.
 
-use mlkem::{Error, SharedSecret};
+use mlkem::{AnyBackend, Error, SharedSecret};
 
 /// One ML-KEM parameter set, as the harness drives it.
 pub(crate) trait Kem {
@@ -28,26 +36,30 @@ pub(crate) trait Kem {
     /// `mlkem::ml_kem_*::Ciphertext`.
     type Ct;
 
-    /// `DecapsulationKey::from_seed` (KeyGen_internal).
-    fn key_gen(seed: &[u8; 64]) -> Self::Dk;
+    /// `DecapsulationKey::from_seed_on` (KeyGen_internal).
+    fn key_gen(backend: AnyBackend, seed: &[u8; 64]) -> Self::Dk;
     /// A copy of the encoded encapsulation key of `dk`.
     fn ek_bytes(dk: &Self::Dk) -> Vec<u8>;
-    /// A copy of `DecapsulationKey::to_expanded_bytes`.
-    fn expanded_bytes(dk: &Self::Dk) -> Vec<u8>;
-    /// `EncapsulationKey::from_bytes` (modulus check, H(ek), A-hat).
-    fn parse_ek(bytes: &[u8]) -> Result<Self::Ek, Error>;
-    /// `EncapsulationKey::encapsulate_deterministic` (Encaps_internal).
-    fn encapsulate(ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret);
+    /// A copy of `DecapsulationKey::to_expanded_bytes_on`.
+    fn expanded_bytes(backend: AnyBackend, dk: &Self::Dk) -> Vec<u8>;
+    /// `EncapsulationKey::from_bytes_on` (modulus check, H(ek), A-hat).
+    fn parse_ek(backend: AnyBackend, bytes: &[u8]) -> Result<Self::Ek, Error>;
+    /// `EncapsulationKey::encapsulate_deterministic_on` (Encaps_internal).
+    fn encapsulate(backend: AnyBackend, ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret);
     /// A copy of the ciphertext bytes.
     fn ct_bytes(ct: &Self::Ct) -> Vec<u8>;
     /// `Ciphertext::from_bytes`.
     fn parse_ct(bytes: &[u8]) -> Result<Self::Ct, Error>;
-    /// `DecapsulationKey::from_expanded_bytes` (hash check, ek parse, dk_pke decode).
-    fn import_dk(bytes: &[u8]) -> Result<Self::Dk, Error>;
-    /// `DecapsulationKey::decapsulate` (Decaps_internal).
-    fn decapsulate(dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret;
-    /// `DecapsulationKey::decapsulate_expanded` (one-shot import and decapsulation).
-    fn decapsulate_expanded(bytes: &[u8], ct: &Self::Ct) -> Result<SharedSecret, Error>;
+    /// `DecapsulationKey::from_expanded_bytes_on` (hash check, ek parse, dk_pke decode).
+    fn import_dk(backend: AnyBackend, bytes: &[u8]) -> Result<Self::Dk, Error>;
+    /// `DecapsulationKey::decapsulate_on` (Decaps_internal).
+    fn decapsulate(backend: AnyBackend, dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret;
+    /// `DecapsulationKey::decapsulate_expanded_on` (one-shot import and decapsulation).
+    fn decapsulate_expanded(
+        backend: AnyBackend,
+        bytes: &[u8],
+        ct: &Self::Ct,
+    ) -> Result<SharedSecret, Error>;
 }
 
 /// Implements [`Kem`] for a unit type over one `mlkem::ml_kem_*` module.
@@ -67,8 +79,8 @@ macro_rules! kem {
             type Ct = mlkem::$module::Ciphertext;
 
             #[inline(never)]
-            fn key_gen(seed: &[u8; 64]) -> Self::Dk {
-                Self::Dk::from_seed(seed)
+            fn key_gen(backend: AnyBackend, seed: &[u8; 64]) -> Self::Dk {
+                Self::Dk::from_seed_on(backend, seed)
             }
 
             #[inline(never)]
@@ -77,18 +89,22 @@ macro_rules! kem {
             }
 
             #[inline(never)]
-            fn expanded_bytes(dk: &Self::Dk) -> Vec<u8> {
-                dk.to_expanded_bytes().to_vec()
+            fn expanded_bytes(backend: AnyBackend, dk: &Self::Dk) -> Vec<u8> {
+                dk.to_expanded_bytes_on(backend).to_vec()
             }
 
             #[inline(never)]
-            fn parse_ek(bytes: &[u8]) -> Result<Self::Ek, Error> {
-                Self::Ek::from_bytes(bytes)
+            fn parse_ek(backend: AnyBackend, bytes: &[u8]) -> Result<Self::Ek, Error> {
+                Self::Ek::from_bytes_on(backend, bytes)
             }
 
             #[inline(never)]
-            fn encapsulate(ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret) {
-                ek.encapsulate_deterministic(m)
+            fn encapsulate(
+                backend: AnyBackend,
+                ek: &Self::Ek,
+                m: &[u8; 32],
+            ) -> (Self::Ct, SharedSecret) {
+                ek.encapsulate_deterministic_on(backend, m)
             }
 
             #[inline(never)]
@@ -102,16 +118,22 @@ macro_rules! kem {
             }
 
             #[inline(never)]
-            fn import_dk(bytes: &[u8]) -> Result<Self::Dk, Error> {
-                Self::Dk::from_expanded_bytes(bytes)
+            fn import_dk(backend: AnyBackend, bytes: &[u8]) -> Result<Self::Dk, Error> {
+                Self::Dk::from_expanded_bytes_on(backend, bytes)
             }
 
             #[inline(never)]
-            fn decapsulate(dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret {
-                dk.decapsulate(ct)
+            fn decapsulate(backend: AnyBackend, dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret {
+                dk.decapsulate_on(backend, ct)
             }
-            fn decapsulate_expanded(bytes: &[u8], ct: &Self::Ct) -> Result<SharedSecret, Error> {
-                mlkem::$module::DecapsulationKey::decapsulate_expanded(bytes, ct)
+
+            #[inline(never)]
+            fn decapsulate_expanded(
+                backend: AnyBackend,
+                bytes: &[u8],
+                ct: &Self::Ct,
+            ) -> Result<SharedSecret, Error> {
+                Self::Dk::decapsulate_expanded_on(backend, bytes, ct)
             }
         }
     };

@@ -24,13 +24,14 @@
 //! - 3, honest: `seed (64) || m (32) || offset: u16 LE || mask`: a key from the seed, an honest
 //!   ciphertext for m, XORed with the mask from `offset` on (the mask may be empty or cancel).
 //!
-//! `(selector / 12) % 2 == 1` forces the portable backend (`mlkem::force_portable`) for the
-//! whole input; otherwise the library picks its fastest backend (AVX2 where available), so a
-//! campaign exercises both.
+//! `(selector / 12) % 2 == 1` runs the whole input on the portable backend; otherwise on the
+//! AVX2 backend where the CPU has it (the portable one where it does not), so a campaign
+//! exercises both. The backend is passed explicitly (the `hazmat` entry points `*_on`);
+//! `to_expanded_bytes` has no such variant and runs on the library's default backend.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mlkem::Error;
+use mlkem::{AnyBackend, BackendKind, Error};
 use sha3::digest::{ExtendableOutput, Update, XofReader};
 use sha3::{Digest, Sha3_256, Shake256};
 
@@ -79,9 +80,22 @@ fn u16_at(bytes: &[u8], i: usize) -> u16 {
     ])
 }
 
+/// The backend the selector bit asks for: portable, or AVX2 where this CPU has it (else
+/// portable).
+fn backend_of(portable: bool) -> AnyBackend {
+    let kind = if portable {
+        BackendKind::Portable
+    } else {
+        BackendKind::Avx2
+    };
+    AnyBackend::of(kind)
+        .or_else(|| AnyBackend::of(BackendKind::Portable))
+        .expect("the portable backend is always available")
+}
+
 macro_rules! check_set {
     ($name:ident, $set:ident, $k:literal) => {
-        fn $name(mode: u8, rest: &[u8]) {
+        fn $name(backend: AnyBackend, mode: u8, rest: &[u8]) {
             use mlkem::$set::{
                 CIPHERTEXT_SIZE, Ciphertext, DECAPSULATION_KEY_SIZE, DecapsulationKey,
                 ENCAPSULATION_KEY_SIZE,
@@ -91,15 +105,19 @@ macro_rules! check_set {
             const H_END: usize = EK_END + 32;
 
             /// Decapsulates twice (the second time through clones): the results must agree.
-            fn decapsulate(dk: &DecapsulationKey, ct: &Ciphertext) -> [u8; 32] {
-                let first = dk.decapsulate(ct);
-                let second = dk.clone().decapsulate(&ct.clone());
+            fn decapsulate(
+                backend: AnyBackend,
+                dk: &DecapsulationKey,
+                ct: &Ciphertext,
+            ) -> [u8; 32] {
+                let first = dk.decapsulate_on(backend, ct);
+                let second = dk.clone().decapsulate_on(backend, &ct.clone());
                 assert_eq!(first, second, "decapsulation is not deterministic");
                 *first.as_bytes()
             }
 
             /// Imports `dk`, checking the verdict against the section 7.3 checks done here.
-            fn import(dk: &[u8]) -> Option<DecapsulationKey> {
+            fn import(backend: AnyBackend, dk: &[u8]) -> Option<DecapsulationKey> {
                 let length_ok = dk.len() == DECAPSULATION_KEY_SIZE;
                 let (hash_ok, reduced) = if length_ok {
                     let mut t = dk[DK_PKE..EK_END - 32].to_vec();
@@ -110,12 +128,15 @@ macro_rules! check_set {
                 } else {
                     (false, false)
                 };
-                let imported = DecapsulationKey::from_expanded_bytes(dk);
+                let imported = DecapsulationKey::from_expanded_bytes_on(backend, dk);
                 // The one-shot decapsulation makes the same checks and, for an accepted
                 // key, gives the same secret as import + decapsulate.
                 let ct0 = Ciphertext::from_bytes(&[0x5c; CIPHERTEXT_SIZE]).expect("length");
-                match (&imported, DecapsulationKey::decapsulate_expanded(dk, &ct0)) {
-                    (Ok(key), Ok(one_shot)) => assert_eq!(one_shot, key.decapsulate(&ct0)),
+                let one_shot = DecapsulationKey::decapsulate_expanded_on(backend, dk, &ct0);
+                match (&imported, one_shot) {
+                    (Ok(key), Ok(one_shot)) => {
+                        assert_eq!(one_shot, key.decapsulate_on(backend, &ct0));
+                    }
                     (Err(a), Err(b)) => assert_eq!(*a, b, "one-shot error differs"),
                     (a, b) => panic!("import {:?} but one-shot {:?}", a.is_ok(), b.is_ok()),
                 }
@@ -165,10 +186,15 @@ macro_rules! check_set {
             }
 
             /// A ciphertext nobody encapsulated: implicit rejection gives J(z || c).
-            fn check_rejection(dk: &DecapsulationKey, dk_bytes: &[u8], ct: &Ciphertext) {
+            fn check_rejection(
+                backend: AnyBackend,
+                dk: &DecapsulationKey,
+                dk_bytes: &[u8],
+                ct: &Ciphertext,
+            ) {
                 let z = &dk_bytes[H_END..];
                 assert_eq!(
-                    decapsulate(dk, ct),
+                    decapsulate(backend, dk, ct),
                     j(z, ct.as_bytes()),
                     "fuzzed ciphertext not implicitly rejected"
                 );
@@ -179,10 +205,10 @@ macro_rules! check_set {
                     let split = usize::from(u16_at(rest, 0));
                     let bytes = rest.get(2..).unwrap_or_default();
                     let (dk, ct) = bytes.split_at(split.min(bytes.len()));
-                    let key = import(dk);
+                    let key = import(backend, dk);
                     let ct = parse_ct(ct);
                     if let (Some(key), Some(ct)) = (key, ct) {
-                        check_rejection(&key, dk, &ct);
+                        check_rejection(backend, &key, dk, &ct);
                     }
                 }
                 1 | 2 => {
@@ -191,13 +217,13 @@ macro_rules! check_set {
                     fold12(&mut dk[DK_PKE..EK_END - 32], mode == 1);
                     let hash = h(&dk[DK_PKE..EK_END]);
                     dk[EK_END..H_END].copy_from_slice(&hash);
-                    let key = import(dk);
+                    let key = import(backend, dk);
                     if mode == 1 {
                         assert!(key.is_some(), "valid dk rejected");
                     }
                     let ct = parse_ct(ct).expect("ciphertext of the right length");
                     if let Some(key) = key {
-                        check_rejection(&key, dk, &ct);
+                        check_rejection(backend, &key, dk, &ct);
                     }
                 }
                 _ => {
@@ -208,18 +234,25 @@ macro_rules! check_set {
                     let offset = usize::from(u16_at(rest, 96));
                     let mask = rest.get(98..).unwrap_or_default();
 
-                    let key = DecapsulationKey::from_seed(&seed);
+                    let key = DecapsulationKey::from_seed_on(backend, &seed);
                     let expanded = key.to_expanded_bytes();
-                    let imported = import(expanded.as_slice()).expect("exported dk re-imports");
-                    let (honest, secret) = key.encapsulation_key().encapsulate_deterministic(&m);
+                    let imported =
+                        import(backend, expanded.as_slice()).expect("exported dk re-imports");
+                    let (honest, secret) = key
+                        .encapsulation_key()
+                        .encapsulate_deterministic_on(backend, &m);
 
                     let mut tampered = *honest.as_bytes();
                     for (i, b) in mask.iter().enumerate() {
                         tampered[(offset + i) % CIPHERTEXT_SIZE] ^= b;
                     }
                     let ct = parse_ct(&tampered).expect("right length");
-                    let got = decapsulate(&key, &ct);
-                    assert_eq!(got, decapsulate(&imported, &ct), "seed vs imported key");
+                    let got = decapsulate(backend, &key, &ct);
+                    assert_eq!(
+                        got,
+                        decapsulate(backend, &imported, &ct),
+                        "seed vs imported key"
+                    );
                     if ct == honest {
                         assert_eq!(&got, secret.as_bytes(), "honest ciphertext: wrong secret");
                     } else {
@@ -241,10 +274,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let mode = (selector / 3) % 4;
-    mlkem::force_portable((selector / 12) % 2 == 1);
+    let backend = backend_of((selector / 12) % 2 == 1);
     match selector % 3 {
-        0 => check_512(mode, rest),
-        1 => check_768(mode, rest),
-        _ => check_1024(mode, rest),
+        0 => check_512(backend, mode, rest),
+        1 => check_768(backend, mode, rest),
+        _ => check_1024(backend, mode, rest),
     }
 });

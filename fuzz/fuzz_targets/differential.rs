@@ -10,9 +10,11 @@
 //!
 //! Input layout: `selector (1) || seed (64) || m (32) || edits`, zero-padded when short; each
 //! edit is 4 bytes `target, position: u16 LE, xor`, where `target % 3` picks ciphertext / ek /
-//! dk and the position is taken modulo the length of the target. An odd selector forces our
-//! portable backend (`mlkem::force_portable`); an even one lets the library pick (AVX2 where
-//! available), so a campaign compares both backends with ml-kem.
+//! dk and the position is taken modulo the length of the target. An odd selector runs ours on
+//! the portable backend; an even one on the AVX2 backend where the CPU has it (the portable
+//! one where it does not), so a campaign compares both backends with ml-kem. The backend is
+//! passed explicitly (the `hazmat` entry points `*_on`); `to_expanded_bytes` has no such
+//! variant and runs on the library's default backend.
 //!
 //! ml-kem's `from_expanded`/`to_expanded_bytes` are deprecated (it prefers seeds), but they
 //! are the FIPS 203 format, so both are compared here.
@@ -22,6 +24,20 @@
 use libfuzzer_sys::fuzz_target;
 use ml_kem::array::Array;
 use ml_kem::{Decapsulate, ExpandedKeyEncoding, KeyExport};
+use mlkem::{AnyBackend, BackendKind};
+
+/// The backend the selector bit asks for: portable, or AVX2 where this CPU has it (else
+/// portable).
+fn backend_of(portable: bool) -> AnyBackend {
+    let kind = if portable {
+        BackendKind::Portable
+    } else {
+        BackendKind::Avx2
+    };
+    AnyBackend::of(kind)
+        .or_else(|| AnyBackend::of(BackendKind::Portable))
+        .expect("the portable backend is always available")
+}
 
 /// Applies the edits aimed at `target` to a copy of `bytes`; `None` if that changes nothing
 /// (the unedited object has been compared already, so its checks are skipped).
@@ -38,12 +54,12 @@ fn edited(edits: &[u8], target: u8, bytes: &[u8]) -> Option<Vec<u8>> {
 
 macro_rules! differential {
     ($name:ident, $ours:ident, $theirs:ident) => {
-        fn $name(seed: &[u8; 64], m: &[u8; 32], edits: &[u8]) {
+        fn $name(backend: AnyBackend, seed: &[u8; 64], m: &[u8; 32], edits: &[u8]) {
             use mlkem::$ours as ours;
             type Theirs = ml_kem::$theirs;
 
             // Key generation from the seed.
-            let our_dk = ours::DecapsulationKey::from_seed(seed);
+            let our_dk = ours::DecapsulationKey::from_seed_on(backend, seed);
             let their_dk = ml_kem::DecapsulationKey::<Theirs>::from_seed(Array::from(*seed));
             let our_ek = our_dk.encapsulation_key();
             let their_ek = their_dk.encapsulation_key();
@@ -55,7 +71,7 @@ macro_rules! differential {
             assert_eq!(expanded, their_expanded.as_slice(), "expanded dk");
 
             // Deterministic encapsulation and honest decapsulation.
-            let (our_ct, our_k) = our_ek.encapsulate_deterministic(m);
+            let (our_ct, our_k) = our_ek.encapsulate_deterministic_on(backend, m);
             let (their_ct, their_k) = their_ek.encapsulate_deterministic(&Array::from(*m));
             let ct = our_ct.as_bytes().as_slice();
             assert_eq!(ct, their_ct.as_slice(), "ciphertext");
@@ -65,7 +81,7 @@ macro_rules! differential {
                 "shared secret"
             );
             assert_eq!(
-                our_dk.decapsulate(&our_ct),
+                our_dk.decapsulate_on(backend, &our_ct),
                 our_k,
                 "our honest decapsulation"
             );
@@ -77,14 +93,14 @@ macro_rules! differential {
 
             // Edited encapsulation key: same verdict, and the same encapsulation if valid.
             if let Some(ek_bytes) = edited(edits, 1, ek) {
-                let ours = ours::EncapsulationKey::from_bytes(&ek_bytes);
+                let ours = ours::EncapsulationKey::from_bytes_on(backend, &ek_bytes);
                 let theirs = Array::try_from(ek_bytes.as_slice())
                     .map_err(|_| ())
                     .and_then(|key| ml_kem::EncapsulationKey::<Theirs>::new(&key).map_err(|_| ()));
                 assert_eq!(ours.is_ok(), theirs.is_ok(), "edited ek: verdicts differ");
                 if let (Ok(ours), Ok(theirs)) = (ours, theirs) {
                     assert_eq!(ours.as_bytes().as_slice(), theirs.to_bytes().as_slice());
-                    let (c1, k1) = ours.encapsulate_deterministic(m);
+                    let (c1, k1) = ours.encapsulate_deterministic_on(backend, m);
                     let (c2, k2) = theirs.encapsulate_deterministic(&Array::from(*m));
                     assert_eq!(c1.as_bytes().as_slice(), c2.as_slice(), "edited ek: ct");
                     assert_eq!(k1.as_bytes().as_slice(), k2.as_slice(), "edited ek: secret");
@@ -97,7 +113,7 @@ macro_rules! differential {
             let our_ct = ours::Ciphertext::from_bytes(ct).expect("ct length");
             let their_ct = Array::try_from(ct).expect("ct length");
             if edited_ct.is_some() {
-                let ours = our_dk.decapsulate(&our_ct);
+                let ours = our_dk.decapsulate_on(backend, &our_ct);
                 let theirs = their_dk.decapsulate(&their_ct);
                 assert_eq!(ours.as_bytes().as_slice(), theirs.as_slice(), "edited ct");
             }
@@ -105,7 +121,7 @@ macro_rules! differential {
             // Edited expanded dk: same verdict (the length is right, so this is the H(ek)
             // and ek modulus checks), then the same decapsulation of the (edited) ct.
             if let Some(dk_bytes) = edited(edits, 2, expanded) {
-                let ours = ours::DecapsulationKey::from_expanded_bytes(&dk_bytes);
+                let ours = ours::DecapsulationKey::from_expanded_bytes_on(backend, &dk_bytes);
                 let theirs = ml_kem::DecapsulationKey::<Theirs>::from_expanded(
                     &Array::try_from(dk_bytes.as_slice()).expect("expanded dk length"),
                 );
@@ -116,7 +132,7 @@ macro_rules! differential {
                     ours.as_ref().err()
                 );
                 if let (Ok(ours), Ok(theirs)) = (ours, theirs) {
-                    let k1 = ours.decapsulate(&our_ct);
+                    let k1 = ours.decapsulate_on(backend, &our_ct);
                     let k2 = theirs.decapsulate(&their_ct);
                     assert_eq!(k1.as_bytes().as_slice(), k2.as_slice(), "edited dk, ct");
                     assert_eq!(
@@ -138,14 +154,14 @@ fuzz_target!(|data: &[u8]| {
     let Some((&selector, data)) = data.split_first() else {
         return;
     };
-    mlkem::force_portable(selector % 2 == 1);
+    let backend = backend_of(selector % 2 == 1);
     let mut head = [0u8; 96];
     let n = data.len().min(96);
     head[..n].copy_from_slice(&data[..n]);
     let edits = data.get(96..).unwrap_or_default();
     let seed: [u8; 64] = head[..64].try_into().expect("64 bytes");
     let m: [u8; 32] = head[64..].try_into().expect("32 bytes");
-    check_512(&seed, &m, edits);
-    check_768(&seed, &m, edits);
-    check_1024(&seed, &m, edits);
+    check_512(backend, &seed, &m, edits);
+    check_768(backend, &seed, &m, edits);
+    check_1024(backend, &seed, &m, edits);
 });

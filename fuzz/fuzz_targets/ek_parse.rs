@@ -13,13 +13,15 @@
 //!   the first four bytes of the rest, `index: u16 LE` and `value: u16 LE`, overwrite one
 //!   coefficient with `value % 4096` (to probe the q boundary one coefficient at a time).
 //!
-//! `(selector / 12) % 2 == 1` forces the portable backend (`mlkem::force_portable`) for the
-//! whole input; otherwise the library picks its fastest backend (AVX2 where available), so a
-//! campaign exercises both.
+//! `(selector / 12) % 2 == 1` runs the whole input on the portable backend; otherwise on the
+//! AVX2 backend where the CPU has it (the portable one where it does not), so a campaign
+//! exercises both. The backend is passed explicitly (the `hazmat` entry points `*_on`);
+//! `TryFrom` has no such variant and runs on the library's default backend, so comparing it
+//! with `from_bytes_on` also compares the two backends.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mlkem::Error;
+use mlkem::{AnyBackend, BackendKind, Error};
 
 const Q: u16 = 3329;
 
@@ -66,9 +68,22 @@ fn candidate(mode: u8, rest: &[u8], ek_len: usize) -> Vec<u8> {
     key
 }
 
+/// The backend the selector bit asks for: portable, or AVX2 where this CPU has it (else
+/// portable).
+fn backend_of(portable: bool) -> AnyBackend {
+    let kind = if portable {
+        BackendKind::Portable
+    } else {
+        BackendKind::Avx2
+    };
+    AnyBackend::of(kind)
+        .or_else(|| AnyBackend::of(BackendKind::Portable))
+        .expect("the portable backend is always available")
+}
+
 macro_rules! check_set {
     ($name:ident, $set:ident) => {
-        fn $name(mode: u8, rest: &[u8]) {
+        fn $name(backend: AnyBackend, mode: u8, rest: &[u8]) {
             use mlkem::$set::{CIPHERTEXT_SIZE, ENCAPSULATION_KEY_SIZE, EncapsulationKey};
             let bytes = candidate(mode, rest, ENCAPSULATION_KEY_SIZE);
 
@@ -78,17 +93,18 @@ macro_rules! check_set {
                     .iter()
                     .all(|&c| c < Q);
 
-            let parsed = EncapsulationKey::from_bytes(&bytes);
+            let parsed = EncapsulationKey::from_bytes_on(backend, &bytes);
             let via_try_from = EncapsulationKey::try_from(bytes.as_slice());
             assert_eq!(parsed, via_try_from, "from_bytes and TryFrom disagree");
             match parsed {
                 Ok(ek) => {
                     assert!(reduced, "accepted a key the naive decoder rejects");
                     assert_eq!(ek.as_bytes().as_slice(), bytes.as_slice(), "re-encoding");
-                    let again = EncapsulationKey::from_bytes(ek.as_bytes()).expect("re-parse");
+                    let again =
+                        EncapsulationKey::from_bytes_on(backend, ek.as_bytes()).expect("re-parse");
                     assert_eq!(again, ek);
                     // Any valid key, however extreme, must encapsulate without panicking.
-                    let (ct, _) = ek.encapsulate_deterministic(&[0x5a; 32]);
+                    let (ct, _) = ek.encapsulate_deterministic_on(backend, &[0x5a; 32]);
                     assert_eq!(ct.as_bytes().len(), CIPHERTEXT_SIZE);
                 }
                 Err(Error::EncapsulationKeyLength { expected, actual }) => {
@@ -114,10 +130,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let mode = (selector / 3) % 4;
-    mlkem::force_portable((selector / 12) % 2 == 1);
+    let backend = backend_of((selector / 12) % 2 == 1);
     match selector % 3 {
-        0 => check_512(mode, rest),
-        1 => check_768(mode, rest),
-        _ => check_1024(mode, rest),
+        0 => check_512(backend, mode, rest),
+        1 => check_768(backend, mode, rest),
+        _ => check_1024(backend, mode, rest),
     }
 });

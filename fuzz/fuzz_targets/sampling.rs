@@ -5,19 +5,21 @@
 //! SampleNTT seed (rho, then the two index bytes; zero-padded when short), whose first 32
 //! bytes are also used as rho and as sigma; the rest is CBD input, used both at its own length
 //! (which `sample_poly_cbd` must accept exactly when it is `64 * eta`) and padded to size.
-//! `(byte 0 / 3) % 2 == 1` forces the portable code paths (`force_portable`); otherwise the
-//! SIMD ones (4-way Keccak) run where the CPU has them, so a campaign compares both with the
-//! naive versions.
+//! `(byte 0 / 3) % 2 == 1` runs the portable backend; otherwise the AVX2 backend (4-way
+//! Keccak) where the CPU has it (the portable one where it does not), so a campaign compares
+//! both with the naive versions. The backend token is passed explicitly (an `AnyBackend`
+//! picked from the byte, run through `lattice_poly_ntt::dispatch!`).
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
 use lattice_field::gf3329::Q;
+use lattice_poly_ntt::backend::{AnyBackend, BackendKind};
 use lattice_poly_ntt::mlkem::N;
 use lattice_sampling::{
-    CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, SAMPLE_NTT_SEED_BYTES, prf, sample_matrix,
-    sample_noise_poly, sample_noise_vector, sample_ntt, sample_poly_cbd, sample_poly_cbd2,
-    sample_poly_cbd3,
+    CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, SAMPLE_NTT_SEED_BYTES, SamplingBackend, prf,
+    sample_matrix, sample_noise_poly, sample_noise_vector, sample_ntt, sample_poly_cbd,
+    sample_poly_cbd2, sample_poly_cbd3,
 };
+use libfuzzer_sys::fuzz_target;
 use sha3::digest::{ExtendableOutput, Update, XofReader};
 use sha3::{Shake128, Shake256};
 
@@ -90,8 +92,8 @@ fn check_cbd(eta: Eta, bytes: &[u8], got: &[u16; N]) {
     );
 }
 
-fn check_matrix<const K: usize>(rho: &[u8; 32]) {
-    let matrix = sample_matrix::<K>(rho);
+fn check_matrix<B: SamplingBackend, const K: usize>(be: B, rho: &[u8; 32]) {
+    let matrix = sample_matrix::<K>(be, rho);
     for (i, row) in matrix.rows.iter().enumerate() {
         for (j, entry) in row.iter().enumerate() {
             let mut seed = [0u8; SAMPLE_NTT_SEED_BYTES];
@@ -107,16 +109,16 @@ fn check_matrix<const K: usize>(rho: &[u8; 32]) {
     }
 }
 
-fn check_noise<const K: usize>(sigma: &[u8; 32], nonce: u8) {
+fn check_noise<B: SamplingBackend, const K: usize>(be: B, sigma: &[u8; 32], nonce: u8) {
     for eta in [Eta::Two, Eta::Three] {
-        let vector = sample_noise_vector::<K>(sigma, eta, nonce);
+        let vector = sample_noise_vector::<K>(be, sigma, eta, nonce);
         for (i, poly) in vector.0.iter().enumerate() {
             let n = nonce.wrapping_add(i as u8);
-            let single = sample_noise_poly(sigma, eta, n);
+            let single = sample_noise_poly(be, sigma, eta, n);
             assert_eq!(poly, &single, "noise vector element {i}");
             let stream = naive_prf(sigma, n, 64 * eta_of(eta));
             let mut ours = vec![0u8; stream.len()];
-            prf(sigma, n, &mut ours);
+            prf(be, sigma, n, &mut ours);
             assert_eq!(ours, stream, "PRF output");
             check_cbd(eta, &stream, single.coeffs());
         }
@@ -130,17 +132,27 @@ fn padded<const L: usize>(bytes: &[u8]) -> [u8; L] {
     out
 }
 
-fuzz_target!(|data: &[u8]| {
-    let Some((&selector, rest)) = data.split_first() else {
-        return;
+/// The backend the selector bit asks for: portable, or AVX2 where this CPU has it (else
+/// portable).
+fn backend_of(portable: bool) -> AnyBackend {
+    let kind = if portable {
+        BackendKind::Portable
+    } else {
+        BackendKind::Avx2
     };
-    lattice_poly_ntt::backend::force_portable((selector / 3) % 2 == 1);
+    AnyBackend::of(kind)
+        .or_else(|| AnyBackend::of(BackendKind::Portable))
+        .expect("the portable backend is always available")
+}
+
+/// Every check of one input (`selector` is byte 0, `rest` the bytes after it) on `be`.
+fn check<B: SamplingBackend>(be: B, selector: u8, rest: &[u8]) {
     let seed_len = rest.len().min(SAMPLE_NTT_SEED_BYTES);
     let (seed_part, cbd_input) = rest.split_at(seed_len);
     let seed: [u8; SAMPLE_NTT_SEED_BYTES] = padded(seed_part);
     let rho: [u8; 32] = padded(&seed);
 
-    let a = sample_ntt(&seed);
+    let a = sample_ntt(be, &seed);
     assert!(
         a.coeffs().iter().all(|&c| c < Q),
         "SampleNTT output not canonical"
@@ -171,16 +183,24 @@ fuzz_target!(|data: &[u8]| {
     let nonce = selector;
     match selector % 3 {
         0 => {
-            check_matrix::<2>(&rho);
-            check_noise::<2>(&rho, nonce);
+            check_matrix::<B, 2>(be, &rho);
+            check_noise::<B, 2>(be, &rho, nonce);
         }
         1 => {
-            check_matrix::<3>(&rho);
-            check_noise::<3>(&rho, nonce);
+            check_matrix::<B, 3>(be, &rho);
+            check_noise::<B, 3>(be, &rho, nonce);
         }
         _ => {
-            check_matrix::<4>(&rho);
-            check_noise::<4>(&rho, nonce);
+            check_matrix::<B, 4>(be, &rho);
+            check_noise::<B, 4>(be, &rho, nonce);
         }
     }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&selector, rest)) = data.split_first() else {
+        return;
+    };
+    let backend = backend_of((selector / 3) % 2 == 1);
+    lattice_poly_ntt::dispatch!(backend, |be| check(be, selector, rest));
 });

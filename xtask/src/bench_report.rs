@@ -394,8 +394,7 @@ const NOTES: &str = "\
 ### Notes
 
 - `ours` runs with the backend our crate selects (AVX2 when the CPU has it); \
-`ours-portable` is the same code with `mlkem::force_portable(true)` (measured only on AVX2 \
-CPUs).
+`ours-portable` is the same code on the portable backend (measured only on AVX2 CPUs).
 - `keygen`: key generation from a 64-byte seed into the library's key type. `encaps` / \
 `decaps`: on parsed keys (what repeated operations with one key cost; parsed keys cache \
 work such as the expanded matrix and H(ek)). `*_from_bytes`: parse and check the encoded \

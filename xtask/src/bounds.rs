@@ -22,7 +22,7 @@
 //! | AVX2 accumulation for K = 1..4, capacity | [`accumulate`] | the real `Accumulator` with `Avx2`, raw signed 32-bit lanes against `AVX2_ACCUMULATOR_LIMIT` |
 //! | ML-DSA lazy accumulation, k x l = 4 x 4, 6 x 5, 8 x 7, capacity | [`mldsa_accumulate`] | the real `mldsa::Matrix::mul_vector` / `Accumulator` (`Portable`) on all-maximal and random operands, raw `u64` sums against exact `u128` sums |
 //!
-//! The AVX2 rows run when the CPU has AVX2 (`lattice_poly_ntt::backend::avx2_detected`), and
+//! The AVX2 rows run when the CPU has AVX2 (`lattice_poly_ntt::Avx2::detect`), and
 //! are one SKIP row otherwise.
 //!
 //! The checks themselves are plain functions returning a verdict
@@ -90,12 +90,12 @@ fn quietly<T>(f: impl FnOnce() -> T) -> T {
 
 /// The lazy accumulation rows of backend `B` for every rank, the per-lane details printed
 /// below the table, and the largest raw entry seen.
-fn accumulation_rows<B: Checked>() -> (Vec<Row>, String, u32) {
-    let single = accumulate::runs_single_product::<B>();
+fn accumulation_rows<B: Checked>(backend: B) -> (Vec<Row>, String, u32) {
+    let single = accumulate::runs_single_product(backend);
     let ranks = [
-        (2, accumulate::runs_for_rank::<B, 2>()),
-        (3, accumulate::runs_for_rank::<B, 3>()),
-        (4, accumulate::runs_for_rank::<B, 4>()),
+        (2, accumulate::runs_for_rank::<B, 2>(backend)),
+        (3, accumulate::runs_for_rank::<B, 3>(backend)),
+        (4, accumulate::runs_for_rank::<B, 4>(backend)),
     ];
     let mut rows = if B::LAYOUT == accumulate::Layout::Interleaved {
         accumulate::term_rows(&single)
@@ -202,13 +202,13 @@ fn reduce_row<B: Checked>(site: &str, limit_label: &str, worst_raw: u32) -> Row 
 #[cfg(target_arch = "x86_64")]
 fn avx2_rows(threads: usize) -> (Vec<Row>, String) {
     use lattice_poly_ntt::Avx2;
-    if !lattice_poly_ntt::backend::avx2_detected() {
+    let Some(token) = Avx2::detect() else {
         return (vec![avx2_skip_row()], String::new());
-    }
-    let (mut rows, mut details) = avx2::rows(threads);
-    let (acc_rows, lanes, worst_raw) = accumulation_rows::<Avx2>();
+    };
+    let (mut rows, mut details) = avx2::rows(token, threads);
+    let (acc_rows, lanes, worst_raw) = accumulation_rows(token);
     rows.extend(acc_rows);
-    rows.push(quietly(accumulate::capacity_row::<Avx2>));
+    rows.push(quietly(|| accumulate::capacity_row(token)));
     rows.push(reduce_row::<Avx2>(
         "reduce_accumulator -> montgomery_reduce_i32",
         "AVX2_ACCUMULATOR_LIMIT",
@@ -253,9 +253,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let t = Instant::now();
     rows.push(ntt::table_row());
     rows.extend(ntt::ntt_rows());
-    let (acc_rows, lanes, worst_raw) = accumulation_rows::<Portable>();
+    let (acc_rows, lanes, worst_raw) = accumulation_rows(Portable);
     rows.extend(acc_rows);
-    rows.push(quietly(accumulate::capacity_row::<Portable>));
+    rows.push(quietly(|| accumulate::capacity_row(Portable)));
     // Every sum of at most MAX_RANK products goes to barrett_reduce (proved exhaustively above).
     rows.push(reduce_row::<Portable>(
         "reduce_accumulator -> barrett_reduce",

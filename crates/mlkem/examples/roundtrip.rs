@@ -84,6 +84,7 @@ fn main() {
     println!(
         "ML-KEM round trip: keygen from seed, encaps/decaps on parsed keys (and, in parentheses, from key bytes); median of {ITERATIONS} runs"
     );
+    println!("backend: {} (the fastest this CPU has)", mlkem::backend());
     round_trip!("ML-KEM-512", ml_kem_512);
     round_trip!("ML-KEM-768", ml_kem_768);
     round_trip!("ML-KEM-1024", ml_kem_1024);

@@ -4,9 +4,8 @@
 //! exactly `d` bytes, so both directions work on 8-coefficient chunks through a `u128`:
 //! no branches, no indexing by values, one loop shape for every `d`.
 //!
-//! On x86_64 CPUs with AVX2 (when [`lattice_poly_ntt::backend::use_avx2`] says so), the `d`
-//! that ML-KEM uses (1, 4, 5, 10, 11, 12) run the AVX2 code of `crate::simd_encode`
-//! instead, with identical results.
+//! These are the portable reference implementations; inside an operation the KEM runs its
+//! backend's encodings (AVX2 for the `d` that ML-KEM uses), which give identical results.
 
 use lattice_poly_ntt::mlkem::N;
 
@@ -21,12 +20,6 @@ pub const fn encoded_len(d: usize) -> usize {
 /// `out.len()` must be `32 * D`; values must be below `2^D`.
 pub fn byte_encode<const D: usize>(coeffs: &[u16; N], out: &mut [u8]) {
     const { assert!(D >= 1 && D <= 12) };
-    debug_assert_eq!(out.len(), encoded_len(D));
-    #[cfg(target_arch = "x86_64")]
-    if let Some(avx2) = crate::simd::Avx2::get() {
-        avx2.byte_encode::<D>(coeffs, out);
-        return;
-    }
     byte_encode_portable::<D>(coeffs, out);
 }
 
@@ -52,13 +45,6 @@ pub(crate) fn byte_encode_portable<const D: usize>(coeffs: &[u16; N], out: &mut 
 #[must_use]
 pub fn byte_decode<const D: usize>(bytes: &[u8]) -> [u16; N] {
     const { assert!(D >= 1 && D <= 12) };
-    debug_assert_eq!(bytes.len(), encoded_len(D));
-    #[cfg(target_arch = "x86_64")]
-    if let Some(avx2) = crate::simd::Avx2::get() {
-        let mut out = [0u16; N];
-        avx2.byte_decode::<D>(bytes, &mut out);
-        return out;
-    }
     byte_decode_portable::<D>(bytes)
 }
 

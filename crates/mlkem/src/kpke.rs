@@ -9,10 +9,8 @@
 //! and `t^T r` in [`encrypt`]; the cache of `s` is built once per key and kept in it.
 
 use crate::Error;
-use crate::compress::{compress, decompress};
-use crate::encode::{byte_decode, byte_encode, encoded_len};
-use lattice_poly_ntt::Backend;
-use lattice_poly_ntt::mlkem::MlKem;
+use crate::backend::KemBackend;
+use crate::encode::encoded_len;
 use lattice_poly_ntt::mlkem::{CachedNttVector, PolyVector};
 use lattice_poly_ntt::mlkem::{Matrix, N, NttPoly, NttVector, Poly};
 use lattice_sampling::keccak::{SHA3_256_RATE, SHA3_DOMAIN, Sponge};
@@ -38,11 +36,18 @@ const fn eta<const ETA: usize>() -> Eta {
 
 /// Decodes `ByteDecode_12` of a vector into `out` (every entry written); `false` if a
 /// coefficient is `>= q` (the modulus check of FIPS 203 section 7.2).
-pub(crate) fn decode_vector_12_into<const K: usize>(bytes: &[u8], out: &mut NttVector<K>) -> bool {
+#[inline(always)]
+pub(crate) fn decode_vector_12_into<B: KemBackend, const K: usize>(
+    b: B,
+    bytes: &[u8],
+    out: &mut NttVector<K>,
+) -> bool {
     debug_assert_eq!(bytes.len(), K * POLY_BYTES);
     let mut ok = true;
     for (p, chunk) in out.0.iter_mut().zip(bytes.chunks_exact(POLY_BYTES)) {
-        if let Some(decoded) = NttPoly::from_coeffs(byte_decode::<12>(chunk)) {
+        let mut raw = [0u16; N];
+        b.byte_decode::<12>(chunk, &mut raw);
+        if let Some(decoded) = NttPoly::from_coeffs(raw) {
             *p = decoded;
         } else {
             ok = false;
@@ -54,11 +59,16 @@ pub(crate) fn decode_vector_12_into<const K: usize>(bytes: &[u8], out: &mut NttV
 
 /// `ByteDecode_12` of a secret vector, each value taken mod q as Algorithm 6 specifies for
 /// d = 12 (values up to 4095 < 2q, so one conditional subtraction, in constant time).
-pub(crate) fn decode_vector_12_reduced<const K: usize>(bytes: &[u8]) -> NttVector<K> {
+#[inline(always)]
+pub(crate) fn decode_vector_12_reduced<B: KemBackend, const K: usize>(
+    b: B,
+    bytes: &[u8],
+) -> NttVector<K> {
     debug_assert_eq!(bytes.len(), K * POLY_BYTES);
     NttVector::new(core::array::from_fn(|i| {
         let mut p = NttPoly::zero();
-        let mut raw = byte_decode::<12>(&bytes[i * POLY_BYTES..(i + 1) * POLY_BYTES]);
+        let mut raw = [0u16; N];
+        b.byte_decode::<12>(&bytes[i * POLY_BYTES..(i + 1) * POLY_BYTES], &mut raw);
         for (c, &x) in p.coeffs_mut().iter_mut().zip(&raw) {
             // x < 2^12 <= REDUCE_ONCE_INPUT_MAX = 2q - 1.
             *c = lattice_field::gf3329::reduce_once(x);
@@ -69,9 +79,14 @@ pub(crate) fn decode_vector_12_reduced<const K: usize>(bytes: &[u8]) -> NttVecto
 }
 
 /// `ByteEncode_12` of a vector into `out` (`384 K` bytes).
-pub(crate) fn encode_vector_12<const K: usize>(v: &NttVector<K>, out: &mut [u8]) {
+#[inline(always)]
+pub(crate) fn encode_vector_12<B: KemBackend, const K: usize>(
+    b: B,
+    v: &NttVector<K>,
+    out: &mut [u8],
+) {
     for (p, chunk) in v.0.iter().zip(out.chunks_exact_mut(POLY_BYTES)) {
-        byte_encode::<12>(p.coeffs(), chunk);
+        b.byte_encode::<12>(p.coeffs(), chunk);
     }
 }
 
@@ -80,13 +95,18 @@ impl<const K: usize> PublicKey<K> {
     /// the caller's key is filled in place, with no copy of A-hat) and expands A-hat; returns
     /// `H(ek_pke)`, computed alongside A-hat in the same Keccak batch. `None` if a
     /// coefficient of t-hat is `>= q` (checked first: a bad key costs no hashing).
-    pub(crate) fn parse_and_hash_into(&mut self, ek: &[u8]) -> Option<[u8; 32]> {
+    #[inline(always)]
+    pub(crate) fn parse_and_hash_into<B: KemBackend>(
+        &mut self,
+        b: B,
+        ek: &[u8],
+    ) -> Option<[u8; 32]> {
         let (t_bytes, rho) = split_ek::<K>(ek);
-        if !decode_vector_12_into(t_bytes, &mut self.t_hat) {
+        if !decode_vector_12_into(b, t_bytes, &mut self.t_hat) {
             return None;
         }
         let mut h = [0u8; 32];
-        let mut batch = Batch::new();
+        let mut batch = Batch::new(b);
         // The hash is the longest job (6 to 12 permutations, a stream ~3): it goes first.
         batch.digest(Digest32::sha3_256(ek, &mut h));
         batch.matrix_rows::<K>(rho, 0, &mut self.a_hat.rows);
@@ -98,15 +118,17 @@ impl<const K: usize> PublicKey<K> {
     /// it (FIPS 203 section 7.3): the hash is compared before the modulus check. `extra` is
     /// one more independent hash to compute alongside A-hat (a one-shot decapsulation's
     /// `J(z || c)`); it is computed whatever the outcome.
-    pub(crate) fn parse_checking_hash_into(
+    #[inline(always)]
+    pub(crate) fn parse_checking_hash_into<B: KemBackend>(
         &mut self,
+        b: B,
         ek: &[u8],
         expected: &[u8; 32],
         extra: Option<Digest32<'_>>,
     ) -> Result<(), Error> {
         let (t_bytes, rho) = split_ek::<K>(ek);
         let mut h = [0u8; 32];
-        let mut batch = Batch::new();
+        let mut batch = Batch::new(b);
         batch.digest(Digest32::sha3_256(ek, &mut h));
         if let Some(extra) = extra {
             batch.digest(extra);
@@ -117,7 +139,7 @@ impl<const K: usize> PublicKey<K> {
         if h != *expected {
             return Err(Error::DecapsulationKeyHashMismatch);
         }
-        if !decode_vector_12_into(t_bytes, &mut self.t_hat) {
+        if !decode_vector_12_into(b, t_bytes, &mut self.t_hat) {
             return Err(Error::EncapsulationKeyNotReduced);
         }
         Ok(())
@@ -149,7 +171,9 @@ const fn rows_with_noise(k: usize) -> usize {
 /// and `e`; then the remaining rows of A-hat while `H` absorbs the encoding of the rows of
 /// t-hat computed from the first ones; `H` finishes with the last rows and rho. The values
 /// are those of Algorithm 13; only the order of independent steps differs.
-pub(crate) fn key_gen<B: Backend<MlKem>, const K: usize, const ETA1: usize>(
+#[inline(always)]
+pub(crate) fn key_gen<B: KemBackend, const K: usize, const ETA1: usize>(
+    b: B,
     d: &[u8; 32],
     ek_out: &mut [u8],
     pk: &mut PublicKey<K>,
@@ -157,12 +181,12 @@ pub(crate) fn key_gen<B: Backend<MlKem>, const K: usize, const ETA1: usize>(
 ) -> [u8; 32] {
     let first = const { rows_with_noise(K) };
     // Line 1: (rho, sigma) = G(d || k).
-    let (rho, mut sigma) = crate::hash::g(d, &[K as u8]);
+    let (rho, mut sigma) = crate::hash::g(b, d, &[K as u8]);
     let PublicKey { t_hat, a_hat } = pk;
     // Lines 3-7 for the first rows, and lines 8-15: s and e from PRF_eta1(sigma, N),
     // N = 0 .. 2k-1, in one batch.
     let (mut s, mut e) = (PolyVector::<K>::zero(), PolyVector::<K>::zero());
-    let mut batch = Batch::new();
+    let mut batch = Batch::new(b);
     batch.matrix_rows::<K>(&rho, 0, &mut a_hat.rows[..first]);
     for (p, n) in s.0.iter_mut().chain(e.0.iter_mut()).zip(0u8..) {
         batch.noise(&sigma, eta::<ETA1>(), n, p);
@@ -170,82 +194,65 @@ pub(crate) fn key_gen<B: Backend<MlKem>, const K: usize, const ETA1: usize>(
     batch.run();
     sigma.zeroize();
     // Lines 16-18: t-hat = A-hat o s-hat + e-hat; s-hat keeps its b*zeta cache for decryption.
-    s.ntt_cached_into::<B>(s_hat_out);
+    s.ntt_cached_into(b, s_hat_out);
     let s_hat = &*s_hat_out;
     s.zeroize();
-    let mut e_hat = e.ntt::<B>();
+    let mut e_hat = e.ntt(b);
     e.zeroize();
-    a_hat.mul_vector_rows::<B>(s_hat, 0..first, t_hat);
+    a_hat.mul_vector_rows(b, s_hat, 0..first, t_hat);
     // Line 19: ek = ByteEncode_12(t-hat) || rho, and H(ek), row by row.
     let (t_bytes, rho_out) = ek_out.split_at_mut(K * POLY_BYTES);
     let (t_first, t_last) = t_bytes.split_at_mut(first * POLY_BYTES);
-    add_and_encode::<B>(&mut t_hat.0[..first], &e_hat.0[..first], t_first);
+    add_and_encode(b, &mut t_hat.0[..first], &e_hat.0[..first], t_first);
     let mut h = Sponge::<SHA3_256_RATE>::new();
     if first < K {
         // Lines 3-7 for the last rows, while H absorbs the first rows of t-hat.
-        let mut batch = Batch::new();
+        let mut batch = Batch::new(b);
         batch.absorb(&mut h, t_first);
         batch.matrix_rows::<K>(&rho, first, &mut a_hat.rows[first..]);
         batch.run();
     } else {
-        h.absorb(t_first);
+        h.absorb(b, t_first);
     }
-    a_hat.mul_vector_rows::<B>(s_hat, first..K, t_hat);
-    add_and_encode::<B>(&mut t_hat.0[first..], &e_hat.0[first..], t_last);
+    a_hat.mul_vector_rows(b, s_hat, first..K, t_hat);
+    add_and_encode(b, &mut t_hat.0[first..], &e_hat.0[first..], t_last);
     e_hat.zeroize();
     rho_out.copy_from_slice(&rho);
-    h.absorb(t_last);
-    h.absorb(&rho);
-    h.finalize(SHA3_DOMAIN);
+    h.absorb(b, t_last);
+    h.absorb(b, &rho);
+    h.finalize(b, SHA3_DOMAIN);
     let mut ek_hash = [0u8; 32];
-    h.squeeze(&mut ek_hash);
+    h.squeeze(b, &mut ek_hash);
     ek_hash
 }
 
 /// Rows of Algorithm 13 lines 18-19: `t[i] += e[i]`, then `ByteEncode_12(t[i])` into the
 /// matching 384 bytes of `out`.
-fn add_and_encode<B: Backend<MlKem>>(t: &mut [NttPoly], e: &[NttPoly], out: &mut [u8]) {
+#[inline(always)]
+fn add_and_encode<B: KemBackend>(b: B, t: &mut [NttPoly], e: &[NttPoly], out: &mut [u8]) {
     for ((t, e), out) in t.iter_mut().zip(e).zip(out.chunks_exact_mut(POLY_BYTES)) {
-        t.add_assign::<B>(e);
-        byte_encode::<12>(t.coeffs(), out);
+        t.add_assign(b, e);
+        b.byte_encode::<12>(t.coeffs(), out);
     }
 }
 
 /// Compress_d then ByteEncode_d of one polynomial.
-fn compress_encode<const D: usize>(p: &Poly, out: &mut [u8]) {
+#[inline(always)]
+fn compress_encode<B: KemBackend, const D: usize>(b: B, p: &Poly, out: &mut [u8]) {
     let mut c = [0u16; N];
-    #[cfg(target_arch = "x86_64")]
-    if let Some(avx2) = crate::simd::Avx2::get() {
-        avx2.compress::<D>(p.coeffs(), &mut c);
-    } else {
-        compress_portable::<D>(p, &mut c);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    compress_portable::<D>(p, &mut c);
-    byte_encode::<D>(&c, out);
+    b.compress::<D>(p.coeffs(), &mut c);
+    b.byte_encode::<D>(&c, out);
     c.as_mut_slice().zeroize();
 }
 
-fn compress_portable<const D: usize>(p: &Poly, out: &mut [u16; N]) {
-    for (o, &x) in out.iter_mut().zip(p.coeffs()) {
-        *o = compress::<D>(x);
-    }
-}
-
 /// ByteDecode_d then Decompress_d of one polynomial.
-fn decode_decompress<const D: usize>(bytes: &[u8]) -> Poly {
-    let mut values = byte_decode::<D>(bytes);
+#[inline(always)]
+fn decode_decompress<B: KemBackend, const D: usize>(b: B, bytes: &[u8]) -> Poly {
+    let mut values = [0u16; N];
+    b.byte_decode::<D>(bytes, &mut values);
     let mut p = Poly::zero();
     // Decompress_d returns values below q, as `coeffs_mut` requires.
-    #[cfg(target_arch = "x86_64")]
-    if let Some(avx2) = crate::simd::Avx2::get() {
-        avx2.decompress::<D>(&values, p.coeffs_mut());
-        values.as_mut_slice().zeroize();
-        return p;
-    }
-    for (c, &y) in p.coeffs_mut().iter_mut().zip(&values) {
-        *c = decompress::<D>(y);
-    }
+    b.decompress::<D>(&values, p.coeffs_mut());
     values.as_mut_slice().zeroize();
     p
 }
@@ -255,14 +262,16 @@ fn decode_decompress<const D: usize>(bytes: &[u8]) -> Poly {
 ///
 /// `digest`, if any, is an independent hash computed alongside the noise (decapsulation's
 /// `J(z || c)`), on a Keccak lane the noise leaves idle.
+#[inline(always)]
 pub(crate) fn encrypt<
-    B: Backend<MlKem>,
+    B: KemBackend,
     const K: usize,
     const ETA1: usize,
     const ETA2: usize,
     const DU: usize,
     const DV: usize,
 >(
+    b: B,
     pk: &PublicKey<K>,
     m: &[u8; 32],
     r: &[u8; 32],
@@ -279,7 +288,7 @@ pub(crate) fn encrypt<
     let requests = (y.0.iter_mut().map(|p| (eta::<ETA1>(), p)))
         .chain(e1.0.iter_mut().map(|p| (eta::<ETA2>(), p)))
         .chain([(eta::<ETA2>(), &mut e2)]);
-    let mut batch = Batch::new();
+    let mut batch = Batch::new(b);
     // A hash is longer than any PRF stream (one or two permutations): it goes first.
     if let Some(digest) = digest {
         batch.digest(digest);
@@ -289,27 +298,27 @@ pub(crate) fn encrypt<
     }
     batch.run();
     // Line 18: y-hat, with its b*zeta cache built once for both products below.
-    let mut y_hat = y.ntt_cached::<B>();
+    let mut y_hat = y.ntt_cached(b);
     y.zeroize();
     // Line 19: u = NTT^-1(A-hat^T o y-hat) + e1.
-    let mut u_hat = pk.a_hat.transpose_mul_vector::<B>(&y_hat);
-    let mut u = u_hat.inverse_ntt::<B>();
+    let mut u_hat = pk.a_hat.transpose_mul_vector(b, &y_hat);
+    let mut u = u_hat.inverse_ntt(b);
     u_hat.zeroize();
-    u.add_assign::<B>(&e1);
+    u.add_assign(b, &e1);
     // Lines 20-21: mu = Decompress_1(ByteDecode_1(m)); v = NTT^-1(t-hat^T o y-hat) + e2 + mu.
-    let mut v_hat = pk.t_hat.dot::<B>(&y_hat);
-    let mut v = v_hat.inverse_ntt::<B>();
+    let mut v_hat = pk.t_hat.dot(b, &y_hat);
+    let mut v = v_hat.inverse_ntt(b);
     v_hat.zeroize();
     y_hat.zeroize();
-    v.add_assign::<B>(&e2);
-    let mut mu = decode_decompress::<1>(m);
-    v.add_assign::<B>(&mu);
+    v.add_assign(b, &e2);
+    let mut mu = decode_decompress::<B, 1>(b, m);
+    v.add_assign(b, &mu);
     // Lines 22-23: c1 = ByteEncode_du(Compress_du(u)), c2 = ByteEncode_dv(Compress_dv(v)).
     let (c1, c2) = ct_out.split_at_mut(K * encoded_len(DU));
     for (p, chunk) in u.0.iter().zip(c1.chunks_exact_mut(encoded_len(DU))) {
-        compress_encode::<DU>(p, chunk);
+        compress_encode::<B, DU>(b, p, chunk);
     }
-    compress_encode::<DV>(&v, c2);
+    compress_encode::<B, DV>(b, &v, c2);
     for secret in [&mut e2, &mut mu, &mut v] {
         secret.zeroize();
     }
@@ -318,25 +327,27 @@ pub(crate) fn encrypt<
 }
 
 /// K-PKE.Decrypt (Algorithm 15) of `ct` (`32 (DU K + DV)` bytes) with the cached `s-hat`.
-pub(crate) fn decrypt<B: Backend<MlKem>, const K: usize, const DU: usize, const DV: usize>(
+#[inline(always)]
+pub(crate) fn decrypt<B: KemBackend, const K: usize, const DU: usize, const DV: usize>(
+    b: B,
     s_hat: &CachedNttVector<K>,
     ct: &[u8],
 ) -> [u8; 32] {
     let (c1, c2) = ct.split_at(K * encoded_len(DU));
     // Lines 3-4: u' and v'.
     let u = PolyVector::<K>::new(core::array::from_fn(|i| {
-        decode_decompress::<DU>(&c1[i * encoded_len(DU)..(i + 1) * encoded_len(DU)])
+        decode_decompress::<B, DU>(b, &c1[i * encoded_len(DU)..(i + 1) * encoded_len(DU)])
     }));
-    let mut w = decode_decompress::<DV>(c2);
+    let mut w = decode_decompress::<B, DV>(b, c2);
     // Lines 5-6: w = v' - NTT^-1(s-hat^T o NTT(u')).
-    let mut su_hat = u.ntt::<B>().dot::<B>(s_hat);
-    let mut su = su_hat.inverse_ntt::<B>();
+    let mut su_hat = u.ntt(b).dot(b, s_hat);
+    let mut su = su_hat.inverse_ntt(b);
     su_hat.zeroize();
-    w.sub_assign::<B>(&su);
+    w.sub_assign(b, &su);
     su.zeroize();
     // Line 7: m = ByteEncode_1(Compress_1(w)).
     let mut m = [0u8; 32];
-    compress_encode::<1>(&w, &mut m);
+    compress_encode::<B, 1>(b, &w, &mut m);
     w.zeroize();
     m
 }

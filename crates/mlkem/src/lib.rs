@@ -57,7 +57,7 @@
 //! Secrets never reach a branch, a memory index or a division: compression uses a
 //! multiply-and-shift, the ciphertext comparison and key selection use `subtle`.
 #![no_std]
-// `unsafe` only in the AVX2 modules (`simd`, `simd_encode`), each block with a `// SAFETY:` line.
+// `unsafe` only in the AVX2 module (`backend::avx2`), each block with a `// SAFETY:` line.
 #![deny(unsafe_code)]
 
 #[cfg(test)]
@@ -72,13 +72,9 @@ mod kem;
 mod kpke;
 mod params;
 mod secret;
-#[cfg(target_arch = "x86_64")]
-mod simd;
-#[cfg(target_arch = "x86_64")]
-mod simd_encode;
 
+pub use backend::{AnyBackend, BackendKind, backend};
 pub use error::Error;
-pub use lattice_poly_ntt::backend::force_portable;
 pub use secret::{SEED_SIZE, SHARED_SECRET_SIZE, Seed, SharedSecret};
 
 /// ML-KEM-512 (FIPS 203 Table 2: k = 2, eta1 = 3, eta2 = 2, du = 10, dv = 4).

@@ -7,9 +7,10 @@ macro_rules! parameter_set {
         k: $k:literal, eta1: $eta1:literal, eta2: $eta2:literal, du: $du:literal, dv: $dv:literal,
         sizes: ($ek_size:literal, $dk_size:literal, $ct_size:literal)
     ) => {
+        use crate::Error;
+        use crate::backend::{AnyBackend, with_backend};
         use crate::kem::{self, EkState};
         use crate::secret::{Seed, SharedSecret};
-        use crate::{Error, backend::with_backend};
         use lattice_poly_ntt::mlkem::CachedNttVector;
         use rand_core::CryptoRng;
         use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
@@ -52,6 +53,20 @@ macro_rules! parameter_set {
             /// [`ENCAPSULATION_KEY_SIZE`] long; [`Error::EncapsulationKeyNotReduced`] if a
             /// coefficient is not below q.
             pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+                Self::from_bytes_with(AnyBackend::best(), bytes)
+            }
+
+            /// [`Self::from_bytes`] on a chosen backend (results are the same on every
+            /// backend; for tests and benchmarks). Enabled by the `hazmat` feature.
+            ///
+            /// # Errors
+            /// Those of [`Self::from_bytes`].
+            #[cfg(feature = "hazmat")]
+            pub fn from_bytes_on(backend: AnyBackend, bytes: &[u8]) -> Result<Self, Error> {
+                Self::from_bytes_with(backend, bytes)
+            }
+
+            fn from_bytes_with(backend: AnyBackend, bytes: &[u8]) -> Result<Self, Error> {
                 let bytes: &[u8; ENCAPSULATION_KEY_SIZE] =
                     bytes
                         .try_into()
@@ -64,7 +79,7 @@ macro_rules! parameter_set {
                     bytes: *bytes,
                     state: EkState::zero(),
                 };
-                if !key.state.parse_into(bytes) {
+                if !with_backend!(backend, |b| key.state.parse_into(b, bytes)) {
                     return Err(Error::EncapsulationKeyNotReduced);
                 }
                 Ok(key)
@@ -84,7 +99,7 @@ macro_rules! parameter_set {
             ) -> (Ciphertext, SharedSecret) {
                 let mut m = Zeroizing::new([0u8; 32]);
                 rng.fill_bytes(m.as_mut());
-                self.encapsulate_internal(&m)
+                self.encapsulate_internal(AnyBackend::best(), &m)
             }
 
             /// `ML-KEM.Encaps_internal` (FIPS 203 Algorithm 17) with a caller-chosen message.
@@ -94,16 +109,35 @@ macro_rules! parameter_set {
             #[cfg(feature = "hazmat")]
             #[must_use]
             pub fn encapsulate_deterministic(&self, m: &[u8; 32]) -> (Ciphertext, SharedSecret) {
-                self.encapsulate_internal(m)
+                self.encapsulate_internal(AnyBackend::best(), m)
             }
 
-            fn encapsulate_internal(&self, m: &[u8; 32]) -> (Ciphertext, SharedSecret) {
+            /// [`Self::encapsulate_deterministic`] on a chosen backend (for tests and
+            /// benchmarks). **Hazardous**, as that function is; `hazmat` feature.
+            #[cfg(feature = "hazmat")]
+            #[must_use]
+            pub fn encapsulate_deterministic_on(
+                &self,
+                backend: AnyBackend,
+                m: &[u8; 32],
+            ) -> (Ciphertext, SharedSecret) {
+                self.encapsulate_internal(backend, m)
+            }
+
+            fn encapsulate_internal(
+                &self,
+                backend: AnyBackend,
+                m: &[u8; 32],
+            ) -> (Ciphertext, SharedSecret) {
                 let mut ct = [0u8; CIPHERTEXT_SIZE];
-                let key = with_backend!(B => kem::encaps_internal::<B, K, ETA1, ETA2, DU, DV>(
-                    &self.state,
-                    m,
-                    &mut ct,
-                ));
+                let key = with_backend!(backend, |b| kem::encaps_internal::<
+                    _,
+                    K,
+                    ETA1,
+                    ETA2,
+                    DU,
+                    DV,
+                >(b, &self.state, m, &mut ct,));
                 (Ciphertext { bytes: ct }, key)
             }
         }
@@ -163,7 +197,7 @@ macro_rules! parameter_set {
             pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
                 let mut seed = Seed::new([0u8; crate::SEED_SIZE]);
                 rng.fill_bytes(seed.as_bytes_mut());
-                Self::from_seed_value(seed)
+                Self::from_seed_value(AnyBackend::best(), seed)
             }
 
             /// `ML-KEM.KeyGen_internal(d, z)` (FIPS 203 Algorithm 16) from the 64-byte
@@ -171,7 +205,15 @@ macro_rules! parameter_set {
             /// [`Self::seed`] gives the seed back, so the seed is all you need to store.
             #[must_use]
             pub fn from_seed(seed: &[u8; crate::SEED_SIZE]) -> Self {
-                Self::from_seed_value(Seed::new(*seed))
+                Self::from_seed_value(AnyBackend::best(), Seed::new(*seed))
+            }
+
+            /// [`Self::from_seed`] on a chosen backend (results are the same on every
+            /// backend; for tests and benchmarks). Enabled by the `hazmat` feature.
+            #[cfg(feature = "hazmat")]
+            #[must_use]
+            pub fn from_seed_on(backend: AnyBackend, seed: &[u8; crate::SEED_SIZE]) -> Self {
+                Self::from_seed_value(backend, Seed::new(*seed))
             }
 
             /// [`Self::from_seed`] for a seed of unchecked length.
@@ -187,7 +229,7 @@ macro_rules! parameter_set {
                 Ok(Self::from_seed(seed))
             }
 
-            fn from_seed_value(seed: Seed) -> Self {
+            fn from_seed_value(backend: AnyBackend, seed: Seed) -> Self {
                 // Built in place: key generation writes A-hat, t-hat and s-hat straight into
                 // the key instead of returning them through several layers of copies.
                 let mut key = Self {
@@ -200,7 +242,8 @@ macro_rules! parameter_set {
                     },
                 };
                 let EncapsulationKey { bytes, state } = &mut key.ek;
-                with_backend!(B => kem::key_gen_internal::<B, K, ETA1>(
+                with_backend!(backend, |b| kem::key_gen_internal::<_, K, ETA1>(
+                    b,
                     seed.d(),
                     bytes,
                     state,
@@ -228,6 +271,23 @@ macro_rules! parameter_set {
             /// check. A coefficient of `dk_pke` not below q is reduced, not rejected
             /// (FIPS 203 does not check it; the decoded value is used mod q).
             pub fn from_expanded_bytes(bytes: &[u8]) -> Result<Self, Error> {
+                Self::from_expanded_bytes_with(AnyBackend::best(), bytes)
+            }
+
+            /// [`Self::from_expanded_bytes`] on a chosen backend (for tests and
+            /// benchmarks). Enabled by the `hazmat` feature.
+            ///
+            /// # Errors
+            /// Those of [`Self::from_expanded_bytes`].
+            #[cfg(feature = "hazmat")]
+            pub fn from_expanded_bytes_on(
+                backend: AnyBackend,
+                bytes: &[u8],
+            ) -> Result<Self, Error> {
+                Self::from_expanded_bytes_with(backend, bytes)
+            }
+
+            fn from_expanded_bytes_with(backend: AnyBackend, bytes: &[u8]) -> Result<Self, Error> {
                 let (dk_pke, ek_bytes, h, z) = split_expanded(bytes)?;
                 // Filled in place: no copy of A-hat through return values.
                 let mut key = Self {
@@ -235,13 +295,25 @@ macro_rules! parameter_set {
                     z: *z,
                     seed: None,
                     ek: EncapsulationKey {
-                        bytes: ek_bytes.try_into().expect("split at the encapsulation key size"),
+                        bytes: ek_bytes
+                            .try_into()
+                            .expect("split at the encapsulation key size"),
                         state: EkState::zero(),
                     },
                 };
                 // The hash check, then the modulus check of the embedded ek too.
-                key.ek.state.parse_checking_hash_into(ek_bytes, h, None)?;
-                key.s_hat = with_backend!(B => crate::kpke::decode_vector_12_reduced::<K>(dk_pke).cached::<B>());
+                let s_hat = &mut key.s_hat;
+                let state = &mut key.ek.state;
+                with_backend!(backend, |b| {
+                    state.parse_checking_hash_into(b, ek_bytes, h, None)?;
+                    let mut decoded = crate::kpke::decode_vector_12_reduced::<_, K>(b, dk_pke);
+                    // In place: no unerased temporary of the cached s-hat.
+                    for (o, p) in s_hat.0.iter_mut().zip(&decoded.0) {
+                        o.set(b, p);
+                    }
+                    decoded.zeroize();
+                    Ok::<(), Error>(())
+                })?;
                 Ok(key)
             }
 
@@ -249,12 +321,32 @@ macro_rules! parameter_set {
             /// ([`DECAPSULATION_KEY_SIZE`] bytes), in a buffer erased on drop.
             #[must_use]
             pub fn to_expanded_bytes(&self) -> Zeroizing<[u8; DECAPSULATION_KEY_SIZE]> {
+                self.to_expanded_bytes_with(AnyBackend::best())
+            }
+
+            /// [`Self::to_expanded_bytes`] on a chosen backend (for tests). Enabled by the
+            /// `hazmat` feature.
+            #[cfg(feature = "hazmat")]
+            #[must_use]
+            pub fn to_expanded_bytes_on(
+                &self,
+                backend: AnyBackend,
+            ) -> Zeroizing<[u8; DECAPSULATION_KEY_SIZE]> {
+                self.to_expanded_bytes_with(backend)
+            }
+
+            fn to_expanded_bytes_with(
+                &self,
+                backend: AnyBackend,
+            ) -> Zeroizing<[u8; DECAPSULATION_KEY_SIZE]> {
                 let mut out = Zeroizing::new([0u8; DECAPSULATION_KEY_SIZE]);
                 let (dk_pke, rest) = out.split_at_mut(DK_PKE_SIZE);
                 let (ek, rest) = rest.split_at_mut(ENCAPSULATION_KEY_SIZE);
                 let (h, z) = rest.split_at_mut(32);
                 let mut s_hat = self.s_hat.to_vector();
-                crate::kpke::encode_vector_12(&s_hat, dk_pke);
+                with_backend!(backend, |b| crate::kpke::encode_vector_12(
+                    b, &s_hat, dk_pke
+                ));
                 s_hat.zeroize();
                 ek.copy_from_slice(&self.ek.bytes);
                 h.copy_from_slice(&self.ek.state.h);
@@ -273,12 +365,28 @@ macro_rules! parameter_set {
             /// (implicit rejection), decided in constant time.
             #[must_use]
             pub fn decapsulate(&self, ct: &Ciphertext) -> SharedSecret {
-                with_backend!(B => kem::decaps_internal::<B, K, ETA1, ETA2, DU, DV>(
-                    &self.s_hat,
-                    &self.ek.state,
-                    kem::RejectionKey::FromZ(&self.z),
-                    &ct.bytes,
-                ))
+                self.decapsulate_with(AnyBackend::best(), ct)
+            }
+
+            /// [`Self::decapsulate`] on a chosen backend (for tests and benchmarks).
+            /// Enabled by the `hazmat` feature.
+            #[cfg(feature = "hazmat")]
+            #[must_use]
+            pub fn decapsulate_on(&self, backend: AnyBackend, ct: &Ciphertext) -> SharedSecret {
+                self.decapsulate_with(backend, ct)
+            }
+
+            fn decapsulate_with(&self, backend: AnyBackend, ct: &Ciphertext) -> SharedSecret {
+                with_backend!(
+                    backend,
+                    |b| kem::decaps_internal::<_, K, ETA1, ETA2, DU, DV>(
+                        b,
+                        &self.s_hat,
+                        &self.ek.state,
+                        kem::RejectionKey::FromZ(&self.z),
+                        &ct.bytes,
+                    )
+                )
             }
 
             /// `ML-KEM.Decaps` (FIPS 203 Algorithm 21) with a key in its expanded encoding,
@@ -299,10 +407,35 @@ macro_rules! parameter_set {
                 bytes: &[u8],
                 ct: &Ciphertext,
             ) -> Result<SharedSecret, Error> {
+                Self::decapsulate_expanded_with(AnyBackend::best(), bytes, ct)
+            }
+
+            /// [`Self::decapsulate_expanded`] on a chosen backend (for tests and
+            /// benchmarks). Enabled by the `hazmat` feature.
+            ///
+            /// # Errors
+            /// Those of [`Self::decapsulate_expanded`].
+            #[cfg(feature = "hazmat")]
+            pub fn decapsulate_expanded_on(
+                backend: AnyBackend,
+                bytes: &[u8],
+                ct: &Ciphertext,
+            ) -> Result<SharedSecret, Error> {
+                Self::decapsulate_expanded_with(backend, bytes, ct)
+            }
+
+            fn decapsulate_expanded_with(
+                backend: AnyBackend,
+                bytes: &[u8],
+                ct: &Ciphertext,
+            ) -> Result<SharedSecret, Error> {
                 let (dk_pke, ek, h, z) = split_expanded(bytes)?;
-                with_backend!(B => kem::decaps_expanded::<B, K, ETA1, ETA2, DU, DV>(
-                    dk_pke, ek, h, z, &ct.bytes,
-                ))
+                with_backend!(
+                    backend,
+                    |b| kem::decaps_expanded::<_, K, ETA1, ETA2, DU, DV>(
+                        b, dk_pke, ek, h, z, &ct.bytes,
+                    )
+                )
             }
         }
 

@@ -327,58 +327,74 @@ fn run(name: &str, cases: usize, expected: usize) {
 
 #[test]
 fn sizes() {
-    run("sizes", all_sets!(sizes_match_fips203), 3);
+    common::on_every_backend(|_| {
+        run("sizes", all_sets!(sizes_match_fips203), 3);
+    });
 }
 
 #[test]
 fn encapsulation_key_wrong_length() {
-    run(
-        "encapsulation_key_wrong_length",
-        all_sets!(ek_lengths),
-        3 * 7,
-    );
+    common::on_every_backend(|_| {
+        run(
+            "encapsulation_key_wrong_length",
+            all_sets!(ek_lengths),
+            3 * 7,
+        );
+    });
 }
 
 #[test]
 fn encapsulation_key_not_reduced() {
-    run(
-        "encapsulation_key_not_reduced",
-        all_sets!(ek_not_reduced),
-        3 * 6 * 4,
-    );
+    common::on_every_backend(|_| {
+        run(
+            "encapsulation_key_not_reduced",
+            all_sets!(ek_not_reduced),
+            3 * 6 * 4,
+        );
+    });
 }
 
 #[test]
 fn decapsulation_key_malformed() {
-    run(
-        "decapsulation_key_malformed",
-        all_sets!(dk_malformed),
-        3 * (7 + 3 + 3 + 1 + 1),
-    );
+    common::on_every_backend(|_| {
+        run(
+            "decapsulation_key_malformed",
+            all_sets!(dk_malformed),
+            3 * (7 + 3 + 3 + 1 + 1),
+        );
+    });
 }
 
 #[test]
 fn ciphertext_wrong_length() {
-    run(
-        "ciphertext_wrong_length",
-        all_sets!(ct_lengths),
-        3 * (7 + 1),
-    );
+    common::on_every_backend(|_| {
+        run(
+            "ciphertext_wrong_length",
+            all_sets!(ct_lengths),
+            3 * (7 + 1),
+        );
+    });
 }
 
 #[test]
 fn seed_wrong_length() {
-    run("seed_wrong_length", all_sets!(seed_lengths), 3 * 8);
+    common::on_every_backend(|_| {
+        run("seed_wrong_length", all_sets!(seed_lengths), 3 * 8);
+    });
 }
 
 #[test]
 fn encodings_round_trip() {
-    run("encodings_round_trip", all_sets!(round_trips), 3 * 3);
+    common::on_every_backend(|_| {
+        run("encodings_round_trip", all_sets!(round_trips), 3 * 3);
+    });
 }
 
 #[test]
 fn random_keys_round_trip() {
-    run("random_keys_round_trip", all_sets!(rng_round_trips), 3 * 5);
+    common::on_every_backend(|_| {
+        run("random_keys_round_trip", all_sets!(rng_round_trips), 3 * 5);
+    });
 }
 
 /// Compile-time check that `Error` is a standard error type usable across threads.
@@ -386,60 +402,62 @@ fn assert_error_traits<E: core::error::Error + Send + Sync + 'static>() {}
 
 #[test]
 fn error_trait_and_display() {
-    assert_error_traits::<Error>();
-    let errors = [
-        Error::EncapsulationKeyLength {
-            expected: 1184,
-            actual: 1183,
-        },
-        Error::EncapsulationKeyNotReduced,
-        Error::DecapsulationKeyLength {
-            expected: 2400,
-            actual: 2401,
-        },
-        Error::DecapsulationKeyHashMismatch,
-        Error::CiphertextLength {
-            expected: 1088,
-            actual: 17,
-        },
-        Error::SeedLength {
-            expected: 64,
-            actual: 65,
-        },
-    ];
-    let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
-    for (err, msg) in errors.iter().zip(&messages) {
-        eprintln!("{err:?} => {msg}");
-        assert!(msg.len() > 10, "{err:?}: message too short: {msg:?}");
-        assert!(
-            !msg.contains('{') && !msg.contains("Error::"),
-            "{err:?}: unformatted message {msg:?}"
-        );
-        let as_dyn: &dyn core::error::Error = err;
-        assert_eq!(as_dyn.to_string(), *msg);
-        assert!(as_dyn.source().is_none());
-    }
-    // Length errors name both numbers.
-    for (msg, nums) in messages.iter().zip([
-        Some((1184, 1183)),
-        None,
-        Some((2400, 2401)),
-        None,
-        Some((1088, 17)),
-        Some((64, 65)),
-    ]) {
-        if let Some((expected, actual)) = nums {
+    common::on_every_backend(|_| {
+        assert_error_traits::<Error>();
+        let errors = [
+            Error::EncapsulationKeyLength {
+                expected: 1184,
+                actual: 1183,
+            },
+            Error::EncapsulationKeyNotReduced,
+            Error::DecapsulationKeyLength {
+                expected: 2400,
+                actual: 2401,
+            },
+            Error::DecapsulationKeyHashMismatch,
+            Error::CiphertextLength {
+                expected: 1088,
+                actual: 17,
+            },
+            Error::SeedLength {
+                expected: 64,
+                actual: 65,
+            },
+        ];
+        let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        for (err, msg) in errors.iter().zip(&messages) {
+            eprintln!("{err:?} => {msg}");
+            assert!(msg.len() > 10, "{err:?}: message too short: {msg:?}");
             assert!(
-                msg.contains(&expected.to_string()) && msg.contains(&actual.to_string()),
-                "length error message {msg:?} must mention {expected} and {actual}"
+                !msg.contains('{') && !msg.contains("Error::"),
+                "{err:?}: unformatted message {msg:?}"
             );
+            let as_dyn: &dyn core::error::Error = err;
+            assert_eq!(as_dyn.to_string(), *msg);
+            assert!(as_dyn.source().is_none());
         }
-    }
-    // Every variant has its own message.
-    for i in 0..messages.len() {
-        for j in i + 1..messages.len() {
-            assert_ne!(messages[i], messages[j]);
+        // Length errors name both numbers.
+        for (msg, nums) in messages.iter().zip([
+            Some((1184, 1183)),
+            None,
+            Some((2400, 2401)),
+            None,
+            Some((1088, 17)),
+            Some((64, 65)),
+        ]) {
+            if let Some((expected, actual)) = nums {
+                assert!(
+                    msg.contains(&expected.to_string()) && msg.contains(&actual.to_string()),
+                    "length error message {msg:?} must mention {expected} and {actual}"
+                );
+            }
         }
-    }
-    run("error_trait_and_display", errors.len(), 6);
+        // Every variant has its own message.
+        for i in 0..messages.len() {
+            for j in i + 1..messages.len() {
+                assert_ne!(messages[i], messages[j]);
+            }
+        }
+        run("error_trait_and_display", errors.len(), 6);
+    });
 }

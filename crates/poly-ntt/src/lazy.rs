@@ -58,23 +58,26 @@ impl<R: Ring> CachedNttPoly<R> {
 
     /// Copies `poly` and computes its cache with backend `B`.
     #[must_use]
-    pub fn new<B: Backend<R>>(poly: &NttPoly<R>) -> Self {
+    #[inline]
+    pub fn new<B: Backend<R>>(backend: B, poly: &NttPoly<R>) -> Self {
         let mut out = Self::zero();
-        out.set::<B>(poly);
+        out.set(backend, poly);
         out
     }
 
     /// Replaces `self` with a copy of `poly` and its cache.
-    pub fn set<B: Backend<R>>(&mut self, poly: &NttPoly<R>) {
+    #[inline]
+    pub fn set<B: Backend<R>>(&mut self, backend: B, poly: &NttPoly<R>) {
         self.poly.clone_from(poly);
-        B::mul_cache(self.poly.coeffs(), &mut self.cache);
+        backend.mul_cache(self.poly.coeffs(), &mut self.cache);
     }
 
     /// Replaces `self` with the NTT of `poly` (a copy; the caller erases `poly` if secret)
     /// and its cache.
-    pub fn set_ntt_of<B: Backend<R>>(&mut self, poly: &Poly<R>) {
-        poly.ntt_into::<B>(&mut self.poly);
-        B::mul_cache(self.poly.coeffs(), &mut self.cache);
+    #[inline]
+    pub fn set_ntt_of<B: Backend<R>>(&mut self, backend: B, poly: &Poly<R>) {
+        poly.ntt_into(backend, &mut self.poly);
+        backend.mul_cache(self.poly.coeffs(), &mut self.cache);
     }
 
     /// The polynomial.
@@ -90,46 +93,44 @@ impl<R: Ring> CachedNttPoly<R> {
     }
 }
 
-/// `n` unreduced wide sums of NTT-domain products.
+/// `n` unreduced wide sums of NTT-domain products, in the layout of backend `B`.
 ///
 /// It counts the products it has taken and refuses more than the backend's
-/// [`Backend::MAX_TERMS`], so it can never overflow, whatever the caller does. Use one
-/// backend for all products and the reduction of one accumulator (the entry layout is the
-/// backend's own).
+/// [`Backend::MAX_TERMS`], so it can never overflow, whatever the caller does. It holds its
+/// backend's token: every product it takes and its reduction run on that backend (the entry
+/// layout is the backend's own), so one filled by one backend cannot be reduced by another.
 #[derive(Clone)]
-pub struct Accumulator<R: Ring> {
+pub struct Accumulator<R: Ring, B: Backend<R>> {
     acc: R::WideCoeffs,
     terms: usize,
+    backend: B,
 }
 
-impl<R: Ring> Zeroize for Accumulator<R> {
+impl<R: Ring, B: Backend<R>> Zeroize for Accumulator<R, B> {
     fn zeroize(&mut self) {
         zeroize_array(&mut self.acc);
         self.terms = 0;
     }
 }
 
-impl<R: Ring> Default for Accumulator<R> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<R: Ring> core::fmt::Debug for Accumulator<R> {
+impl<R: Ring, B: Backend<R>> core::fmt::Debug for Accumulator<R, B> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Accumulator")
+            .field("backend", &self.backend)
             .field("terms", &self.terms)
             .finish_non_exhaustive()
     }
 }
 
-impl<R: Ring> Accumulator<R> {
-    /// An empty accumulator.
+impl<R: Ring, B: Backend<R>> Accumulator<R, B> {
+    /// An empty accumulator on `backend`.
     #[must_use]
-    pub const fn new() -> Self {
+    #[inline]
+    pub const fn new(backend: B) -> Self {
         Self {
             acc: R::ZERO_WIDE,
             terms: 0,
+            backend,
         }
     }
 
@@ -138,10 +139,12 @@ impl<R: Ring> Accumulator<R> {
     /// # Panics
     /// If this would be product number `B::MAX_TERMS + 1`. The count is public
     /// (it is the module rank), so the check leaks nothing.
-    pub fn add_product<B: Backend<R>>(&mut self, a: &NttPoly<R>, b: &CachedNttPoly<R>) {
+    #[inline]
+    pub fn add_product(&mut self, a: &NttPoly<R>, b: &CachedNttPoly<R>) {
         assert!(self.terms < B::MAX_TERMS, "lazy accumulator bound exceeded");
         self.terms += 1;
-        B::accumulate(&mut self.acc, a.coeffs(), b.poly.coeffs(), &b.cache);
+        self.backend
+            .accumulate(&mut self.acc, a.coeffs(), b.poly.coeffs(), &b.cache);
     }
 
     /// Number of products taken so far.
@@ -150,7 +153,9 @@ impl<R: Ring> Accumulator<R> {
         self.terms
     }
 
-    /// The raw sums, for the bounds checker and tests (in the backend's own layout).
+    /// The raw sums, for the bounds checker (in the backend's own layout; only with the
+    /// `bounds-probe` feature).
+    #[cfg(feature = "bounds-probe")]
     #[must_use]
     pub const fn raw(&self) -> &R::WideCoeffs {
         &self.acc
@@ -158,18 +163,21 @@ impl<R: Ring> Accumulator<R> {
 
     /// Reduces every sum once and returns the result.
     #[must_use]
-    pub fn reduce<B: Backend<R>>(&self) -> NttPoly<R> {
+    #[inline]
+    pub fn reduce(&self) -> NttPoly<R> {
         let mut out = NttPoly::zero();
-        self.reduce_into::<B>(&mut out);
+        self.reduce_into(&mut out);
         out
     }
 
     /// Reduces every sum once into `out`.
-    pub fn reduce_into<B: Backend<R>>(&self, out: &mut NttPoly<R>) {
-        B::reduce_accumulator(&self.acc, out.coeffs_mut());
+    #[inline]
+    pub fn reduce_into(&self, out: &mut NttPoly<R>) {
+        self.backend.reduce_accumulator(&self.acc, out.coeffs_mut());
     }
 
     /// Empties the accumulator for reuse.
+    #[inline]
     pub fn clear(&mut self) {
         self.acc = R::ZERO_WIDE;
         self.terms = 0;
@@ -178,8 +186,12 @@ impl<R: Ring> Accumulator<R> {
 
 /// `a * b` in T_q with one lazy accumulation.
 #[must_use]
-pub fn multiply_ntts<R: Ring, B: Backend<R>>(a: &NttPoly<R>, b: &CachedNttPoly<R>) -> NttPoly<R> {
-    let mut acc = Accumulator::new();
-    acc.add_product::<B>(a, b);
-    acc.reduce::<B>()
+pub fn multiply_ntts<R: Ring, B: Backend<R>>(
+    backend: B,
+    a: &NttPoly<R>,
+    b: &CachedNttPoly<R>,
+) -> NttPoly<R> {
+    let mut acc = Accumulator::new(backend);
+    acc.add_product(a, b);
+    acc.reduce()
 }

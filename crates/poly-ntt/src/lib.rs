@@ -45,9 +45,9 @@
 //! // x * x^63 = x^64 = -1.
 //! let x = Poly::<Small>::from_fn(|i| u32::from(i == 1));
 //! let x63 = Poly::<Small>::from_fn(|i| u32::from(i == 63));
-//! let a = NttVector::new([x.ntt::<Portable>()]);
-//! let b = NttVector::new([x63.ntt::<Portable>()]).cached::<Portable>();
-//! let product = a.dot::<Portable>(&b).inverse_ntt::<Portable>();
+//! let a = NttVector::new([x.ntt(Portable)]);
+//! let b = NttVector::new([x63.ntt(Portable)]).cached(Portable);
+//! let product = a.dot(Portable, &b).inverse_ntt(Portable);
 //! assert_eq!(product.get(0), Some(3328));
 //! assert!((1..64).all(|i| product.get(i) == Some(0)));
 //! ```
@@ -72,9 +72,12 @@
 //! It knows nothing of hashing, sampling, byte formats or the schemes that use the rings.
 //!
 //! # Backends
-//! Every operation that does arithmetic is generic over a [`Backend<R>`]: call it with
-//! [`Portable`] (always available, every ring), or with whatever backend the caller selected
-//! once. [`Avx2`] accelerates ML-KEM's ring.
+//! Every operation that does arithmetic takes a backend token, a value of a type that
+//! implements [`Backend<R>`]: [`Portable`] (always available, every ring) or a SIMD token that
+//! exists only once its CPU features are detected ([`Avx2::detect`]), so no vector kernel is
+//! reachable on a CPU without them. [`backend::AnyBackend::best`] picks the fastest once, and
+//! [`dispatch!`] runs an operation monomorphized for it, compiled for its features. [`Avx2`]
+//! accelerates ML-KEM's ring; ML-DSA's ring runs the portable defaults on every token.
 #![no_std]
 // Only the SIMD backend modules allow `unsafe` (each block with a `// SAFETY:` line).
 #![deny(unsafe_code)]

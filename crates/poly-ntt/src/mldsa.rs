@@ -16,9 +16,9 @@
 //! let x = Poly::from_fn(|i| u64::from(i == 1)); // the polynomial X
 //! let one = Poly::from_fn(|i| u64::from(i == 0));
 //! let mut a = Matrix::<2, 3>::zero();
-//! a.rows[1][2] = x.ntt::<Portable>();
-//! let v = PolyVector::<3>::new([one.clone(), one.clone(), x.clone()]).ntt_cached::<Portable>();
-//! let av = a.mul_vector::<Portable>(&v).inverse_ntt::<Portable>();
+//! a.rows[1][2] = x.ntt(Portable);
+//! let v = PolyVector::<3>::new([one.clone(), one.clone(), x.clone()]).ntt_cached(Portable);
+//! let av = a.mul_vector(Portable, &v).inverse_ntt(Portable);
 //! assert_eq!(av.0[0], Poly::zero());
 //! assert_eq!(av.0[1].get(2), Some(1)); // X * X = X^2
 //! ```
@@ -112,7 +112,7 @@ pub type CachedNttVector<const K: usize> = crate::CachedNttVector<MlDsa, K>;
 /// A `K x L` matrix A-hat.
 pub type Matrix<const K: usize, const L: usize> = crate::Matrix<MlDsa, K, L>;
 /// A lazy `u64` accumulator of pointwise products.
-pub type Accumulator = crate::Accumulator<MlDsa>;
+pub type Accumulator<B> = crate::Accumulator<MlDsa, B>;
 
 #[cfg(test)]
 mod tests {

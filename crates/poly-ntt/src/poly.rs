@@ -66,14 +66,16 @@ macro_rules! poly_type {
                 &mut self.coeffs
             }
 
-            /// `self += other` coefficient-wise, mod q, with backend `B`.
-            pub fn add_assign<B: Backend<R>>(&mut self, other: &Self) {
-                B::add(&mut self.coeffs, &other.coeffs);
+            /// `self += other` coefficient-wise, mod q, with `backend`.
+            #[inline]
+            pub fn add_assign<B: Backend<R>>(&mut self, backend: B, other: &Self) {
+                backend.add(&mut self.coeffs, &other.coeffs);
             }
 
-            /// `self -= other` coefficient-wise, mod q, with backend `B`.
-            pub fn sub_assign<B: Backend<R>>(&mut self, other: &Self) {
-                B::sub(&mut self.coeffs, &other.coeffs);
+            /// `self -= other` coefficient-wise, mod q, with `backend`.
+            #[inline]
+            pub fn sub_assign<B: Backend<R>>(&mut self, backend: B, other: &Self) {
+                backend.sub(&mut self.coeffs, &other.coeffs);
             }
 
             /// Coefficient `i` (for tests and examples; `None` past `n`).
@@ -122,17 +124,19 @@ impl<R: Ring> Poly<R> {
     /// Takes `&self` so that a caller holding a secret polynomial keeps the one copy it
     /// has to erase.
     #[must_use]
-    pub fn ntt<B: Backend<R>>(&self) -> NttPoly<R> {
+    #[inline]
+    pub fn ntt<B: Backend<R>>(&self, backend: B) -> NttPoly<R> {
         let mut out = NttPoly::zero();
-        self.ntt_into::<B>(&mut out);
+        self.ntt_into(backend, &mut out);
         out
     }
 
     /// The forward NTT of `self` written into `out` (one copy, then in place).
-    pub fn ntt_into<B: Backend<R>>(&self, out: &mut NttPoly<R>) {
+    #[inline]
+    pub fn ntt_into<B: Backend<R>>(&self, backend: B, out: &mut NttPoly<R>) {
         // The backend contract keeps outputs canonical.
         *out.coeffs_mut() = *self.coeffs();
-        B::ntt(out.coeffs_mut());
+        backend.ntt(out.coeffs_mut());
     }
 }
 
@@ -140,16 +144,18 @@ impl<R: Ring> NttPoly<R> {
     /// The inverse NTT, including the final scaling (FIPS 203 Algorithm 10, FIPS 204
     /// Algorithm 42), of a copy of `self`: `p.ntt().inverse_ntt() == p`.
     #[must_use]
-    pub fn inverse_ntt<B: Backend<R>>(&self) -> Poly<R> {
+    #[inline]
+    pub fn inverse_ntt<B: Backend<R>>(&self, backend: B) -> Poly<R> {
         let mut out = Poly::zero();
-        self.inverse_ntt_into::<B>(&mut out);
+        self.inverse_ntt_into(backend, &mut out);
         out
     }
 
     /// The inverse NTT of `self` written into `out` (one copy, then in place).
-    pub fn inverse_ntt_into<B: Backend<R>>(&self, out: &mut Poly<R>) {
+    #[inline]
+    pub fn inverse_ntt_into<B: Backend<R>>(&self, backend: B, out: &mut Poly<R>) {
         *out.coeffs_mut() = *self.coeffs();
-        B::inverse_ntt(out.coeffs_mut());
+        backend.inverse_ntt(out.coeffs_mut());
     }
 }
 

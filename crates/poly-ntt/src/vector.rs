@@ -37,9 +37,10 @@ macro_rules! vector_type {
             }
 
             /// `self += other` element-wise, with backend `B`.
-            pub fn add_assign<B: Backend<R>>(&mut self, other: &Self) {
+            #[inline]
+            pub fn add_assign<B: Backend<R>>(&mut self, backend: B, other: &Self) {
                 for (a, b) in self.0.iter_mut().zip(&other.0) {
-                    a.add_assign::<B>(b);
+                    a.add_assign(backend, b);
                 }
             }
         }
@@ -67,11 +68,11 @@ vector_type!(
 impl<R: Ring, const K: usize> PolyVector<R, K> {
     /// The forward NTT of every element (of a copy: `self` is left for the caller to erase).
     #[must_use]
-    pub fn ntt<B: Backend<R>>(&self) -> NttVector<R, K> {
+    pub fn ntt<B: Backend<R>>(&self, backend: B) -> NttVector<R, K> {
         // Built in place: one copy per element, no moves of whole polynomials.
         let mut out = NttVector::<R, K>::zero();
         for (o, p) in out.0.iter_mut().zip(&self.0) {
-            p.ntt_into::<B>(o);
+            p.ntt_into(backend, o);
         }
         out
     }
@@ -79,17 +80,17 @@ impl<R: Ring, const K: usize> PolyVector<R, K> {
     /// The forward NTT of every element with its `b*zeta` cache, ready to be a right-hand
     /// side (one copy; `self` is left for the caller to erase).
     #[must_use]
-    pub fn ntt_cached<B: Backend<R>>(&self) -> CachedNttVector<R, K> {
+    pub fn ntt_cached<B: Backend<R>>(&self, backend: B) -> CachedNttVector<R, K> {
         let mut out = CachedNttVector::<R, K>::zero();
-        self.ntt_cached_into::<B>(&mut out);
+        self.ntt_cached_into(backend, &mut out);
         out
     }
 
     /// [`Self::ntt_cached`] into `out` (every entry overwritten), for a caller that builds
     /// its result in place.
-    pub fn ntt_cached_into<B: Backend<R>>(&self, out: &mut CachedNttVector<R, K>) {
+    pub fn ntt_cached_into<B: Backend<R>>(&self, backend: B, out: &mut CachedNttVector<R, K>) {
         for (o, p) in out.0.iter_mut().zip(&self.0) {
-            o.set_ntt_of::<B>(p);
+            o.set_ntt_of(backend, p);
         }
     }
 }
@@ -97,32 +98,32 @@ impl<R: Ring, const K: usize> PolyVector<R, K> {
 impl<R: Ring, const K: usize> NttVector<R, K> {
     /// The inverse NTT of every element (of a copy).
     #[must_use]
-    pub fn inverse_ntt<B: Backend<R>>(&self) -> PolyVector<R, K> {
+    pub fn inverse_ntt<B: Backend<R>>(&self, backend: B) -> PolyVector<R, K> {
         let mut out = PolyVector::<R, K>::zero();
         for (o, p) in out.0.iter_mut().zip(&self.0) {
-            p.inverse_ntt_into::<B>(o);
+            p.inverse_ntt_into(backend, o);
         }
         out
     }
 
     /// A copy with the `b*zeta` cache of every element, to use as a right-hand side.
     #[must_use]
-    pub fn cached<B: Backend<R>>(&self) -> CachedNttVector<R, K> {
+    pub fn cached<B: Backend<R>>(&self, backend: B) -> CachedNttVector<R, K> {
         CachedNttVector(core::array::from_fn(|i| {
-            CachedNttPoly::new::<B>(&self.0[i])
+            CachedNttPoly::new(backend, &self.0[i])
         }))
     }
 
     /// The inner product `self^T * rhs`, accumulated lazily and reduced once.
     #[must_use]
-    pub fn dot<B: Backend<R>>(&self, rhs: &CachedNttVector<R, K>) -> NttPoly<R> {
+    pub fn dot<B: Backend<R>>(&self, backend: B, rhs: &CachedNttVector<R, K>) -> NttPoly<R> {
         const { assert!(K <= B::MAX_TERMS) };
-        let mut acc = Accumulator::new();
+        let mut acc = Accumulator::new(backend);
         for (a, b) in self.0.iter().zip(&rhs.0) {
-            acc.add_product::<B>(a, b);
+            acc.add_product(a, b);
         }
         let mut out = NttPoly::zero();
-        acc.reduce_into::<B>(&mut out);
+        acc.reduce_into(&mut out);
         acc.zeroize();
         out
     }
@@ -171,9 +172,13 @@ impl<R: Ring, const ROWS: usize, const COLS: usize> Matrix<R, ROWS, COLS> {
 
     /// `A * v`: `out[i] = sum_j A[i][j] * v[j]`, one reduction per output coefficient.
     #[must_use]
-    pub fn mul_vector<B: Backend<R>>(&self, v: &CachedNttVector<R, COLS>) -> NttVector<R, ROWS> {
+    pub fn mul_vector<B: Backend<R>>(
+        &self,
+        backend: B,
+        v: &CachedNttVector<R, COLS>,
+    ) -> NttVector<R, ROWS> {
         let mut out = NttVector::<R, ROWS>::zero();
-        self.mul_vector_rows::<B>(v, 0..ROWS, &mut out);
+        self.mul_vector_rows(backend, v, 0..ROWS, &mut out);
         out
     }
 
@@ -184,18 +189,19 @@ impl<R: Ring, const ROWS: usize, const COLS: usize> Matrix<R, ROWS, COLS> {
     /// If `rows` reaches past `ROWS`.
     pub fn mul_vector_rows<B: Backend<R>>(
         &self,
+        backend: B,
         v: &CachedNttVector<R, COLS>,
         rows: core::ops::Range<usize>,
         out: &mut NttVector<R, ROWS>,
     ) {
         const { assert!(COLS <= B::MAX_TERMS) };
-        let mut acc = Accumulator::new();
+        let mut acc = Accumulator::new(backend);
         for i in rows {
             acc.clear();
             for (a, vj) in self.rows[i].iter().zip(&v.0) {
-                acc.add_product::<B>(a, vj);
+                acc.add_product(a, vj);
             }
-            acc.reduce_into::<B>(&mut out.0[i]);
+            acc.reduce_into(&mut out.0[i]);
         }
         acc.zeroize();
     }
@@ -204,17 +210,18 @@ impl<R: Ring, const ROWS: usize, const COLS: usize> Matrix<R, ROWS, COLS> {
     #[must_use]
     pub fn transpose_mul_vector<B: Backend<R>>(
         &self,
+        backend: B,
         v: &CachedNttVector<R, ROWS>,
     ) -> NttVector<R, COLS> {
         const { assert!(ROWS <= B::MAX_TERMS) };
         let mut out = NttVector::<R, COLS>::zero();
-        let mut acc = Accumulator::new();
+        let mut acc = Accumulator::new(backend);
         for i in 0..COLS {
             acc.clear();
             for (row, vj) in self.rows.iter().zip(&v.0) {
-                acc.add_product::<B>(&row[i], vj);
+                acc.add_product(&row[i], vj);
             }
-            acc.reduce_into::<B>(&mut out.0[i]);
+            acc.reduce_into(&mut out.0[i]);
         }
         acc.zeroize();
         out

@@ -2,16 +2,18 @@
 //! the 8-layer NTT against schoolbook negacyclic multiplication mod 8380417, rectangular
 //! matrix products against naive sums, and the twiddle tables against their definition.
 
+#[macro_use]
+mod common;
+
 use lattice_field::{Field, Gf3329, Gf8380417, pow_mod};
 use lattice_poly_ntt::mldsa::{
     ACCUMULATOR_MAX_TERMS, Accumulator, CachedNttPoly, MAX_COLUMNS, Matrix, MlDsa, N, NttPoly,
     NttVector, PRODUCT_TERM_MAX, Poly, PolyVector,
 };
 use lattice_poly_ntt::mlkem::MlKem;
-use lattice_poly_ntt::{Portable, Ring};
+use lattice_poly_ntt::{Backend, Ring};
 use proptest::prelude::*;
 
-type B = Portable;
 const Q: u32 = lattice_field::gf8380417::Q;
 
 fn poly_strategy() -> impl Strategy<Value = [u32; N]> {
@@ -70,24 +72,32 @@ fn twiddle_tables_of_both_rings() {
 
 #[test]
 fn accumulator_capacity_and_worst_case_8x7() {
+    on_every_backend!(|b| worst_case_8x7(b));
+}
+
+fn worst_case_8x7<B: Backend<MlDsa>>(b: B) {
     assert_eq!(<MlDsa as Ring>::MAX_TERMS, ACCUMULATOR_MAX_TERMS);
     // The widest ML-DSA matrix, all coefficients q - 1: every raw sum is exactly
     // 7 (q-1)^2 and reduces to 7 mod q.
     let max = NttPoly::from_coeffs([Q - 1; N]).unwrap();
-    let rhs = CachedNttPoly::new::<B>(&max);
-    let mut acc = Accumulator::new();
+    let rhs = CachedNttPoly::new(b, &max);
+    let mut acc = Accumulator::new(b);
     for _ in 0..MAX_COLUMNS {
-        acc.add_product::<B>(&max, &rhs);
+        acc.add_product(&max, &rhs);
     }
     assert!(
         acc.raw()
             .iter()
             .all(|&s| s == MAX_COLUMNS as u64 * PRODUCT_TERM_MAX)
     );
-    assert_eq!(acc.reduce::<B>().coeffs(), &[MAX_COLUMNS as u32; N]);
+    assert_eq!(acc.reduce().coeffs(), &[MAX_COLUMNS as u32; N]);
 }
 
-fn check_matrix<const K: usize, const L: usize>(entries: &[[u32; N]], vector: &[[u32; N]]) {
+fn check_matrix<B: Backend<MlDsa>, const K: usize, const L: usize>(
+    b: B,
+    entries: &[[u32; N]],
+    vector: &[[u32; N]],
+) {
     let mut a = Matrix::<K, L>::zero();
     for (i, row) in a.rows.iter_mut().enumerate() {
         for (j, e) in row.iter_mut().enumerate() {
@@ -97,7 +107,7 @@ fn check_matrix<const K: usize, const L: usize>(entries: &[[u32; N]], vector: &[
     let v = NttVector::<L>::new(core::array::from_fn(|j| {
         NttPoly::from_coeffs(vector[j % vector.len()]).unwrap()
     }));
-    let av = a.mul_vector::<B>(&v.cached::<B>());
+    let av = a.mul_vector(b, &v.cached(b));
     for i in 0..K {
         let mut expected = [0u32; N];
         for (c, e) in expected.iter_mut().enumerate() {
@@ -110,7 +120,7 @@ fn check_matrix<const K: usize, const L: usize>(entries: &[[u32; N]], vector: &[
     }
     // A^T w for w of length K.
     let w = NttVector::<K>::new(core::array::from_fn(|i| v.0[i % L].clone()));
-    let atw = a.transpose_mul_vector::<B>(&w.cached::<B>());
+    let atw = a.transpose_mul_vector(b, &w.cached(b));
     for j in 0..L {
         let mut expected = [0u32; N];
         for (c, e) in expected.iter_mut().enumerate() {
@@ -133,25 +143,29 @@ proptest! {
     #[test]
     fn ntt_roundtrip(c in poly_strategy()) {
         let p = poly(&c);
-        prop_assert_eq!(p.ntt::<B>().inverse_ntt::<B>(), p);
+        prop_on_every_backend!(|b| prop_assert_eq!(&p.ntt(b).inverse_ntt(b), &p));
     }
 
     #[test]
     fn ntt_product_is_negacyclic_product(a in poly_strategy(), b in poly_strategy()) {
         let (a, b) = (poly(&a), poly(&b));
         let expected = schoolbook(&a, &b);
-        let lhs = NttVector::<1>::new([a.ntt::<B>()]);
-        let rhs = NttVector::<1>::new([b.ntt::<B>()]).cached::<B>();
-        prop_assert_eq!(lhs.dot::<B>(&rhs).inverse_ntt::<B>(), expected);
+        prop_on_every_backend!(|be| {
+            let lhs = NttVector::<1>::new([a.ntt(be)]);
+            let rhs = NttVector::<1>::new([b.ntt(be)]).cached(be);
+            prop_assert_eq!(&lhs.dot(be, &rhs).inverse_ntt(be), &expected);
+        });
     }
 
     #[test]
     fn vector_add_matches_naive(a in poly_strategy(), b in poly_strategy()) {
-        let mut v = PolyVector::<2>::new([poly(&a), poly(&b)]);
         let w = PolyVector::<2>::new([poly(&b), poly(&a)]);
         let expected = [naive_add(&poly(&a), &poly(&b)), naive_add(&poly(&b), &poly(&a))];
-        v.add_assign::<B>(&w);
-        prop_assert_eq!(v.0, expected);
+        prop_on_every_backend!(|be| {
+            let mut v = PolyVector::<2>::new([poly(&a), poly(&b)]);
+            v.add_assign(be, &w);
+            prop_assert_eq!(&v.0, &expected);
+        });
     }
 
     #[test]
@@ -159,9 +173,11 @@ proptest! {
         entries in proptest::collection::vec(poly_strategy(), 5),
         vector in proptest::collection::vec(poly_strategy(), 3),
     ) {
-        check_matrix::<4, 4>(&entries, &vector);
-        check_matrix::<6, 5>(&entries, &vector);
-        check_matrix::<8, 7>(&entries, &vector);
-        check_matrix::<2, 3>(&entries, &vector);
+        prop_on_every_backend!(|b| {
+            check_matrix::<_, 4, 4>(b, &entries, &vector);
+            check_matrix::<_, 6, 5>(b, &entries, &vector);
+            check_matrix::<_, 8, 7>(b, &entries, &vector);
+            check_matrix::<_, 2, 3>(b, &entries, &vector);
+        });
     }
 }

@@ -9,6 +9,7 @@
 use lattice_poly_ntt::mlkem::NttPoly;
 use lattice_poly_ntt::mlkem::{N, Poly};
 
+use crate::backend::{Jobs, SamplingBackend};
 use crate::cbd::Eta;
 use crate::digest::Digest32;
 use crate::expand_a::{Shake, XofSink};
@@ -91,8 +92,8 @@ impl<'a> From<Digest32<'a>> for Job<'a> {
 }
 
 impl Job<'_> {
-    /// Runs the job on the scalar Keccak (the portable backend).
-    fn run_portable(self) {
+    /// Runs the job on `backend`'s scalar Keccak.
+    pub(crate) fn run_scalar<B: SamplingBackend>(self, backend: B) {
         match self {
             Job::Hash32 {
                 message,
@@ -101,31 +102,33 @@ impl Job<'_> {
             } => {
                 let mut sponge = Sponge::<SHA3_256_RATE>::new();
                 for part in message {
-                    sponge.absorb(part);
+                    sponge.absorb(backend, part);
                 }
-                sponge.finalize(domain);
-                sponge.squeeze(out);
+                sponge.finalize(backend, domain);
+                sponge.squeeze(backend, out);
             }
-            Job::SampleNtt { seed, out } => crate::sample_ntt::sample_ntt_into(&seed, out),
-            Job::RejNttPoly { seed, out } => crate::expand_a::rej_ntt_poly_into(&seed, out),
+            Job::SampleNtt { seed, out } => crate::sample_ntt::sample_ntt_into(backend, &seed, out),
+            Job::RejNttPoly { seed, out } => {
+                crate::expand_a::rej_ntt_poly_into(backend, &seed, out);
+            }
             Job::Xof {
                 shake,
                 message,
                 sink,
-            } => crate::expand_a::run_sink_portable(shake, message, sink),
+            } => crate::expand_a::run_sink_scalar(backend, shake, message, sink),
             Job::Noise {
                 sigma,
                 nonce: [nonce],
                 eta,
                 out,
-            } => crate::noise::noise_into(sigma, eta, nonce, out),
+            } => crate::noise::noise_into(backend, sigma, eta, nonce, out),
             Job::Absorb {
                 sponge,
                 blocks,
                 tail,
             } => {
-                sponge.absorb(blocks);
-                sponge.absorb(tail);
+                sponge.absorb(backend, blocks);
+                sponge.absorb(backend, tail);
             }
         }
     }
@@ -143,6 +146,9 @@ impl Job<'_> {
 /// use lattice_sampling::keccak::{SHA3_DOMAIN, SHA3_256_RATE, Sponge, sha3_256};
 /// use lattice_sampling::{Batch, Eta, sample_matrix, sample_noise_poly};
 ///
+/// // Any backend token: `Portable` everywhere, or one detected by `AnyBackend::best()`.
+/// let b = lattice_poly_ntt::backend::Portable;
+///
 /// // Rows 0 and 1 of a 3 x 3 A-hat, two noise polynomials and a hash, in one run.
 /// let (rho, sigma) = ([1u8; 32], [2u8; 32]);
 /// let mut a_hat = Matrix::<3> {
@@ -152,40 +158,37 @@ impl Job<'_> {
 /// let message = [3u8; 300];
 /// let mut sponge = Sponge::<SHA3_256_RATE>::new();
 ///
-/// let mut batch = Batch::new();
+/// let mut batch = Batch::new(b);
 /// batch.absorb(&mut sponge, &message);
 /// batch.matrix_rows::<3>(&rho, 0, &mut a_hat.rows[..2]);
 /// batch.noise(&sigma, Eta::Two, 0, &mut s0);
 /// batch.noise(&sigma, Eta::Two, 1, &mut s1);
 /// batch.run();
 ///
-/// let full = sample_matrix::<3>(&rho);
+/// let full = sample_matrix::<3>(b, &rho);
 /// assert_eq!(a_hat.rows[..2], full.rows[..2]);
-/// assert_eq!(s1, sample_noise_poly(&sigma, Eta::Two, 1));
+/// assert_eq!(s1, sample_noise_poly(b, &sigma, Eta::Two, 1));
 /// // The sponge went on from where the batch left it.
-/// sponge.finalize(SHA3_DOMAIN);
+/// sponge.finalize(b, SHA3_DOMAIN);
 /// let mut h = [0u8; 32];
-/// sponge.squeeze(&mut h);
-/// assert_eq!(h, sha3_256(&[&message]));
+/// sponge.squeeze(b, &mut h);
+/// assert_eq!(h, sha3_256(b, &[&message]));
 /// ```
 #[must_use = "nothing is computed until `run`"]
-pub struct Batch<'a> {
+pub struct Batch<'a, B: SamplingBackend> {
     jobs: [Option<Job<'a>>; MAX_JOBS],
     len: usize,
+    backend: B,
 }
 
-impl Default for Batch<'_> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<'a> Batch<'a> {
-    /// An empty batch.
-    pub const fn new() -> Self {
+impl<'a, B: SamplingBackend> Batch<'a, B> {
+    /// An empty batch, to run on `backend`.
+    #[inline]
+    pub const fn new(backend: B) -> Self {
         Self {
             jobs: [const { None }; MAX_JOBS],
             len: 0,
+            backend,
         }
     }
 
@@ -257,11 +260,11 @@ impl<'a> Batch<'a> {
     pub fn absorb(&mut self, sponge: &'a mut Sponge<SHA3_256_RATE>, data: &'a [u8]) {
         let head = sponge.bytes_to_block_end().min(data.len());
         let (head, rest) = data.split_at(head);
-        sponge.absorb(head);
+        sponge.absorb(self.backend, head);
         let tail = rest.chunks_exact(SHA3_256_RATE).remainder();
         let blocks = &rest[..rest.len() - tail.len()];
         if blocks.is_empty() {
-            sponge.absorb(tail);
+            sponge.absorb(self.backend, tail);
             return;
         }
         self.push(Job::Absorb {
@@ -272,6 +275,7 @@ impl<'a> Batch<'a> {
     }
 
     /// Computes everything added, writing every output.
+    #[inline]
     pub fn run(mut self) {
         self.run_held();
     }
@@ -279,23 +283,17 @@ impl<'a> Batch<'a> {
     fn run_held(&mut self) {
         let held = self.len;
         self.len = 0;
-        let jobs = self.jobs[..held]
-            .iter_mut()
-            .map(|job| job.take().expect("held jobs are Some"));
-        #[cfg(target_arch = "x86_64")]
-        if let Some(avx2) = crate::simd::Avx2::get() {
-            avx2.run_jobs(jobs);
-            return;
-        }
-        for job in jobs {
-            job.run_portable();
-        }
+        self.backend.run_jobs(Jobs {
+            jobs: &mut self.jobs[..held],
+        });
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lattice_poly_ntt::backend::Portable;
+    const P: Portable = Portable;
     use crate::keccak::{SHA3_DOMAIN, sha3_256};
     use crate::{sample_noise_poly, sample_ntt};
     use proptest::prelude::*;
@@ -305,14 +303,14 @@ mod tests {
     /// jobs, and checks the digest and the other outputs.
     fn check_absorb(prefix: &[u8], data: &[u8], others: usize) {
         let mut sponge = Sponge::<SHA3_256_RATE>::new();
-        sponge.absorb(prefix);
+        sponge.absorb(P, prefix);
         let seeds: Vec<[u8; SAMPLE_NTT_SEED_BYTES]> = (0..others)
             .map(|n| [n as u8; SAMPLE_NTT_SEED_BYTES])
             .collect();
         let mut polys = std::vec![NttPoly::zero(); others];
         let mut noise = Poly::zero();
         let sigma = [7u8; 32];
-        let mut batch = Batch::new();
+        let mut batch = Batch::new(P);
         batch.absorb(&mut sponge, data);
         for (seed, poly) in seeds.iter().zip(&mut polys) {
             batch.push(Job::SampleNtt {
@@ -322,20 +320,20 @@ mod tests {
         }
         batch.noise(&sigma, Eta::Three, 9, &mut noise);
         batch.run();
-        sponge.finalize(SHA3_DOMAIN);
+        sponge.finalize(P, SHA3_DOMAIN);
         let mut h = [0u8; 32];
-        sponge.squeeze(&mut h);
+        sponge.squeeze(P, &mut h);
         assert_eq!(
             h,
-            sha3_256(&[prefix, data]),
+            sha3_256(P, &[prefix, data]),
             "{} + {}",
             prefix.len(),
             data.len()
         );
         for (seed, poly) in seeds.iter().zip(&polys) {
-            assert_eq!(*poly, sample_ntt(seed));
+            assert_eq!(*poly, sample_ntt(P, seed));
         }
-        assert_eq!(noise, sample_noise_poly(&sigma, Eta::Three, 9));
+        assert_eq!(noise, sample_noise_poly(P, &sigma, Eta::Three, 9));
     }
 
     #[test]
@@ -359,7 +357,7 @@ mod tests {
             .map(|n| [n as u8; SAMPLE_NTT_SEED_BYTES])
             .collect();
         let mut polys = std::vec![NttPoly::zero(); seeds.len()];
-        let mut batch = Batch::new();
+        let mut batch = Batch::new(P);
         for (seed, poly) in seeds.iter().zip(&mut polys) {
             batch.push(Job::SampleNtt {
                 seed: *seed,
@@ -368,7 +366,7 @@ mod tests {
         }
         batch.run();
         for (seed, poly) in seeds.iter().zip(&polys) {
-            assert_eq!(*poly, sample_ntt(seed));
+            assert_eq!(*poly, sample_ntt(P, seed));
         }
     }
 

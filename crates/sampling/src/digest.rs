@@ -25,12 +25,15 @@ pub enum DigestKind {
 /// use lattice_sampling::keccak::sha3_256;
 /// use lattice_sampling::{Digest32, sample_matrix, sample_matrix_with_digests};
 ///
+/// // Any backend token: `Portable` everywhere, or one detected by `AnyBackend::best()`.
+/// let b = lattice_poly_ntt::backend::Portable;
+///
 /// let ek = [7u8; 1184];
 /// let rho: [u8; 32] = ek[1152..].try_into().unwrap();
 /// let mut h = [0u8; 32];
-/// let a_hat = sample_matrix_with_digests::<3>(&rho, [Digest32::sha3_256(&ek, &mut h)]);
-/// assert_eq!(a_hat, sample_matrix::<3>(&rho));
-/// assert_eq!(h, sha3_256(&[&ek]));
+/// let a_hat = sample_matrix_with_digests::<3>(b, &rho, [Digest32::sha3_256(&ek, &mut h)]);
+/// assert_eq!(a_hat, sample_matrix::<3>(b, &rho));
+/// assert_eq!(h, sha3_256(b, &[&ek]));
 /// ```
 #[derive(Debug)]
 pub struct Digest32<'a> {

@@ -5,6 +5,7 @@
 //! rows, so they share the multi-way Keccak and its lane scheduler. Everything here is a
 //! function of the public seed rho, so branching on the XOF output is fine.
 
+use crate::backend::SamplingBackend;
 use crate::batch::{Batch, Job};
 use crate::keccak::{SHAKE_DOMAIN, Sponge};
 use crate::sample_ntt::{SAMPLE_NTT_SEED_BYTES, SHAKE128_RATE, matrix_seed};
@@ -45,9 +46,9 @@ pub trait XofSink {
 ///
 /// Not constant time, by design: the seed is public.
 #[must_use]
-pub fn rej_ntt_poly(seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> NttPoly {
+pub fn rej_ntt_poly(backend: impl SamplingBackend, seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> NttPoly {
     let mut poly = NttPoly::zero();
-    let mut batch = Batch::new();
+    let mut batch = Batch::new(backend);
     batch.push(Job::RejNttPoly {
         seed: *seed,
         out: poly.coeffs_mut(),
@@ -57,14 +58,18 @@ pub fn rej_ntt_poly(seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> NttPoly {
 }
 
 /// The portable `RejNTTPoly` into `coeffs`: scalar SHAKE128 and the scalar parser.
-pub(crate) fn rej_ntt_poly_into(seed: &[u8; SAMPLE_NTT_SEED_BYTES], coeffs: &mut [u32; N]) {
+pub(crate) fn rej_ntt_poly_into(
+    backend: impl SamplingBackend,
+    seed: &[u8; SAMPLE_NTT_SEED_BYTES],
+    coeffs: &mut [u32; N],
+) {
     let mut xof = Sponge::<SHAKE128_RATE>::new();
-    xof.absorb(seed);
-    xof.finalize(SHAKE_DOMAIN);
+    xof.absorb(backend, seed);
+    xof.finalize(backend, SHAKE_DOMAIN);
     let mut block = [0u8; SHAKE128_RATE];
     let mut filled = 0;
     while filled < N {
-        xof.squeeze_block(&mut block);
+        xof.squeeze_block(backend, &mut block);
         filled = parse_three_byte_candidates(&block, coeffs, filled);
     }
 }
@@ -93,16 +98,25 @@ pub(crate) fn parse_three_byte_candidates(
 }
 
 /// Runs an [`XofSink`] job on the scalar Keccak.
-pub(crate) fn run_sink_portable(shake: Shake, message: [&[u8]; 2], sink: &mut dyn XofSink) {
-    fn run<const RATE: usize>(message: [&[u8]; 2], sink: &mut dyn XofSink) {
+pub(crate) fn run_sink_scalar(
+    backend: impl SamplingBackend,
+    shake: Shake,
+    message: [&[u8]; 2],
+    sink: &mut dyn XofSink,
+) {
+    fn run<const RATE: usize>(
+        backend: impl SamplingBackend,
+        message: [&[u8]; 2],
+        sink: &mut dyn XofSink,
+    ) {
         let mut xof = Sponge::<RATE>::new();
         for part in message {
-            xof.absorb(part);
+            xof.absorb(backend, part);
         }
-        xof.finalize(SHAKE_DOMAIN);
+        xof.finalize(backend, SHAKE_DOMAIN);
         let mut block = [0u8; RATE];
         loop {
-            xof.squeeze_block(&mut block);
+            xof.squeeze_block(backend, &mut block);
             if sink.take_block(&block) {
                 break;
             }
@@ -110,12 +124,12 @@ pub(crate) fn run_sink_portable(shake: Shake, message: [&[u8]; 2], sink: &mut dy
         zeroize::Zeroize::zeroize(&mut block);
     }
     match shake {
-        Shake::Shake128 => run::<SHAKE128_RATE>(message, sink),
-        Shake::Shake256 => run::<{ crate::keccak::SHAKE256_RATE }>(message, sink),
+        Shake::Shake128 => run::<SHAKE128_RATE>(backend, message, sink),
+        Shake::Shake256 => run::<{ crate::keccak::SHAKE256_RATE }>(backend, message, sink),
     }
 }
 
-impl<'a> Batch<'a> {
+impl<'a, B: SamplingBackend> Batch<'a, B> {
     /// Rows `first_row ..` of ML-DSA's `K x L` matrix A-hat (FIPS 204 Algorithm 32):
     /// entry `s` of `rows[r]` is `RejNTTPoly(rho || s || i)` with `i = first_row + r`.
     ///
@@ -162,9 +176,12 @@ impl<'a> Batch<'a> {
 /// `ExpandA(rho)`, FIPS 204 Algorithm 32: the `K x L` matrix A-hat of ML-DSA, all `K L`
 /// streams in one batch.
 #[must_use]
-pub fn expand_a<const K: usize, const L: usize>(rho: &[u8; 32]) -> Matrix<K, L> {
+pub fn expand_a<const K: usize, const L: usize>(
+    backend: impl SamplingBackend,
+    rho: &[u8; 32],
+) -> Matrix<K, L> {
     let mut matrix = Matrix::<K, L>::zero();
-    let mut batch = Batch::new();
+    let mut batch = Batch::new(backend);
     batch.mldsa_matrix_rows::<K, L>(rho, 0, &mut matrix.rows);
     batch.run();
     matrix
@@ -173,6 +190,8 @@ pub fn expand_a<const K: usize, const L: usize>(rho: &[u8; 32]) -> Matrix<K, L> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lattice_poly_ntt::backend::Portable;
+    const P: Portable = Portable;
     use sha3::digest::{ExtendableOutput, Update, XofReader};
     use sha3::{Shake128, Shake256};
     use std::vec::Vec;
@@ -200,7 +219,7 @@ mod tests {
     fn rej_ntt_poly_matches_reference() {
         for n in 0..20u8 {
             let seed = [n.wrapping_mul(37); SAMPLE_NTT_SEED_BYTES];
-            assert_eq!(rej_ntt_poly(&seed).coeffs(), &reference(&seed));
+            assert_eq!(rej_ntt_poly(P, &seed).coeffs(), &reference(&seed));
         }
     }
 
@@ -211,7 +230,7 @@ mod tests {
         for n in 0..8u8 {
             let seed = [n.wrapping_mul(91); SAMPLE_NTT_SEED_BYTES];
             let mut coeffs = [0u32; N];
-            rej_ntt_poly_into(&seed, &mut coeffs);
+            rej_ntt_poly_into(P, &seed, &mut coeffs);
             assert_eq!(coeffs, reference(&seed));
         }
         let message = [3u8; 40];
@@ -220,7 +239,7 @@ mod tests {
                 want,
                 got: Vec::new(),
             };
-            run_sink_portable(shake, [&message[..7], &message[7..]], &mut sink);
+            run_sink_scalar(P, shake, [&message[..7], &message[7..]], &mut sink);
             let mut expected = std::vec![0u8; sink.got.len()];
             match shake {
                 Shake::Shake128 => {
@@ -270,7 +289,7 @@ mod tests {
     #[test]
     fn expand_a_matches_reference_and_sinks_read_shake() {
         let rho = [5u8; 32];
-        let a = expand_a::<8, 7>(&rho);
+        let a = expand_a::<8, 7>(P, &rho);
         for (r, row) in a.rows.iter().enumerate() {
             for (s, p) in row.iter().enumerate() {
                 let mut seed = rho.to_vec();
@@ -297,7 +316,7 @@ mod tests {
         })
         .collect();
         let mut m = Matrix::<2, 3>::zero();
-        let mut batch = Batch::new();
+        let mut batch = Batch::new(P);
         for (shake, sink) in &mut sinks {
             batch.xof(*shake, [&message[..64], &message[64..]], sink);
         }

@@ -4,26 +4,31 @@
 //! ```
 //! use lattice_field::gf3329::Q;
 //! use lattice_sampling::{Eta, sample_matrix, sample_noise_vector, sample_ntt};
+//! use lattice_poly_ntt::backend::AnyBackend;
+//! use lattice_poly_ntt::dispatch;
 //!
+//! // The fastest backend this CPU has, chosen once; the same results on every backend.
+//! dispatch!(AnyBackend::best(), |b| {
 //! // ML-KEM-768 key generation, lines 3-16 of FIPS 203 Algorithm 13.
 //! let rho = [0x42u8; 32];
 //! let sigma = [0x17u8; 32];
-//! let a_hat = sample_matrix::<3>(&rho);
-//! let s = sample_noise_vector::<3>(&sigma, Eta::Two, 0);
-//! let e = sample_noise_vector::<3>(&sigma, Eta::Two, 3);
+//! let a_hat = sample_matrix::<3>(b, &rho);
+//! let s = sample_noise_vector::<3>(b, &sigma, Eta::Two, 0);
+//! let e = sample_noise_vector::<3>(b, &sigma, Eta::Two, 3);
 //!
 //! // A-hat[i][j] = SampleNTT(rho || j || i): byte 32 is the column, byte 33 the row.
 //! let mut seed = [0u8; 34];
 //! seed[..32].copy_from_slice(&rho);
 //! seed[32] = 2; // j
 //! seed[33] = 1; // i
-//! assert_eq!(a_hat.rows[1][2], sample_ntt(&seed));
+//! assert_eq!(a_hat.rows[1][2], sample_ntt(b, &seed));
 //!
 //! // CBD_2 noise lies in [-2, 2], stored mod q.
 //! for p in s.0.iter().chain(&e.0) {
 //!     assert!(p.coeffs().iter().all(|&c| c <= 2 || c >= Q - 2));
 //! }
 //! assert_ne!(s, e);
+//! });
 //! ```
 //!
 //! # What this crate owns
@@ -47,11 +52,12 @@
 //! the `mlkem` crate, which decides which nonces and which eta each step uses.
 //!
 //! # Multi-way hashing
-//! Every entry point builds a [`Batch`] of independent jobs (a `SampleNTT` stream, a PRF
-//! stream with its CBD, a hash, whole blocks for a sponge that goes on afterwards) and runs
-//! it, picking a backend once per run:
-//! - **AVX2** (x86-64, when [`lattice_poly_ntt::backend::use_avx2`] says so: the CPU has AVX2,
-//!   detected at run time, and [`lattice_poly_ntt::backend::force_portable`] is off). The jobs
+//! Every entry point takes a backend token (`lattice-poly-ntt`'s `Portable` or `Avx2`; the
+//! caller picks it once per operation) and builds a [`Batch`] of independent jobs (a
+//! `SampleNTT` stream, a PRF stream with its CBD, a hash, whole blocks for a sponge that goes
+//! on afterwards) that runs on that backend's [`SamplingBackend`] kernels:
+//! - **AVX2** (x86-64, with the token of `lattice_poly_ntt::backend::Avx2`, which exists only
+//!   when the CPU has AVX2, BMI1 and BMI2; see [`SamplingBackend`]). The jobs
 //!   share a 4-way Keccak-f\[1600\] whose 25 registers hold the same word of four states:
 //!   each lane runs one job, absorbing and squeezing a block per permutation, and takes the
 //!   next job as soon as its own is done, whatever their kinds and rates; the last job left
@@ -64,7 +70,8 @@
 //!   in `#[target_feature(enable = "avx2")]` functions, so no `target-cpu` flag is needed; it
 //!   is the only `unsafe` code of the crate.
 //! - **Portable**: one job after another with the scalar Keccak of [`keccak`] (an unrolled
-//!   Keccak-f\[1600\], built with BMI1/BMI2 when the CPU has them) and the scalar parser;
+//!   Keccak-f\[1600\]; the AVX2 token's scalar permutation is the same code built with
+//!   BMI1/BMI2) and the scalar parser;
 //!   the reference the AVX2 path is differentially tested against. Results are identical.
 //!   Both Keccaks are tested against the `sha3` crate.
 //!
@@ -87,6 +94,7 @@
 #[cfg(test)]
 extern crate std;
 
+mod backend;
 mod batch;
 mod cbd;
 mod digest;
@@ -98,6 +106,7 @@ mod sample_ntt;
 #[allow(unsafe_code)]
 mod simd;
 
+pub use backend::{Jobs, SamplingBackend};
 pub use batch::Batch;
 pub use cbd::{
     CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, sample_poly_cbd, sample_poly_cbd2, sample_poly_cbd3,

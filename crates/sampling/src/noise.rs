@@ -8,6 +8,7 @@ use lattice_poly_ntt::mlkem::Poly;
 use lattice_poly_ntt::mlkem::{N, PolyVector};
 use zeroize::Zeroize;
 
+use crate::backend::SamplingBackend;
 use crate::batch::Batch;
 use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd2_into, cbd3_into};
 
@@ -17,8 +18,8 @@ use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd2_into, cbd3_into};
 /// FIPS 203's `PRF_eta(s, b)` is this with `out.len() == 64 * eta`
 /// ([`Eta::prf_output_len`]). The caller owns `out` and should zeroize it when done; the
 /// SHAKE256 state is wiped when dropped.
-pub fn prf(s: &[u8; 32], b: u8, out: &mut [u8]) {
-    crate::keccak::shake256(&[s, &[b]], out);
+pub fn prf(backend: impl SamplingBackend, s: &[u8; 32], b: u8, out: &mut [u8]) {
+    crate::keccak::shake256(backend, &[s, &[b]], out);
 }
 
 /// `SamplePolyCBD_eta(PRF_eta(sigma, nonce))`: one noise polynomial (FIPS 203 Algorithm 8
@@ -26,9 +27,14 @@ pub fn prf(s: &[u8; 32], b: u8, out: &mut [u8]) {
 ///
 /// Constant time with respect to `sigma`; the PRF output is zeroized before returning.
 #[must_use]
-pub fn sample_noise_poly(sigma: &[u8; 32], eta: Eta, nonce: u8) -> Poly {
+pub fn sample_noise_poly(
+    backend: impl SamplingBackend,
+    sigma: &[u8; 32],
+    eta: Eta,
+    nonce: u8,
+) -> Poly {
     let mut poly = Poly::zero();
-    noise_into(sigma, eta, nonce, poly.coeffs_mut());
+    noise_into(backend, sigma, eta, nonce, poly.coeffs_mut());
     poly
 }
 
@@ -41,19 +47,27 @@ pub fn sample_noise_poly(sigma: &[u8; 32], eta: Eta, nonce: u8) -> Poly {
 /// time with respect to `sigma`; every PRF output is zeroized before returning.
 #[must_use]
 pub fn sample_noise_vector<const K: usize>(
+    backend: impl SamplingBackend,
     sigma: &[u8; 32],
     eta: Eta,
     first_nonce: u8,
 ) -> PolyVector<K> {
     let mut v = PolyVector::<K>::zero();
-    sample_noise_batch(sigma, eta, first_nonce, &mut v.0);
+    sample_noise_batch(backend, sigma, eta, first_nonce, &mut v.0);
     v
 }
 
 /// Noise for a batch of consecutive nonces: `out[n]` gets nonce `first_nonce + n` (mod 256).
-fn sample_noise_batch(sigma: &[u8; 32], eta: Eta, first_nonce: u8, out: &mut [Poly]) {
+fn sample_noise_batch(
+    backend: impl SamplingBackend,
+    sigma: &[u8; 32],
+    eta: Eta,
+    first_nonce: u8,
+    out: &mut [Poly],
+) {
     // The nonce wraps by design (documented on the public functions).
     sample_noise_polys(
+        backend,
         sigma,
         out.iter_mut()
             .enumerate()
@@ -74,6 +88,9 @@ fn sample_noise_batch(sigma: &[u8; 32], eta: Eta, first_nonce: u8, out: &mut [Po
 /// use lattice_poly_ntt::mlkem::{Poly, PolyVector};
 /// use lattice_sampling::{Eta, sample_noise_poly, sample_noise_polys, sample_noise_vector};
 ///
+/// // Any backend token: `Portable` everywhere, or one detected by `AnyBackend::best()`.
+/// let b = lattice_poly_ntt::backend::Portable;
+///
 /// // ML-KEM-512 encryption (k = 2, eta1 = 3, eta2 = 2), FIPS 203 Algorithm 14 lines 9-17.
 /// let r = [0x24u8; 32];
 /// let (mut y, mut e1, mut e2) = (PolyVector::<2>::zero(), PolyVector::<2>::zero(), Poly::zero());
@@ -82,20 +99,21 @@ fn sample_noise_batch(sigma: &[u8; 32], eta: Eta, first_nonce: u8, out: &mut [Po
 ///     .chain([(Eta::Two, &mut e2)])
 ///     .zip(0u8..)
 ///     .map(|((eta, out), nonce)| (eta, nonce, out));
-/// sample_noise_polys(&r, requests);
+/// sample_noise_polys(b, &r, requests);
 ///
-/// assert_eq!(y, sample_noise_vector::<2>(&r, Eta::Three, 0));
-/// assert_eq!(e1, sample_noise_vector::<2>(&r, Eta::Two, 2));
-/// assert_eq!(e2, sample_noise_poly(&r, Eta::Two, 4));
+/// assert_eq!(y, sample_noise_vector::<2>(b, &r, Eta::Three, 0));
+/// assert_eq!(e1, sample_noise_vector::<2>(b, &r, Eta::Two, 2));
+/// assert_eq!(e2, sample_noise_poly(b, &r, Eta::Two, 4));
 /// ```
 ///
 /// Constant time with respect to `sigma` (the requests, i.e. etas and nonces, are public
 /// and may steer the batching); every PRF output is zeroized before returning.
 pub fn sample_noise_polys<'a>(
+    backend: impl SamplingBackend,
     sigma: &[u8; 32],
     requests: impl IntoIterator<Item = (Eta, u8, &'a mut Poly)>,
 ) {
-    let mut batch = Batch::new();
+    let mut batch = Batch::new(backend);
     for (eta, nonce, poly) in requests {
         batch.noise(sigma, eta, nonce, poly);
     }
@@ -109,23 +127,35 @@ pub(crate) fn sample_noise_polys_portable<'a>(
     requests: impl IntoIterator<Item = (Eta, u8, &'a mut Poly)>,
 ) {
     for (eta, nonce, poly) in requests {
-        noise_into(sigma, eta, nonce, poly.coeffs_mut());
+        noise_into(
+            lattice_poly_ntt::backend::Portable,
+            sigma,
+            eta,
+            nonce,
+            poly.coeffs_mut(),
+        );
     }
 }
 
 /// `SamplePolyCBD_eta(PRF_eta(sigma, nonce))` written into `coeffs` (only values in `[0, q)`).
-pub(crate) fn noise_into(sigma: &[u8; 32], eta: Eta, nonce: u8, coeffs: &mut [u16; N]) {
+pub(crate) fn noise_into(
+    backend: impl SamplingBackend,
+    sigma: &[u8; 32],
+    eta: Eta,
+    nonce: u8,
+    coeffs: &mut [u16; N],
+) {
     // Branching on eta is fine: it is a public parameter.
     match eta {
         Eta::Two => {
             let mut bytes = [0u8; CBD2_INPUT_BYTES];
-            prf(sigma, nonce, &mut bytes);
+            prf(backend, sigma, nonce, &mut bytes);
             cbd2_into(&bytes, coeffs);
             bytes.zeroize();
         }
         Eta::Three => {
             let mut bytes = [0u8; CBD3_INPUT_BYTES];
-            prf(sigma, nonce, &mut bytes);
+            prf(backend, sigma, nonce, &mut bytes);
             cbd3_into(&bytes, coeffs);
             bytes.zeroize();
         }
@@ -135,6 +165,8 @@ pub(crate) fn noise_into(sigma: &[u8; 32], eta: Eta, nonce: u8, coeffs: &mut [u1
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lattice_poly_ntt::backend::Portable;
+    const P: Portable = Portable;
     use crate::{sample_poly_cbd2, sample_poly_cbd3};
     use proptest::prelude::*;
     use sha3::Shake256;
@@ -166,7 +198,7 @@ mod tests {
     }
 
     fn check_vector<const K: usize>(sigma: &[u8; 32], eta: Eta, first: u8) {
-        let v = sample_noise_vector::<K>(sigma, eta, first);
+        let v = sample_noise_vector::<K>(P, sigma, eta, first);
         for (i, p) in v.0.iter().enumerate() {
             let nonce = first.wrapping_add(i as u8);
             assert_eq!(
@@ -174,7 +206,7 @@ mod tests {
                 &expected_noise(sigma, eta, nonce),
                 "K = {K}, element {i}"
             );
-            assert_eq!(p, &sample_noise_poly(sigma, eta, nonce));
+            assert_eq!(p, &sample_noise_poly(P, sigma, eta, nonce));
         }
     }
 
@@ -187,7 +219,7 @@ mod tests {
             let mut expected = [0u8; 600];
             shake256(&input, &mut expected);
             let mut out = [0u8; 600];
-            prf(&s, b, &mut out[..len]);
+            prf(P, &s, b, &mut out[..len]);
             prop_assert_eq!(&out[..len], &expected[..len]);
             prop_assert!(out[len..].iter().all(|&x| x == 0));
         }
@@ -196,7 +228,7 @@ mod tests {
         fn noise_is_cbd_of_prf(sigma in any::<[u8; 32]>(), nonce in any::<u8>()) {
             for eta in [Eta::Two, Eta::Three] {
                 prop_assert_eq!(
-                    sample_noise_poly(&sigma, eta, nonce),
+                    sample_noise_poly(P, &sigma, eta, nonce),
                     expected_noise(&sigma, eta, nonce)
                 );
             }
@@ -230,7 +262,7 @@ mod tests {
             let mut polys = std::vec![Poly::zero(); etas.len()];
             let mut j = [0u8; 32];
             // As decapsulation batches them: the hash first, then the noise.
-            let mut batch = crate::Batch::new();
+            let mut batch = crate::Batch::new(P);
             batch.digest(crate::Digest32::shake256([&z, &ct], &mut j));
             for ((&eta, p), n) in etas.iter().zip(&mut polys).zip(0u8..) {
                 batch.noise(&sigma, eta, n, p);
@@ -253,7 +285,7 @@ mod tests {
         for eta in [Eta::Two, Eta::Three] {
             let mut out = [0u8; CBD3_INPUT_BYTES];
             let out = &mut out[..eta.prf_output_len()];
-            prf(&s, 9, out);
+            prf(P, &s, 9, out);
             let mut expected = [0u8; CBD3_INPUT_BYTES];
             let mut input = [0x5au8; 33];
             input[32] = 9;
@@ -266,13 +298,13 @@ mod tests {
     fn nonce_wraps_without_panicking() {
         check_vector::<2>(&[1u8; 32], Eta::Two, 255);
         check_vector::<4>(&[1u8; 32], Eta::Three, 254);
-        let v = sample_noise_vector::<2>(&[1u8; 32], Eta::Two, 255);
-        assert_eq!(v.0[1], sample_noise_poly(&[1u8; 32], Eta::Two, 0));
+        let v = sample_noise_vector::<2>(P, &[1u8; 32], Eta::Two, 255);
+        assert_eq!(v.0[1], sample_noise_poly(P, &[1u8; 32], Eta::Two, 0));
     }
 
     #[test]
     fn distinct_nonces_give_distinct_noise() {
-        let v = sample_noise_vector::<4>(&[3u8; 32], Eta::Three, 0);
+        let v = sample_noise_vector::<4>(P, &[3u8; 32], Eta::Three, 0);
         for i in 0..4 {
             for j in i + 1..4 {
                 assert_ne!(v.0[i], v.0[j]);

@@ -4,6 +4,7 @@
 //! Everything here is a function of the public seed rho, so branching on the XOF output
 //! and a data-dependent number of squeezed blocks are fine.
 
+use crate::backend::SamplingBackend;
 use crate::batch::{Batch, Job};
 use crate::digest::Digest32;
 use crate::keccak::Sponge;
@@ -44,9 +45,9 @@ pub(crate) const INITIAL_BYTES: usize = SAMPLE_NTT_INITIAL_BLOCKS * SHAKE128_RAT
 ///
 /// Not constant time, by design: the seed is public.
 #[must_use]
-pub fn sample_ntt(seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> NttPoly {
+pub fn sample_ntt(backend: impl SamplingBackend, seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> NttPoly {
     let mut poly = NttPoly::zero();
-    let mut batch = Batch::new();
+    let mut batch = Batch::new(backend);
     batch.push(Job::SampleNtt {
         seed: *seed,
         // The parser writes only values below q: the canonical invariant holds.
@@ -62,18 +63,34 @@ pub(crate) trait XofStream {
     fn read(&mut self, out: &mut [u8]);
 }
 
-impl XofStream for Sponge<SHAKE128_RATE> {
+/// A SHAKE128 sponge squeezed on a backend's Keccak.
+struct SpongeStream<B> {
+    backend: B,
+    sponge: Sponge<SHAKE128_RATE>,
+}
+
+impl<B: SamplingBackend> XofStream for SpongeStream<B> {
     fn read(&mut self, out: &mut [u8]) {
-        self.squeeze(out);
+        self.sponge.squeeze(self.backend, out);
     }
 }
 
 /// The portable `SampleNTT` into `coeffs`: scalar SHAKE128 and the scalar parser.
-pub(crate) fn sample_ntt_into(seed: &[u8; SAMPLE_NTT_SEED_BYTES], coeffs: &mut [u16; N]) {
+pub(crate) fn sample_ntt_into(
+    backend: impl SamplingBackend,
+    seed: &[u8; SAMPLE_NTT_SEED_BYTES],
+    coeffs: &mut [u16; N],
+) {
     let mut xof = Sponge::<SHAKE128_RATE>::new();
-    xof.absorb(seed);
-    xof.finalize(crate::keccak::SHAKE_DOMAIN);
-    sample_ntt_from_xof_into(&mut xof, coeffs);
+    xof.absorb(backend, seed);
+    xof.finalize(backend, crate::keccak::SHAKE_DOMAIN);
+    sample_ntt_from_xof_into(
+        &mut SpongeStream {
+            backend,
+            sponge: xof,
+        },
+        coeffs,
+    );
 }
 
 /// The loop of Algorithm 7 over any XOF output stream (tests feed it adversarial streams).
@@ -137,7 +154,7 @@ pub(crate) fn sample_ntt_batch_portable(
 ) {
     assert_eq!(seeds.len(), out.len(), "one output per seed");
     for (seed, poly) in seeds.iter().zip(out) {
-        sample_ntt_into(seed, poly.coeffs_mut());
+        sample_ntt_into(lattice_poly_ntt::backend::Portable, seed, poly.coeffs_mut());
     }
 }
 
@@ -160,8 +177,8 @@ pub(crate) fn matrix_seed(rho: &[u8; 32], row: u8, col: u8) -> [u8; SAMPLE_NTT_S
 ///
 /// Not constant time, by design: rho is public.
 #[must_use]
-pub fn sample_matrix<const K: usize>(rho: &[u8; 32]) -> Matrix<K> {
-    sample_matrix_with_digests(rho, [])
+pub fn sample_matrix<const K: usize>(backend: impl SamplingBackend, rho: &[u8; 32]) -> Matrix<K> {
+    sample_matrix_with_digests(backend, rho, [])
 }
 
 /// [`sample_matrix`] and hashes computed alongside it (see [`Digest32`]).
@@ -176,6 +193,7 @@ pub fn sample_matrix<const K: usize>(rho: &[u8; 32]) -> Matrix<K> {
 /// respect to the hashed messages' content (their lengths may steer the schedule).
 #[must_use]
 pub fn sample_matrix_with_digests<'a, const K: usize>(
+    backend: impl SamplingBackend,
     rho: &[u8; 32],
     digests: impl IntoIterator<Item = Digest32<'a>>,
 ) -> Matrix<K> {
@@ -183,7 +201,7 @@ pub fn sample_matrix_with_digests<'a, const K: usize>(
     let mut matrix = Matrix {
         rows: core::array::from_fn(|_| core::array::from_fn(|_| NttPoly::zero())),
     };
-    let mut batch = Batch::new();
+    let mut batch = Batch::new(backend);
     // Hashes are the longest jobs (6 to 12 permutations, a stream ~3): they go first.
     for digest in digests {
         batch.digest(digest);
@@ -196,6 +214,8 @@ pub fn sample_matrix_with_digests<'a, const K: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lattice_poly_ntt::backend::Portable;
+    const P: Portable = Portable;
     use sha3::Shake128;
     use sha3::digest::{ExtendableOutput, Update, XofReader};
 
@@ -219,20 +239,20 @@ mod tests {
             sample_ntt_batch_portable(&seeds, &mut want);
             // With H(ek) alone (key import), and with J(z || c) too (one-shot decapsulation).
             let mut h = [0u8; 32];
-            let a = sample_matrix_with_digests::<K>(&rho, [Digest32::sha3_256(&ek, &mut h)]);
+            let a = sample_matrix_with_digests::<K>(P, &rho, [Digest32::sha3_256(&ek, &mut h)]);
             assert_eq!(a.rows.as_flattened(), &want[..], "K = {K}");
-            assert_eq!(h, crate::keccak::sha3_256(&[&ek]), "K = {K}");
+            assert_eq!(h, crate::keccak::sha3_256(P, &[&ek]), "K = {K}");
             let (z, ct) = ([9u8; 32], &ek[..ek.len() - 32]);
             let (mut h2, mut j) = ([0u8; 32], [0u8; 32]);
             let digests = [
                 Digest32::sha3_256(&ek, &mut h2),
                 Digest32::shake256([&z, ct], &mut j),
             ];
-            let a = sample_matrix_with_digests::<K>(&rho, digests);
+            let a = sample_matrix_with_digests::<K>(P, &rho, digests);
             assert_eq!(a.rows.as_flattened(), &want[..], "K = {K}");
             assert_eq!(h2, h, "K = {K}");
             let mut want_j = [0u8; 32];
-            crate::keccak::shake256(&[&z, ct], &mut want_j);
+            crate::keccak::shake256(P, &[&z, ct], &mut want_j);
             assert_eq!(j, want_j, "K = {K}");
         }
         check::<2>();
@@ -309,7 +329,7 @@ mod tests {
         #[test]
         fn matches_reference(seed in any::<[u8; SAMPLE_NTT_SEED_BYTES]>()) {
             let (expected, _) = reference_for(&seed);
-            prop_assert_eq!(*sample_ntt(&seed).coeffs(), expected);
+            prop_assert_eq!(*sample_ntt(P, &seed).coeffs(), expected);
         }
 
         #[test]
@@ -325,7 +345,7 @@ mod tests {
         #[test]
         fn matrix_index_order(rho in any::<[u8; 32]>()) {
             fn check<const K: usize>(rho: &[u8; 32]) -> Result<(), TestCaseError> {
-                let a = sample_matrix::<K>(rho);
+                let a = sample_matrix::<K>(P, rho);
                 for i in 0..K {
                     for j in 0..K {
                         let mut seed = [0u8; SAMPLE_NTT_SEED_BYTES];
@@ -353,7 +373,7 @@ mod tests {
             .expect("no seed needing a 4th block among 10,000");
         assert!(blocks > 3);
         let (expected, _) = reference_for(&seed);
-        assert_eq!(sample_ntt(&seed).coeffs(), &expected);
+        assert_eq!(sample_ntt(P, &seed).coeffs(), &expected);
     }
 
     #[test]
@@ -404,11 +424,11 @@ mod tests {
 
     #[test]
     fn matrix_is_not_transposed() {
-        let a = sample_matrix::<2>(&[0u8; 32]);
+        let a = sample_matrix::<2>(P, &[0u8; 32]);
         assert_ne!(a.rows[0][1], a.rows[1][0]);
-        assert_eq!(a.rows[0][1], sample_ntt(&matrix_seed(&[0u8; 32], 0, 1)));
+        assert_eq!(a.rows[0][1], sample_ntt(P, &matrix_seed(&[0u8; 32], 0, 1)));
         let mut seed = [0u8; SAMPLE_NTT_SEED_BYTES];
         seed[32] = 1; // j = 1, i = 0
-        assert_eq!(a.rows[0][1], sample_ntt(&seed));
+        assert_eq!(a.rows[0][1], sample_ntt(P, &seed));
     }
 }

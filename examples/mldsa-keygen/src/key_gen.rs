@@ -1,9 +1,10 @@
 //! The arithmetic and hashing of Algorithm 6, lines 1-7, on the shared crates.
 
-use lattice_poly_ntt::Portable;
-use lattice_poly_ntt::mldsa::{Matrix, PolyVector};
+use lattice_poly_ntt::backend::AnyBackend;
+use lattice_poly_ntt::mldsa::{Matrix, MlDsa, PolyVector};
+use lattice_poly_ntt::{Backend, dispatch};
 use lattice_sampling::keccak::shake256;
-use lattice_sampling::{Batch, Shake, XofSink};
+use lattice_sampling::{Batch, SamplingBackend, Shake, XofSink};
 use zeroize::Zeroize;
 
 use crate::error::LengthError;
@@ -12,26 +13,40 @@ use crate::params::{N, ParameterSet, TR_BYTES};
 use crate::seeds::{KEY_GEN_HASH_OUTPUT_BYTES, KeyGenSeeds, key_gen_hash_input};
 use crate::{pk_encode, power2round_poly, sk_encode};
 
-/// The ring arithmetic runs on the portable backend: no SIMD backend implements ML-DSA's
-/// ring yet (the Keccak work still runs on the multi-way scheduler).
-type B = Portable;
-
 impl XofSink for BoundedSampler<'_> {
     fn take_block(&mut self, block: &[u8]) -> bool {
         self.absorb_block(block)
     }
 }
 
-/// Algorithm 6 for `K x L` = `P::K x P::L`; lengths already checked.
+/// Algorithm 6 for `K x L` = `P::K x P::L` on the best backend; lengths already checked.
+///
+/// The Keccak work runs on the backend's multi-way scheduler; ML-DSA's ring arithmetic has
+/// no SIMD kernels yet, so it is the portable code (compiled for the backend's features).
 pub(crate) fn key_gen<P: ParameterSet, const K: usize, const L: usize>(
     xi: &[u8; 32],
     pk: &mut [u8],
     sk: &mut [u8],
 ) -> Result<(), LengthError> {
+    dispatch!(AnyBackend::best(), |b| key_gen_on::<P, K, L, _>(
+        b, xi, pk, sk
+    ))
+}
+
+#[inline(always)]
+fn key_gen_on<P: ParameterSet, const K: usize, const L: usize, B>(
+    b: B,
+    xi: &[u8; 32],
+    pk: &mut [u8],
+    sk: &mut [u8],
+) -> Result<(), LengthError>
+where
+    B: Backend<MlDsa> + SamplingBackend,
+{
     // Line 1: (rho, rho', K) = H(xi || k || l, 128).
     let mut input = key_gen_hash_input::<P>(xi);
     let mut h = [0u8; KEY_GEN_HASH_OUTPUT_BYTES];
-    shake256(&[&input], &mut h);
+    shake256(b, &[&input], &mut h);
     let seeds = KeyGenSeeds::from_h_output(&h);
     input.zeroize();
     h.zeroize();
@@ -50,7 +65,7 @@ pub(crate) fn key_gen<P: ParameterSet, const K: usize, const L: usize>(
     {
         let mut samplers_1 = s1.each_mut().map(BoundedSampler::for_parameter_set::<P>);
         let mut samplers_2 = s2.each_mut().map(BoundedSampler::for_parameter_set::<P>);
-        let mut batch = Batch::new();
+        let mut batch = Batch::new(b);
         let sinks = samplers_1.iter_mut().chain(samplers_2.iter_mut());
         for (sink, seed) in sinks.zip(&seeds_s) {
             batch.xof(Shake::Shake256, [seed, &[]], sink);
@@ -66,17 +81,17 @@ pub(crate) fn key_gen<P: ParameterSet, const K: usize, const L: usize>(
         // ExpandS writes canonical values (eta - z mod q): the invariant holds.
         *p.coeffs_mut() = *c;
     }
-    let mut s1_hat = s1_poly.ntt_cached::<B>();
+    let mut s1_hat = s1_poly.ntt_cached(b);
     s1_poly.zeroize();
-    let mut t_hat = a_hat.mul_vector::<B>(&s1_hat);
+    let mut t_hat = a_hat.mul_vector(b, &s1_hat);
     s1_hat.zeroize();
-    let mut t = t_hat.inverse_ntt::<B>();
+    let mut t = t_hat.inverse_ntt(b);
     t_hat.zeroize();
     let mut s2_poly = PolyVector::<K>::zero();
     for (p, c) in s2_poly.0.iter_mut().zip(&s2) {
         *p.coeffs_mut() = *c;
     }
-    t.add_assign::<B>(&s2_poly);
+    t.add_assign(b, &s2_poly);
     s2_poly.zeroize();
 
     // Line 5: (t1, t0) = Power2Round(t).
@@ -90,7 +105,7 @@ pub(crate) fn key_gen<P: ParameterSet, const K: usize, const L: usize>(
     // Lines 6-8: pk = pkEncode(rho, t1); tr = H(pk, 64); sk = skEncode(rho, K, tr, s1, s2, t0).
     let result = pk_encode::<P>(&seeds.rho, &t1, pk).and_then(|()| {
         let mut tr = [0u8; TR_BYTES];
-        shake256(&[pk], &mut tr);
+        shake256(b, &[pk], &mut tr);
         sk_encode::<P>(&seeds.rho, &seeds.key, &tr, &s1, &s2, &t0, sk)
     });
     s1.as_flattened_mut().zeroize();

@@ -309,20 +309,21 @@ fn poly(coeffs: &[u16; N]) -> NttPoly {
 /// sums, and checks the reduced result against the reference and against what the public
 /// API returned, and the raw sums entry by entry against the portable backend's.
 fn accumulate_and_check<B: Checked>(
+    backend: B,
     run: &mut SiteRun,
     label: &str,
     terms: &[(&NttPoly, &CachedNttPoly)],
     api: &NttPoly,
 ) {
-    let mut acc = Accumulator::new();
-    let mut portable = Accumulator::new();
-    for (a, b) in terms {
-        acc.add_product::<B>(a, b);
-        portable.add_product::<Portable>(a, b);
+    let mut acc = Accumulator::new(backend);
+    let mut portable = Accumulator::new(Portable);
+    for (a, rhs) in terms {
+        acc.add_product(a, rhs);
+        portable.add_product(a, rhs);
     }
     run.seen.record(acc.raw(), B::LAYOUT);
     run.accumulations += 1;
-    let reduced = acc.reduce::<B>();
+    let reduced = acc.reduce();
     let plain: Vec<_> = terms.iter().map(|(a, b)| (*a, b.poly())).collect();
     if reduced.coeffs() != &reference_sum(&plain) {
         run.problems.push(format!(
@@ -344,7 +345,7 @@ fn accumulate_and_check<B: Checked>(
             B::LAYOUT
         ));
     }
-    if reduced != portable.reduce::<Portable>() {
+    if reduced != portable.reduce() {
         run.problems.push(format!(
             "{label}: result differs from the portable backend's"
         ));
@@ -356,13 +357,18 @@ fn accumulate_and_check<B: Checked>(
 /// only, so each of their sums is replayed term by term on a real [`Accumulator`] (same
 /// operands, same order) to read its raw entries, and the replay's reduced result must equal
 /// what the public function returned.
-fn run_rank<B: Checked, const K: usize>(a_pat: APattern, b_pat: BPattern, runs: &mut [SiteRun; 3]) {
+fn run_rank<B: Checked, const K: usize>(
+    backend: B,
+    a_pat: APattern,
+    b_pat: BPattern,
+    runs: &mut [SiteRun; 3],
+) {
     let a = Matrix::<K> {
         rows: std::array::from_fn(|r| std::array::from_fn(|c| poly(&a_pat.coeffs(r * K + c)))),
     };
     let plain = NttVector::<K>::new(std::array::from_fn(|j| poly(&b_pat.coeffs(j))));
-    let v = plain.cached::<B>();
-    let reference = plain.cached::<Portable>();
+    let v = plain.cached(backend);
+    let reference = plain.cached(Portable);
     let same_cache =
         v.0.iter()
             .zip(&reference.0)
@@ -384,43 +390,43 @@ fn run_rank<B: Checked, const K: usize>(a_pat: APattern, b_pat: BPattern, runs: 
     }
     let label = format!("K = {K}, {a_pat:?} x {b_pat:?}");
     let [mul, transpose, dot] = runs;
-    let api = a.mul_vector::<B>(&v);
-    if api != a.mul_vector::<Portable>(&reference) {
+    let api = a.mul_vector(backend, &v);
+    if api != a.mul_vector(Portable, &reference) {
         mul.problems.push(format!(
             "{label}: result differs from the portable backend's"
         ));
     }
     for i in 0..K {
         let terms: Vec<_> = (0..K).map(|j| (&a.rows[i][j], &v.0[j])).collect();
-        accumulate_and_check::<B>(mul, &label, &terms, &api.0[i]);
+        accumulate_and_check(backend, mul, &label, &terms, &api.0[i]);
     }
-    let api = a.transpose_mul_vector::<B>(&v);
-    if api != a.transpose_mul_vector::<Portable>(&reference) {
+    let api = a.transpose_mul_vector(backend, &v);
+    if api != a.transpose_mul_vector(Portable, &reference) {
         transpose.problems.push(format!(
             "{label}: result differs from the portable backend's"
         ));
     }
     for i in 0..K {
         let terms: Vec<_> = (0..K).map(|j| (&a.rows[j][i], &v.0[j])).collect();
-        accumulate_and_check::<B>(transpose, &label, &terms, &api.0[i]);
+        accumulate_and_check(backend, transpose, &label, &terms, &api.0[i]);
     }
     let lhs = NttVector::<K>::new(a.rows[0].clone());
-    let api = lhs.dot::<B>(&v);
-    if api != lhs.dot::<Portable>(&reference) {
+    let api = lhs.dot(backend, &v);
+    if api != lhs.dot(Portable, &reference) {
         dot.problems.push(format!(
             "{label}: result differs from the portable backend's"
         ));
     }
     let terms: Vec<_> = (0..K).map(|j| (&lhs.0[j], &v.0[j])).collect();
-    accumulate_and_check::<B>(dot, &label, &terms, &api);
+    accumulate_and_check(backend, dot, &label, &terms, &api);
 }
 
 /// Runs every operand pattern pair through the products of rank `K` with backend `B`.
-pub(crate) fn runs_for_rank<B: Checked, const K: usize>() -> [SiteRun; 3] {
+pub(crate) fn runs_for_rank<B: Checked, const K: usize>(backend: B) -> [SiteRun; 3] {
     let mut runs: [SiteRun; 3] = Default::default();
     for a_pat in A_PATTERNS {
         for b_pat in B_PATTERNS {
-            run_rank::<B, K>(a_pat, b_pat, &mut runs);
+            run_rank::<B, K>(backend, a_pat, b_pat, &mut runs);
         }
     }
     runs
@@ -428,13 +434,13 @@ pub(crate) fn runs_for_rank<B: Checked, const K: usize>() -> [SiteRun; 3] {
 
 /// [`multiply_ntts`] (one product, one reduction) with backend `B` on every operand
 /// pattern pair.
-pub(crate) fn runs_single_product<B: Checked>() -> SiteRun {
+pub(crate) fn runs_single_product<B: Checked>(backend: B) -> SiteRun {
     let mut run = SiteRun::default();
     for a_pat in A_PATTERNS {
         for b_pat in B_PATTERNS {
             let a = poly(&a_pat.coeffs(0));
-            let b = CachedNttPoly::new::<B>(&poly(&b_pat.coeffs(0)));
-            if b.b_zeta() != CachedNttPoly::new::<Portable>(b.poly()).b_zeta() {
+            let b = CachedNttPoly::new(backend, &poly(&b_pat.coeffs(0)));
+            if b.b_zeta() != CachedNttPoly::new(Portable, b.poly()).b_zeta() {
                 run.problems.push(format!(
                     "{b_pat:?}: the b*zeta cache differs from the portable backend's"
                 ));
@@ -442,9 +448,9 @@ pub(crate) fn runs_single_product<B: Checked>() -> SiteRun {
             run.cache_max = run
                 .cache_max
                 .max(b.b_zeta().iter().copied().max().unwrap_or(0));
-            let api = multiply_ntts::<B>(&a, &b);
+            let api = multiply_ntts(backend, &a, &b);
             let label = format!("K = 1, {a_pat:?} x {b_pat:?}");
-            accumulate_and_check::<B>(&mut run, &label, &[(&a, &b)], &api);
+            accumulate_and_check(backend, &mut run, &label, &[(&a, &b)], &api);
         }
     }
     run
@@ -550,20 +556,20 @@ pub(crate) struct Fill {
 /// Fills one real [`Accumulator`] with `terms` all-maximal products with backend `B` (both
 /// lane maxima in two accumulators) and returns the largest raw values and whether the
 /// reduction was right, or `None` if the accumulator panicked (its guard, or an overflow).
-pub(crate) fn fill_accumulator<B: Checked>(terms: usize) -> Option<Fill> {
+pub(crate) fn fill_accumulator<B: Checked>(backend: B, terms: usize) -> Option<Fill> {
     let a = poly(&[MAX; N]);
     let mut fill = Fill {
         seen: LaneMax::default(),
         correct: true,
     };
     for b_pat in [BPattern::AllMax, BPattern::CacheMax] {
-        let b = CachedNttPoly::new::<B>(&poly(&b_pat.coeffs(0)));
+        let b = CachedNttPoly::new(backend, &poly(&b_pat.coeffs(0)));
         let filled = catch_unwind(AssertUnwindSafe(|| {
-            let mut acc = Accumulator::new();
+            let mut acc = Accumulator::new(backend);
             for _ in 0..terms {
-                acc.add_product::<B>(&a, &b);
+                acc.add_product(&a, &b);
             }
-            (*acc.raw(), acc.reduce::<B>())
+            (*acc.raw(), acc.reduce())
         }));
         let (raw, reduced) = filled.ok()?;
         fill.seen.record(&raw, B::LAYOUT);
@@ -576,9 +582,9 @@ pub(crate) fn fill_accumulator<B: Checked>(terms: usize) -> Option<Fill> {
 /// The capacity of [`Accumulator`] with backend `B`: `B::MAX_TERMS` all-maximal products
 /// fit [`Checked::LIMIT`] and reduce correctly, the declared capacity is the largest that
 /// fits, and the guard refuses one more product.
-pub(crate) fn capacity_row<B: Checked>() -> Row {
+pub(crate) fn capacity_row<B: Checked>(backend: B) -> Row {
     let max_terms = B::MAX_TERMS;
-    let fill = fill_accumulator::<B>(max_terms);
+    let fill = fill_accumulator(backend, max_terms);
     let mut row = LazySite {
         site: format!("Accumulator capacity ({}){}", B::MAX_TERMS_NAME, B::TAG),
         term_bound: PRODUCT_TERM_MAX.into(),
@@ -601,8 +607,8 @@ pub(crate) fn capacity_row<B: Checked>() -> Row {
     row.require(next > u128::from(B::LIMIT), || {
         format!("{} is not the largest count that fits", B::MAX_TERMS_NAME)
     });
-    if fill_accumulator::<B>(max_terms + 1).is_some() {
-        row.failures.push(overfill_report::<B>());
+    if fill_accumulator(backend, max_terms + 1).is_some() {
+        row.failures.push(overfill_report(backend));
     }
     row.how_detail = "guard refuses +1".into();
     row
@@ -612,16 +618,16 @@ pub(crate) fn capacity_row<B: Checked>() -> Row {
 /// products one at a time (up to twice the largest capacity of any backend) and reports
 /// where the guard refuses, where the entries pass the limit and the lane type, and where
 /// the reduced result first goes wrong.
-fn overfill_report<B: Checked>() -> String {
+fn overfill_report<B: Checked>(backend: B) -> String {
     let cap = 2 * ACCUMULATOR_MAX_TERMS;
     let a = poly(&[MAX; N]);
     let (mut accepted, mut over_limit, mut over_lane, mut wrong) = (0, None, None, None);
     for b_pat in [BPattern::AllMax, BPattern::CacheMax] {
-        let b = CachedNttPoly::new::<B>(&poly(&b_pat.coeffs(0)));
+        let b = CachedNttPoly::new(backend, &poly(&b_pat.coeffs(0)));
         let one = reference_sum(&[(&a, b.poly())]);
-        let mut acc = Accumulator::new();
+        let mut acc = Accumulator::new(backend);
         let mut n = 0;
-        while n < cap && catch_unwind(AssertUnwindSafe(|| acc.add_product::<B>(&a, &b))).is_ok() {
+        while n < cap && catch_unwind(AssertUnwindSafe(|| acc.add_product(&a, &b))).is_ok() {
             n += 1;
             let mut seen = LaneMax::default();
             seen.record(acc.raw(), B::LAYOUT);
@@ -633,7 +639,7 @@ fn overfill_report<B: Checked>() -> String {
             first(&mut over_limit, u64::from(seen.max()) > B::LIMIT);
             first(&mut over_lane, u64::from(seen.max()) > B::LANE_MAX);
             let exact = one.map(|c| ((u64::from(c) * n as u64) % u64::from(Q)) as u16);
-            first(&mut wrong, acc.reduce::<B>().coeffs() != &exact);
+            first(&mut wrong, acc.reduce().coeffs() != &exact);
         }
         accepted = accepted.max(n);
     }

@@ -653,6 +653,7 @@ pub(crate) fn ntt_inputs(random: usize, climb_steps: usize) -> Vec<(String, [u16
 /// declared `ntt_bound` / `intt_bound` (and `i16`), and the outputs of probe, real kernel
 /// and portable backend, all equal and canonical. Returns the rows and per-stage details.
 pub(crate) fn ntt_rows(
+    avx2: Avx2,
     inputs: &[(String, [u16; N])],
     ntt_bound: i32,
     intt_bound: i32,
@@ -670,8 +671,8 @@ pub(crate) fn ntt_rows(
         let mut traced = *c;
         fwd.record(&probe::ntt(&mut traced));
         let (mut kernel, mut portable) = (*c, *c);
-        Avx2::ntt(&mut kernel);
-        <Portable as Backend<MlKem>>::ntt(&mut portable);
+        Backend::<MlKem>::ntt(avx2, &mut kernel);
+        <Portable as Backend<MlKem>>::ntt(Portable, &mut portable);
         fwd_max = fwd_max.max(traced.iter().copied().max().unwrap_or(0));
         fwd_out.require(traced == kernel, || {
             format!("{name}: probe output != Avx2::ntt")
@@ -684,8 +685,8 @@ pub(crate) fn ntt_rows(
             let mut traced = x;
             inv.record(&probe::inverse_ntt(&mut traced));
             let (mut kernel, mut reference) = (x, x);
-            Avx2::inverse_ntt(&mut kernel);
-            <Portable as Backend<MlKem>>::inverse_ntt(&mut reference);
+            Backend::<MlKem>::inverse_ntt(avx2, &mut kernel);
+            <Portable as Backend<MlKem>>::inverse_ntt(Portable, &mut reference);
             inv_max = inv_max.max(traced.iter().copied().max().unwrap_or(0));
             inv_out.require(traced == kernel, || {
                 format!("{name} ({what}): probe output != Avx2::inverse_ntt")
@@ -697,7 +698,7 @@ pub(crate) fn ntt_rows(
         inv_out.require(
             {
                 let mut back = portable;
-                Avx2::inverse_ntt(&mut back);
+                Backend::<MlKem>::inverse_ntt(avx2, &mut back);
                 back == *c
             },
             || format!("{name}: Avx2 inverse_ntt(ntt(x)) != x"),
@@ -840,7 +841,7 @@ fn lane_row(
 }
 
 /// Every AVX2 row of this module with the library's declared bounds, and the details.
-pub(crate) fn rows(threads: usize) -> (Vec<Row>, String) {
+pub(crate) fn rows(avx2: Avx2, threads: usize) -> (Vec<Row>, String) {
     let (mul, mut details) = montgomery_mul_row(threads);
     let mut rows = vec![barrett_row(), mul];
     rows.push(montgomery_reduce_row(
@@ -851,7 +852,7 @@ pub(crate) fn rows(threads: usize) -> (Vec<Row>, String) {
     ));
     rows.push(montgomery_domain_row(AVX2_ACCUMULATOR_LIMIT));
     let inputs = ntt_inputs(2048, 3000);
-    let (ntt, ntt_details) = ntt_rows(&inputs, NTT_LANE_BOUND, INTT_LANE_BOUND);
+    let (ntt, ntt_details) = ntt_rows(avx2, &inputs, NTT_LANE_BOUND, INTT_LANE_BOUND);
     rows.extend(ntt);
     details.push_str(&ntt_details);
     (rows, details)

@@ -97,20 +97,20 @@ pub(crate) fn run_matrix<const K: usize, const L: usize>() -> MatrixRun {
             }),
         };
         let v: CachedNttVector<L> = lattice_poly_ntt::CachedNttVector(std::array::from_fn(|j| {
-            CachedNttPoly::new::<Portable>(&poly(&pattern.coeffs(1000 + j)))
+            CachedNttPoly::new(Portable, &poly(&pattern.coeffs(1000 + j)))
         }));
-        let Ok(api) = catch_unwind(AssertUnwindSafe(|| a.mul_vector::<Portable>(&v))) else {
+        let Ok(api) = catch_unwind(AssertUnwindSafe(|| a.mul_vector(Portable, &v))) else {
             run.problems
                 .push(format!("{label}: Matrix::mul_vector panicked"));
             continue;
         };
         for i in 0..K {
             let replay = catch_unwind(AssertUnwindSafe(|| {
-                let mut acc = Accumulator::new();
+                let mut acc = Accumulator::new(Portable);
                 for j in 0..L {
-                    acc.add_product::<Portable>(&a.rows[i][j], &v.0[j]);
+                    acc.add_product(&a.rows[i][j], &v.0[j]);
                 }
-                (*acc.raw(), acc.reduce::<Portable>())
+                (*acc.raw(), acc.reduce())
             }));
             let Ok((raw, reduced)) = replay else {
                 run.problems
@@ -219,11 +219,11 @@ pub(crate) struct Fill {
 /// panicked; then offers one more product.
 pub(crate) fn fill_accumulator(terms: usize) -> Option<Fill> {
     let a = poly(&[CANONICAL_MAX; N]);
-    let b = CachedNttPoly::new::<Portable>(&a);
-    let mut acc = Accumulator::new();
+    let b = CachedNttPoly::new(Portable, &a);
+    let mut acc = Accumulator::new(Portable);
     catch_unwind(AssertUnwindSafe(|| {
         for _ in 0..terms {
-            acc.add_product::<Portable>(&a, &b);
+            acc.add_product(&a, &b);
         }
     }))
     .ok()?;
@@ -231,12 +231,8 @@ pub(crate) fn fill_accumulator(terms: usize) -> Option<Fill> {
     let raw = *acc.raw();
     let expected = (exact % u128::from(Q)) as u32;
     let correct = raw.iter().all(|&r| u128::from(r) == exact)
-        && acc
-            .reduce::<Portable>()
-            .coeffs()
-            .iter()
-            .all(|&c| c == expected);
-    let next = catch_unwind(AssertUnwindSafe(|| acc.add_product::<Portable>(&a, &b)));
+        && acc.reduce().coeffs().iter().all(|&c| c == expected);
+    let next = catch_unwind(AssertUnwindSafe(|| acc.add_product(&a, &b)));
     let refuses_next = next.is_err() && acc.terms() == terms && acc.raw() == &raw;
     Some(Fill {
         seen: raw.iter().copied().max().unwrap_or(0),

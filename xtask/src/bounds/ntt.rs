@@ -68,17 +68,17 @@ pub(crate) fn ntt_rows() -> Vec<Row> {
     let inputs = extreme_inputs();
     for (name, c) in &inputs {
         let p = Poly::from_coeffs(*c).expect("extreme inputs are canonical");
-        let hat = p.clone().ntt::<Portable>();
+        let hat = p.clone().ntt(Portable);
         fwd_max = fwd_max.max(max_coeff(hat.coeffs()));
         forward.require(max_coeff(hat.coeffs()) <= NTT_OUTPUT_MAX, || {
             format!("{name}: output above NTT_OUTPUT_MAX")
         });
-        let back = hat.inverse_ntt::<Portable>();
+        let back = hat.inverse_ntt(Portable);
         inverse.require(back == p, || format!("{name}: inverse_ntt(ntt(x)) != x"));
         // The same extreme values fed to the inverse NTT directly.
         let direct = NttPoly::from_coeffs(*c)
             .expect("extreme inputs are canonical")
-            .inverse_ntt::<Portable>();
+            .inverse_ntt(Portable);
         for out in [back.coeffs(), direct.coeffs()] {
             inv_max = inv_max.max(max_coeff(out));
             inverse.require(max_coeff(out) <= NTT_OUTPUT_MAX, || {

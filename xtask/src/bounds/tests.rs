@@ -181,18 +181,18 @@ fn sabotage_accumulator_site_declaring_more_terms_than_fit() {
     assert!(bad.failures[0].contains("above the limit"));
     // Run for real: the accumulator holds ACCUMULATOR_MAX_TERMS all-maximal products, and
     // refuses (panics, caught) at one more.
-    let full = fill_accumulator::<Portable>(ACCUMULATOR_MAX_TERMS).expect("capacity fits");
+    let full = fill_accumulator(Portable, ACCUMULATOR_MAX_TERMS).expect("capacity fits");
     assert!(full.correct);
     assert_eq!(u64::from(full.seen.max()), max_terms * ptm);
     assert_eq!(full.seen.even, full.seen.odd);
-    assert!(fill_accumulator::<Portable>(ACCUMULATOR_MAX_TERMS + 1).is_none());
+    assert!(fill_accumulator(Portable, ACCUMULATOR_MAX_TERMS + 1).is_none());
 }
 
 #[test]
 fn sabotage_understated_term_bound_is_caught_by_the_worst_case_run() {
     // Declaring a term as one product (q-1)^2, forgetting the second one: the real code
     // reaches 2 (q-1)^2 per term, above what the analysis allows.
-    let [mul, _, _] = accumulate::runs_for_rank::<Portable, 2>();
+    let [mul, _, _] = accumulate::runs_for_rank::<Portable, 2>(Portable);
     let seen = Some(u64::from(mul.seen.max()));
     let ptm = u64::from(PRODUCT_TERM_MAX);
     assert!(site(2, ptm, seen).passed(), "control");
@@ -208,7 +208,7 @@ fn sabotage_understated_term_bound_is_caught_by_the_worst_case_run() {
 
 #[test]
 fn worst_case_runs_reach_the_analytic_bound_on_both_lanes() {
-    let runs = accumulate::runs_for_rank::<Portable, 3>();
+    let runs = accumulate::runs_for_rank::<Portable, 3>(Portable);
     for run in &runs {
         assert!(run.problems.is_empty(), "{:?}", run.problems);
         assert_eq!(run.seen.even, 3 * PRODUCT_TERM_MAX);
@@ -220,7 +220,7 @@ fn worst_case_runs_reach_the_analytic_bound_on_both_lanes() {
     let mut weak = runs[0].clone();
     weak.seen.even -= 1;
     assert!(!accumulate::site_row::<Portable>("x", 3, &weak).passed());
-    let single = accumulate::runs_single_product::<Portable>();
+    let single = accumulate::runs_single_product(Portable);
     assert!(accumulate::term_rows(&single).iter().all(Row::passed));
 }
 
@@ -542,7 +542,6 @@ mod avx2 {
     use lattice_poly_ntt::backend::avx2::{
         AVX2_ACCUMULATOR_LIMIT, AVX2_MAX_TERMS, INTT_LANE_BOUND, NTT_LANE_BOUND,
     };
-    use lattice_poly_ntt::backend::avx2_detected;
     use lattice_poly_ntt::mlkem::PRODUCT_TERM_MAX;
 
     /// `2^31 - 2^15 q`, computed here rather than taken from the library.
@@ -554,7 +553,7 @@ mod avx2 {
         assert!(montgomery_domain_row(TOP - 1).passed(), "control");
         assert!(!montgomery_domain_row(TOP).passed());
         assert!(!montgomery_domain_row(TOP + (1 << 15)).passed());
-        if !avx2_detected() {
+        if Avx2::detect().is_none() {
             return;
         }
         // Run for real on the top 2^20 inputs below TOP (control) and across it.
@@ -580,16 +579,16 @@ mod avx2 {
 
     #[test]
     fn sabotage_ntt_lane_bound_declared_7q() {
-        if !avx2_detected() {
+        let Some(avx2) = Avx2::detect() else {
             return;
-        }
+        };
         let inputs = ntt_inputs(8, 0);
-        let (good, _) = ntt_rows(&inputs, NTT_LANE_BOUND, INTT_LANE_BOUND);
+        let (good, _) = ntt_rows(avx2, &inputs, NTT_LANE_BOUND, INTT_LANE_BOUND);
         for row in &good {
             assert!(row.passed(), "{}: {:?}", row.site, row.failures);
         }
         let seven_q = 7 * i32::from(Q);
-        let (bad, _) = ntt_rows(&inputs, seven_q, seven_q);
+        let (bad, _) = ntt_rows(avx2, &inputs, seven_q, seven_q);
         let (forward, inverse) = (&bad[0], &bad[2]);
         // Forward: the analytic bound of layer 7, 8 (q-1), is not below 7q.
         assert!(!forward.passed());
@@ -616,7 +615,7 @@ mod avx2 {
     #[test]
     fn sabotage_lane_reductions() {
         // The analytic checks run everywhere; the kernels only with AVX2.
-        if !avx2_detected() {
+        if Avx2::detect().is_none() {
             return;
         }
         assert!(barrett_row().passed(), "control");
@@ -661,17 +660,17 @@ mod avx2 {
         assert!(!limited(AVX2_MAX_TERMS as u64 + 1).passed());
         // The portable limit would let far more through: the AVX2 rows must not use it.
         assert!(site(AVX2_MAX_TERMS as u64 + 1, ptm, None).passed());
-        if !avx2_detected() {
+        let Some(avx2) = Avx2::detect() else {
             return;
-        }
-        let runs = accumulate::runs_for_rank::<Avx2, 3>();
+        };
+        let runs = accumulate::runs_for_rank::<Avx2, 3>(avx2);
         for run in &runs {
             assert!(run.problems.is_empty(), "{:?}", run.problems);
             assert_eq!(run.seen.even, 3 * PRODUCT_TERM_MAX);
             assert_eq!(run.seen.odd, 3 * PRODUCT_TERM_MAX);
             assert!(accumulate::site_row::<Avx2>("x", 3, run).passed());
         }
-        let full = fill_accumulator::<Avx2>(AVX2_MAX_TERMS).expect("capacity fits");
+        let full = fill_accumulator(avx2, AVX2_MAX_TERMS).expect("capacity fits");
         assert!(full.correct);
         assert_eq!(u64::from(full.seen.max()), AVX2_MAX_TERMS as u64 * ptm);
     }

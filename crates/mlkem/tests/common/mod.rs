@@ -12,58 +12,58 @@ use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use lattice_poly_ntt::backend;
-use mlkem::{Error, SharedSecret};
+use std::cell::Cell;
+
+use mlkem::{AnyBackend, BackendKind, Error, SharedSecret};
 use serde_json::Value;
 
-// The suites, each a set of functions that run on whichever backend the library currently
-// selects and return their case counts: the default-backend test binaries (`acvp.rs`,
-// `wycheproof.rs`, `cctv.rs`, `differential.rs`) run one suite each, `portable_backend.rs` runs
-// them all with the portable backend forced.
+// The suites, each a set of functions that run on the backend `on_every_backend` selected
+// for them and return their case counts; every test binary (`acvp.rs`, `wycheproof.rs`,
+// `cctv.rs`, `differential.rs`) runs its suite once per backend this CPU has.
 pub mod acvp_suite;
 pub mod cctv_suite;
 pub mod differential_suite;
 pub mod wycheproof_suite;
 
-/// The backend label for a test binary that leaves backend selection to the library (AVX2 when
-/// the CPU has it). Says on stderr which backend that is, and that this run doubles as the
-/// portable-backend run when the CPU lacks AVX2. Panics if the portable backend was forced:
-/// only `portable_backend.rs` may do that.
-pub fn default_backend() -> &'static str {
-    assert!(
-        !backend::portable_forced(),
-        "the portable backend is forced in a default-backend test binary"
-    );
-    let label = if backend::use_avx2() {
-        "default: AVX2"
-    } else {
-        eprintln!(
-            "AVX2 not detected: the default backend is the portable one, so this run is also \
-             the portable-backend run"
-        );
-        "default: portable (no AVX2)"
-    };
-    eprintln!("backend: {label}");
-    label
+thread_local! {
+    /// The backend the `ParamSet` wrappers run on, set by [`on_every_backend`] for the
+    /// duration of one suite run (test-side state; the library has none).
+    static BACKEND: Cell<Option<AnyBackend>> = const { Cell::new(None) };
 }
 
-/// Forces the portable backend (process-wide, for `portable_backend.rs` only) and returns its
-/// label. Says on stderr when this repeats the default-backend runs because the CPU lacks AVX2.
-pub fn forced_portable_backend() -> &'static str {
-    mlkem::force_portable(true);
-    assert!(
-        !backend::use_avx2(),
-        "force_portable(true) did not take effect"
-    );
-    if !backend::avx2_detected() {
-        eprintln!(
-            "AVX2 not detected: the default-backend test binaries already ran on the portable \
-             backend; this run repeats them"
-        );
+/// The backend of the suite running on this thread.
+pub fn current_backend() -> AnyBackend {
+    BACKEND
+        .with(Cell::get)
+        .expect("a suite ran outside `on_every_backend`")
+}
+
+/// Runs `suite` once per backend this CPU has (its label, e.g. "avx2", as argument), with
+/// every `ParamSet` operation on that backend through the library's `*_on` entry points. A
+/// backend the CPU lacks is reported as skipped on stderr; the run fails unless every
+/// available backend ran.
+pub fn on_every_backend(mut suite: impl FnMut(&'static str)) {
+    let mut ran = Vec::new();
+    for kind in BackendKind::ALL {
+        let Some(any) = AnyBackend::of(kind) else {
+            eprintln!("backend {kind}: skipped (not available on this CPU)");
+            continue;
+        };
+        eprintln!("backend {kind}: running");
+        BACKEND.with(|b| b.set(Some(any)));
+        suite(kind.name());
+        BACKEND.with(|b| b.set(None));
+        ran.push(kind);
     }
-    let label = "forced: portable";
-    eprintln!("backend: {label}");
-    label
+    let available: Vec<_> = BackendKind::ALL
+        .into_iter()
+        .filter(|k| k.is_available())
+        .collect();
+    assert_eq!(ran, available, "every backend this CPU has must run");
+    assert!(
+        ran.contains(&BackendKind::Portable),
+        "the portable backend always runs"
+    );
 }
 
 /// The parameter sets as numbered in vector file names ("768" for ML-KEM-768).
@@ -338,36 +338,46 @@ macro_rules! impl_param_set {
             type Ct = mlkem::$module::Ciphertext;
 
             fn ek_from_bytes(bytes: &[u8]) -> Result<Self::Ek, Error> {
-                mlkem::$module::EncapsulationKey::from_bytes(bytes)
+                mlkem::$module::EncapsulationKey::from_bytes_on(current_backend(), bytes)
             }
             fn ek_bytes(ek: &Self::Ek) -> Vec<u8> {
                 let bytes: &[u8; mlkem::$module::ENCAPSULATION_KEY_SIZE] = ek.as_bytes();
                 bytes.to_vec()
             }
             fn encapsulate_deterministic(ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret) {
-                ek.encapsulate_deterministic(m)
+                ek.encapsulate_deterministic_on(current_backend(), m)
             }
             fn encapsulate<R: rand::CryptoRng + ?Sized>(
                 ek: &Self::Ek,
                 rng: &mut R,
             ) -> (Self::Ct, SharedSecret) {
-                ek.encapsulate(rng)
+                // What `encapsulate` does, on the chosen backend.
+                let mut m = [0u8; 32];
+                rng.fill_bytes(&mut m);
+                ek.encapsulate_deterministic_on(current_backend(), &m)
             }
             fn dk_generate<R: rand::CryptoRng + ?Sized>(rng: &mut R) -> Self::Dk {
-                mlkem::$module::DecapsulationKey::generate(rng)
+                // What `generate` does, on the chosen backend.
+                let mut seed = [0u8; 64];
+                rng.fill_bytes(&mut seed);
+                mlkem::$module::DecapsulationKey::from_seed_on(current_backend(), &seed)
             }
             fn dk_from_seed(seed: &[u8; 64]) -> Self::Dk {
-                mlkem::$module::DecapsulationKey::from_seed(seed)
+                mlkem::$module::DecapsulationKey::from_seed_on(current_backend(), seed)
             }
             fn dk_from_seed_bytes(bytes: &[u8]) -> Result<Self::Dk, Error> {
-                mlkem::$module::DecapsulationKey::from_seed_bytes(bytes)
+                match <&[u8; 64]>::try_from(bytes) {
+                    Ok(seed) => Ok(Self::dk_from_seed(seed)),
+                    // The length error comes from the library itself.
+                    Err(_) => mlkem::$module::DecapsulationKey::from_seed_bytes(bytes),
+                }
             }
             fn dk_seed(dk: &Self::Dk) -> Option<[u8; 64]> {
                 // `seed()` lends the zeroize-on-drop `mlkem::Seed`; copy its bytes out.
                 dk.seed().map(|seed: &mlkem::Seed| *seed.as_bytes())
             }
             fn dk_from_expanded(bytes: &[u8]) -> Result<Self::Dk, Error> {
-                mlkem::$module::DecapsulationKey::from_expanded_bytes(bytes)
+                mlkem::$module::DecapsulationKey::from_expanded_bytes_on(current_backend(), bytes)
             }
             fn dk_expanded(dk: &Self::Dk) -> Vec<u8> {
                 let bytes = dk.to_expanded_bytes();
@@ -378,10 +388,10 @@ macro_rules! impl_param_set {
                 dk.encapsulation_key()
             }
             fn decapsulate(dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret {
-                dk.decapsulate(ct)
+                dk.decapsulate_on(current_backend(), ct)
             }
             fn decapsulate_expanded(dk: &[u8], ct: &Self::Ct) -> Result<SharedSecret, Error> {
-                mlkem::$module::DecapsulationKey::decapsulate_expanded(dk, ct)
+                mlkem::$module::DecapsulationKey::decapsulate_expanded_on(current_backend(), dk, ct)
             }
             fn ct_from_bytes(bytes: &[u8]) -> Result<Self::Ct, Error> {
                 mlkem::$module::Ciphertext::from_bytes(bytes)

@@ -1,13 +1,24 @@
-//! The backend seam: the hot functions of this crate behind one static interface.
+//! The backend seam: the hot functions of this crate behind one static interface, and the
+//! one place where a backend is chosen.
 //!
-//! A backend is a zero-sized type implementing [`Backend`]. Callers are generic over
-//! `B: Backend` and monomorphized for it, so there is no dynamic dispatch in hot paths: the
-//! top-level crate picks a backend once per operation and runs the whole operation with it.
-//! [`Portable`] is always present and is the reference every other backend is
-//! differentially tested against.
+//! A backend is a zero-sized **capability token**: [`Portable`] can always be made, a SIMD
+//! token only by detecting its CPU features ([`Avx2::detect`]), so holding one proves its
+//! kernels may run and they need no per-call checks. Callers are generic over the token type
+//! and pass the token down; everything is monomorphized for it, with no dynamic dispatch in
+//! hot paths. [`AnyBackend`] is the one place the choice is made: [`AnyBackend::best`]
+//! (detected once, cached) or [`AnyBackend::of`] a [`BackendKind`] for tests and benchmarks;
+//! [`dispatch!`](crate::dispatch) runs an expression with the chosen token, inside the
+//! token's [`run`](Avx2::run) so that the whole operation is compiled for its features.
 //!
 //! A backend implements [`Backend<R>`] for the rings it serves; every method has a portable
-//! default, so it overrides only the kernels it accelerates.
+//! default, so it overrides only the kernels it accelerates. Crates above this one define
+//! their own kernel traits the same way (`lattice-sampling`'s Keccak, `mlkem`'s encodings)
+//! and implement them for the same tokens.
+//!
+//! # Adding a backend
+//! A token here (a module with its detection and `run`, a [`BackendKind`] variant, an
+//! [`AnyBackend`] arm), its `Backend<R>` impls, and in each crate above one impl of that
+//! crate's kernel trait (an empty one falls back to portable code everywhere).
 
 #[cfg(target_arch = "x86_64")]
 pub mod avx2;
@@ -17,46 +28,108 @@ mod portable;
 pub use avx2::Avx2;
 pub use portable::Portable;
 
-use core::sync::atomic::{AtomicBool, Ordering};
-
-#[cfg(target_arch = "x86_64")]
-cpufeatures::new!(cpuid_avx2, "avx2");
-
-static PORTABLE_ONLY: AtomicBool = AtomicBool::new(false);
-
-/// Forces (or stops forcing) the portable backend process-wide.
-///
-/// SIMD backends are used only when the CPU has them *and* this is not set. Results are
-/// identical either way; this exists for tests, benchmarks and users who want the scalar
-/// code. It is a process-wide switch: set it before starting work, not from several threads
-/// that want different answers.
-pub fn force_portable(portable_only: bool) {
-    PORTABLE_ONLY.store(portable_only, Ordering::Relaxed);
+/// The backends this crate knows, whether or not this CPU has them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BackendKind {
+    /// The portable scalar code, available everywhere.
+    Portable,
+    /// AVX2 (with BMI1/2, FMA, POPCNT) on x86-64.
+    Avx2,
 }
 
-/// Whether [`force_portable`] is in effect.
-#[must_use]
-pub fn portable_forced() -> bool {
-    PORTABLE_ONLY.load(Ordering::Relaxed)
+impl BackendKind {
+    /// Every kind, the reference (portable) first.
+    pub const ALL: [Self; 2] = [Self::Portable, Self::Avx2];
+
+    /// The kind's name, as `Display` prints it.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Portable => "portable",
+            Self::Avx2 => "avx2",
+        }
+    }
+
+    /// Whether this CPU can run the kind.
+    #[must_use]
+    pub fn is_available(self) -> bool {
+        AnyBackend::of(self).is_some()
+    }
 }
 
-/// Whether the CPU supports AVX2 (detected once, then cached), ignoring [`force_portable`].
-#[must_use]
-pub fn avx2_detected() -> bool {
+impl core::fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A detected backend: one token of any kind. Only [`Self::best`] and [`Self::of`] make
+/// one, through the tokens' own detection.
+#[derive(Clone, Copy, Debug)]
+pub enum AnyBackend {
+    /// The portable token.
+    Portable(Portable),
+    /// The AVX2 token.
     #[cfg(target_arch = "x86_64")]
-    {
-        cpuid_avx2::get()
+    Avx2(Avx2),
+}
+
+impl AnyBackend {
+    /// The fastest backend this CPU has (CPU features are detected once and cached).
+    #[must_use]
+    pub fn best() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = Avx2::detect() {
+            return Self::Avx2(avx2);
+        }
+        Self::Portable(Portable)
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
+
+    /// The backend of `kind`, if this CPU has it.
+    #[must_use]
+    pub fn of(kind: BackendKind) -> Option<Self> {
+        match kind {
+            BackendKind::Portable => Some(Self::Portable(Portable)),
+            #[cfg(target_arch = "x86_64")]
+            BackendKind::Avx2 => Avx2::detect().map(Self::Avx2),
+            #[cfg(not(target_arch = "x86_64"))]
+            BackendKind::Avx2 => None,
+        }
+    }
+
+    /// Which kind this is.
+    #[must_use]
+    pub const fn kind(self) -> BackendKind {
+        match self {
+            Self::Portable(_) => BackendKind::Portable,
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx2(_) => BackendKind::Avx2,
+        }
     }
 }
 
-/// Whether AVX2 code should run: the CPU has it and the portable backend is not forced.
-#[must_use]
-pub fn use_avx2() -> bool {
-    avx2_detected() && !portable_forced()
+/// Runs `$body` with `$b` bound to the token of the backend `$any` (an [`AnyBackend`]), each
+/// arm monomorphized for its token type and run inside the token's `run`, so that the whole
+/// operation, glue included, is compiled for the backend's CPU features.
+///
+/// ```
+/// use lattice_poly_ntt::backend::AnyBackend;
+/// use lattice_poly_ntt::mlkem::Poly;
+/// use lattice_poly_ntt::dispatch;
+///
+/// let p = Poly::from_fn(|i| i as u32);
+/// let back = dispatch!(AnyBackend::best(), |b| p.ntt(b).inverse_ntt(b));
+/// assert_eq!(back, p);
+/// ```
+#[macro_export]
+macro_rules! dispatch {
+    ($any:expr, |$b:ident| $body:expr) => {
+        match $any {
+            $crate::backend::AnyBackend::Portable($b) => $body,
+            #[cfg(target_arch = "x86_64")]
+            $crate::backend::AnyBackend::Avx2(token) => token.run(|$b| $body),
+        }
+    };
 }
 
 use crate::ring::{self, Ring};
@@ -70,28 +143,28 @@ use crate::ring::{self, Ring};
 ///
 /// Every function takes and returns canonical coefficients (in `[0, q)`) in the order of
 /// FIPS 203 / FIPS 204, so backends are interchangeable at every call.
-pub trait Backend<R: Ring>: Copy + Default + core::fmt::Debug + 'static {
+pub trait Backend<R: Ring>: Copy + core::fmt::Debug + 'static {
     /// How many products one accumulator can take with this backend's lane width and final
     /// reduction (at most [`Ring::MAX_TERMS`]).
     const MAX_TERMS: usize = R::MAX_TERMS;
 
     /// Forward NTT in place (FIPS 203 Algorithm 9, FIPS 204 Algorithm 41).
     #[inline]
-    fn ntt(coeffs: &mut R::Coeffs) {
+    fn ntt(self, coeffs: &mut R::Coeffs) {
         ring::ntt::<R>(coeffs);
     }
 
     /// Inverse NTT in place, including the final scaling (FIPS 203 Algorithm 10, FIPS 204
     /// Algorithm 42).
     #[inline]
-    fn inverse_ntt(coeffs: &mut R::Coeffs) {
+    fn inverse_ntt(self, coeffs: &mut R::Coeffs) {
         ring::inverse_ntt::<R>(coeffs);
     }
 
     /// The product cache of a right-hand side `b` ([`Ring::RhsCache`]; for ML-KEM
     /// `out[i] = b[2i + 1] * gamma_i mod q`).
     #[inline]
-    fn mul_cache(b: &R::Coeffs, out: &mut R::RhsCache) {
+    fn mul_cache(self, b: &R::Coeffs, out: &mut R::RhsCache) {
         R::rhs_cache(b, out);
     }
 
@@ -102,25 +175,31 @@ pub trait Backend<R: Ring>: Copy + Default + core::fmt::Debug + 'static {
     /// the number of calls per accumulator within [`Self::MAX_TERMS`]. The layout of `acc`
     /// is the backend's own: only the same backend's [`Self::reduce_accumulator`] reads it.
     #[inline]
-    fn accumulate(acc: &mut R::WideCoeffs, a: &R::Coeffs, b: &R::Coeffs, b_cache: &R::RhsCache) {
+    fn accumulate(
+        self,
+        acc: &mut R::WideCoeffs,
+        a: &R::Coeffs,
+        b: &R::Coeffs,
+        b_cache: &R::RhsCache,
+    ) {
         R::accumulate(acc, a, b, b_cache);
     }
 
     /// Reduces every accumulator entry to its canonical representative.
     #[inline]
-    fn reduce_accumulator(acc: &R::WideCoeffs, out: &mut R::Coeffs) {
+    fn reduce_accumulator(self, acc: &R::WideCoeffs, out: &mut R::Coeffs) {
         ring::reduce_accumulator::<R>(acc, out);
     }
 
     /// `a[i] = a[i] + b[i] mod q` for every coefficient, in place (constant time).
     #[inline]
-    fn add(a: &mut R::Coeffs, b: &R::Coeffs) {
+    fn add(self, a: &mut R::Coeffs, b: &R::Coeffs) {
         ring::add::<R>(a, b);
     }
 
     /// `a[i] = a[i] - b[i] mod q` for every coefficient, in place (constant time).
     #[inline]
-    fn sub(a: &mut R::Coeffs, b: &R::Coeffs) {
+    fn sub(self, a: &mut R::Coeffs, b: &R::Coeffs) {
         ring::sub::<R>(a, b);
     }
 }

@@ -17,9 +17,9 @@
 //! let mut x255 = Poly::zero();
 //! x255.coeffs_mut()[255] = 1;
 //!
-//! let a = NttVector::new([x.ntt::<Portable>()]);
-//! let b = NttVector::new([x255.ntt::<Portable>()]).cached::<Portable>();
-//! let product = a.dot::<Portable>(&b).inverse_ntt::<Portable>();
+//! let a = NttVector::new([x.ntt(Portable)]);
+//! let b = NttVector::new([x255.ntt(Portable)]).cached(Portable);
+//! let product = a.dot(Portable, &b).inverse_ntt(Portable);
 //! assert_eq!(product.coeffs()[0], 3329 - 1);
 //! assert!(product.coeffs()[1..].iter().all(|&c| c == 0));
 //! ```
@@ -122,7 +122,7 @@ pub type CachedNttVector<const K: usize> = crate::CachedNttVector<MlKem, K>;
 /// ML-KEM's square `K x K` matrix A-hat.
 pub type Matrix<const K: usize> = crate::Matrix<MlKem, K, K>;
 /// A lazy `u32` accumulator of base-case products.
-pub type Accumulator = crate::Accumulator<MlKem>;
+pub type Accumulator<B> = crate::Accumulator<MlKem, B>;
 
 impl crate::CachedNttPoly<MlKem> {
     /// The cache: `b[2i+1] * gamma_i mod q` for each pair `i`.
@@ -153,6 +153,6 @@ pub fn multiply_ntts_eager(a: &NttPoly, b: &NttPoly) -> NttPoly {
 
 /// `a * b` in T_q with one lazy accumulation (two reductions per pair instead of five).
 #[must_use]
-pub fn multiply_ntts<B: Backend<MlKem>>(a: &NttPoly, b: &CachedNttPoly) -> NttPoly {
-    crate::multiply_ntts::<MlKem, B>(a, b)
+pub fn multiply_ntts<B: Backend<MlKem>>(backend: B, a: &NttPoly, b: &CachedNttPoly) -> NttPoly {
+    crate::multiply_ntts(backend, a, b)
 }

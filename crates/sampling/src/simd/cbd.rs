@@ -71,7 +71,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn check(bytes: &[u8; CBD2_INPUT_BYTES]) {
-        let Some(_) = super::super::Avx2::detected() else {
+        let Some(_) = super::super::Avx2::detect() else {
             return;
         };
         let (mut simd, mut scalar) = ([0u16; N], [0u16; N]);

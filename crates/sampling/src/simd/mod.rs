@@ -10,12 +10,11 @@
 //! The hot functions are `#[target_feature(enable = "avx2")]` so that the whole Keccak
 //! permutation, the parser and the CBD are compiled for AVX2 and inlined into one another,
 //! with the default release profile and no `target-cpu` flag. They are reached only through
-//! [`Avx2`], a token that exists only when [`lattice_poly_ntt::backend::use_avx2`] said yes
-//! (the CPU has AVX2 and the portable backend is not forced). The rest of the crate asks
-//! [`Avx2::get`] once per batch and falls back to the portable code when it is `None`.
+//! the `SamplingBackend` impl of `lattice-poly-ntt`'s AVX2 token, which exists only on a CPU
+//! with the features: a batch run with that token runs here, with no further checks.
 //!
 //! # Scheduling
-//! All hashing goes through one scheduler, [`lanes`]: a list of independent jobs (`SampleNTT`
+//! All hashing goes through one scheduler, `crate::keccak::lanes`: a list of independent jobs (`SampleNTT`
 //! streams, PRF noise, 32-byte hashes such as `H(ek)` or `J(z || c)`) runs on the four lanes
 //! of a 4-way Keccak-f\[1600\], each lane taking the next job as soon as its own is done, and
 //! a job left alone finishing on the scalar Keccak. Measured on the target machine (AMD
@@ -24,58 +23,55 @@
 //! Importing an ML-KEM-768 key this way (its 9 matrix streams and `H(ek)` in the same
 //! lanes) takes 9 permutations where hashing apart took 6 4-way and 12 scalar ones.
 
-mod cbd;
-mod keccak_x4;
-mod lanes;
-mod rej;
+pub(crate) mod cbd;
+pub(crate) mod rej;
 
+#[cfg(test)]
+use crate::batch::Job;
 #[cfg(test)]
 use lattice_poly_ntt::mlkem::N;
 
-use crate::batch::Job;
-
 // The two crate-wide rate constants describe the same sponge.
-const _: () = assert!(keccak_x4::SHAKE128_RATE == crate::SHAKE128_RATE);
+const _: () = assert!(crate::keccak::x4::SHAKE128_RATE == crate::SHAKE128_RATE);
 
-/// Proof that AVX2 code may run: the CPU has AVX2 (checked at run time, cached by
-/// `lattice-poly-ntt`). Only [`Avx2::get`] and, in tests, `Avx2::detected` make one (the
-/// private field keeps other code from building one).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Avx2 {
-    _detected: (),
+pub(crate) use lattice_poly_ntt::backend::Avx2;
+
+use crate::backend::{Jobs, SamplingBackend};
+
+/// The AVX2 token's Keccak kernels: the 4-way lane scheduler (with the AVX2 rejection parser
+/// and CBD) for batches, and the BMI1/BMI2 build of the scalar permutation. The token exists
+/// only on a CPU with AVX2, BMI1 and BMI2, so both are sound to call.
+impl SamplingBackend for Avx2 {
+    #[inline]
+    fn f1600(self, state: &mut [u64; 25]) {
+        // SAFETY: `self` exists, so the CPU supports BMI1 and BMI2.
+        unsafe { crate::keccak::permute_bmi(state) }
+    }
+
+    #[inline]
+    fn run_jobs(self, mut jobs: Jobs<'_, '_>) {
+        // SAFETY: `self` exists, so the CPU supports AVX2 and BMI1/BMI2.
+        unsafe { crate::keccak::lanes::run(jobs.drain()) }
+    }
 }
 
-// The methods take `self` only as proof that AVX2 was detected.
-#[allow(clippy::unused_self)]
-impl Avx2 {
-    /// The token if AVX2 should be used: the CPU has it and
-    /// [`lattice_poly_ntt::backend::force_portable`] is not in effect.
-    #[inline]
-    pub(crate) fn get() -> Option<Self> {
-        lattice_poly_ntt::backend::use_avx2().then_some(Self { _detected: () })
-    }
-
-    /// The token if the CPU has AVX2, ignoring `force_portable` (for differential tests,
-    /// which must not flip the process-wide switch).
-    #[cfg(test)]
-    pub(crate) fn detected() -> Option<Self> {
-        lattice_poly_ntt::backend::avx2_detected().then_some(Self { _detected: () })
-    }
-
-    /// Runs independent Keccak jobs of mixed kinds on the four lanes (see [`lanes`]).
-    pub(crate) fn run_jobs<'a>(self, jobs: impl IntoIterator<Item = Job<'a>>) {
-        // SAFETY: `self` exists, so the CPU supports AVX2.
-        unsafe { lanes::run(jobs) }
-    }
-
+/// Test entry points of the AVX2 kernels (the token proves the features).
+#[cfg(test)]
+pub(crate) trait Avx2Kernels {
+    /// Runs jobs on the four lanes.
+    fn run_job_list<'a>(self, jobs: impl IntoIterator<Item = Job<'a>>);
     /// The AVX2 candidate parser (same contract as `parse_candidates`).
-    #[cfg(test)]
-    pub(crate) fn parse_candidates(
-        self,
-        bytes: &[u8],
-        coeffs: &mut [u16; N],
-        filled: usize,
-    ) -> usize {
+    fn parse_candidates(self, bytes: &[u8], coeffs: &mut [u16; N], filled: usize) -> usize;
+}
+
+#[cfg(test)]
+impl Avx2Kernels for Avx2 {
+    fn run_job_list<'a>(self, jobs: impl IntoIterator<Item = Job<'a>>) {
+        // SAFETY: `self` exists, so the CPU supports AVX2.
+        unsafe { crate::keccak::lanes::run(jobs) }
+    }
+
+    fn parse_candidates(self, bytes: &[u8], coeffs: &mut [u16; N], filled: usize) -> usize {
         // SAFETY: `self` exists, so the CPU supports AVX2.
         unsafe { rej::parse_candidates_avx2(bytes, coeffs, filled) }
     }
@@ -84,6 +80,8 @@ impl Avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lattice_poly_ntt::backend::Portable;
+    const P: Portable = Portable;
     use crate::cbd::Eta;
     use crate::noise::sample_noise_polys_portable;
     use crate::sample_ntt::sample_ntt_batch_portable;
@@ -95,7 +93,7 @@ mod tests {
     use std::vec::Vec;
 
     fn avx2_or_note(what: &str) -> Option<Avx2> {
-        let avx2 = Avx2::detected();
+        let avx2 = Avx2::detect();
         if avx2.is_none() {
             std::println!("note: CPU without AVX2, {what} skipped");
         }
@@ -120,7 +118,7 @@ mod tests {
         let mut want = std::vec![NttPoly::zero(); seeds.len()];
         let mut got = std::vec![NttPoly::zero(); seeds.len()];
         sample_ntt_batch_portable(seeds, &mut want);
-        avx2.run_jobs(
+        avx2.run_job_list(
             seeds
                 .iter()
                 .zip(&mut got)
@@ -192,7 +190,7 @@ mod tests {
             }
             check_sample_ntt(avx2, &flat_seeds);
             // The public function (whichever backend it picks) agrees too.
-            let a = crate::sample_matrix::<K>(rho);
+            let a = crate::sample_matrix::<K>(P, rho);
             let mut want = std::vec![NttPoly::zero(); K * K];
             sample_ntt_batch_portable(&flat_seeds, &mut want);
             assert_eq!(a.rows.as_flattened(), &want[..]);
@@ -225,7 +223,7 @@ mod tests {
                 .map(|(&(eta, nonce), p)| (eta, nonce, p)),
         );
         let mut got = std::vec![Poly::zero(); requests.len()];
-        avx2.run_jobs(
+        avx2.run_job_list(
             requests
                 .iter()
                 .zip(&mut got)
@@ -283,6 +281,9 @@ mod tests {
                 .enumerate()
                 .map(|(n, p)| (Eta::Two, 5 + n as u8, p)),
         );
-        assert_eq!(crate::sample_noise_vector::<3>(&sigma, Eta::Two, 5).0, want);
+        assert_eq!(
+            crate::sample_noise_vector::<3>(P, &sigma, Eta::Two, 5).0,
+            want
+        );
     }
 }

@@ -147,14 +147,14 @@ pub(crate) fn parse_candidates_avx2(bytes: &[u8], coeffs: &mut [u16; N], filled:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simd::Avx2;
+    use crate::simd::{Avx2, Avx2Kernels};
     use proptest::prelude::*;
     use std::vec::Vec;
 
     /// Runs both parsers on a copy of the same starting buffer; they must agree on the
     /// returned count and on every coefficient below it.
     fn agree(bytes: &[u8], filled: usize) {
-        let Some(avx2) = Avx2::detected() else {
+        let Some(avx2) = Avx2::detect() else {
             std::println!("note: CPU without AVX2, SIMD parser test skipped");
             return;
         };

@@ -181,7 +181,7 @@ mod tests {
 
     /// Four states through the 4-way permutation against each through the scalar one.
     fn check(states: &[[u64; WORDS]; WAYS]) {
-        let Some(_avx2) = Avx2::detected() else {
+        let Some(_avx2) = Avx2::detect() else {
             std::println!("note: CPU without AVX2, 4-way Keccak test skipped");
             return;
         };

@@ -34,10 +34,8 @@
 //! would pass the end of the encoding) differ: encode stores them to a local buffer and
 //! copies the `d` bytes of each half, decode loads the 16 bytes *ending* where each half
 //! ends and shifts its shuffle control by `16 - d`.
-#![allow(unsafe_code)]
 
 use crate::encode::{byte_decode_portable, byte_encode_portable, encoded_len};
-use crate::simd::Avx2;
 use core::arch::x86_64::{
     __m128i, __m256i, _mm_set_epi64x, _mm_setr_epi8, _mm_setr_epi16, _mm_storeu_si128,
     _mm256_and_si256, _mm256_blend_epi16, _mm256_broadcastsi128_si256, _mm256_castsi256_si128,
@@ -52,30 +50,10 @@ use core::arch::x86_64::{
 };
 use lattice_poly_ntt::mlkem::N;
 
-// The token and its other methods (Compress/Decompress) are in `crate::simd`.
-// The methods take `self` only as proof that AVX2 was detected.
-#[allow(clippy::unused_self)]
-impl Avx2 {
-    /// ByteEncode_D, same contract and result as [`byte_encode_portable`] (which it runs
-    /// for the `D` that ML-KEM does not use).
-    #[inline]
-    pub(crate) fn byte_encode<const D: usize>(self, coeffs: &[u16; N], out: &mut [u8]) {
-        // SAFETY: `self` exists, so the CPU supports AVX2.
-        unsafe { byte_encode_avx2::<D>(coeffs, out) }
-    }
-
-    /// ByteDecode_D into `out`, same result as [`byte_decode_portable`] (which it runs for
-    /// the `D` that ML-KEM does not use).
-    #[inline]
-    pub(crate) fn byte_decode<const D: usize>(self, bytes: &[u8], out: &mut [u16; N]) {
-        // SAFETY: `self` exists, so the CPU supports AVX2.
-        unsafe { byte_decode_avx2::<D>(bytes, out) }
-    }
-}
-
 /// ByteEncode_D: `out[..32 D]` receives the 256 values of `coeffs`, each below `2^D`.
 #[target_feature(enable = "avx2")]
-fn byte_encode_avx2<const D: usize>(coeffs: &[u16; N], out: &mut [u8]) {
+#[inline(never)]
+pub(super) fn byte_encode_avx2<const D: usize>(coeffs: &[u16; N], out: &mut [u8]) {
     match D {
         1 => encode_1(coeffs, out),
         4 => encode_4(coeffs, out),
@@ -86,7 +64,8 @@ fn byte_encode_avx2<const D: usize>(coeffs: &[u16; N], out: &mut [u8]) {
 
 /// ByteDecode_D: `out` receives the 256 values of `D` bits in `bytes[..32 D]`.
 #[target_feature(enable = "avx2")]
-fn byte_decode_avx2<const D: usize>(bytes: &[u8], out: &mut [u16; N]) {
+#[inline(never)]
+pub(super) fn byte_decode_avx2<const D: usize>(bytes: &[u8], out: &mut [u16; N]) {
     match D {
         1 => decode_1(bytes, out),
         4 => decode_4(bytes, out),
@@ -519,11 +498,13 @@ const fn window32_shifts(d: usize, parity: usize) -> [i32; 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::EncodeBackend;
+    use lattice_poly_ntt::backend::Avx2;
     use proptest::prelude::*;
     use std::{vec, vec::Vec};
 
     fn avx2() -> Option<Avx2> {
-        let token = Avx2::detected();
+        let token = Avx2::detect();
         if token.is_none() {
             std::println!("note: CPU without AVX2, SIMD ByteEncode/ByteDecode test skipped");
         }

@@ -4,7 +4,6 @@
 //! multiplies by the same reciprocal [`COMPRESS_MULTIPLIER`] in 64-bit lanes (`vpmuludq`),
 //! and Decompress is one rounding multiply-high, `(a b + 2^14) >> 15` with
 //! `a = y 2^(15-d)`, `b = q`, which is `round(q y / 2^d)` exactly. No division anywhere.
-#![allow(unsafe_code)]
 
 use crate::compress::{COMPRESS_MULTIPLIER, COMPRESS_SHIFT};
 use core::arch::x86_64::{
@@ -37,50 +36,10 @@ fn compress_x8<const D: usize>(x: __m256i) -> __m256i {
     _mm256_and_si256(q, _mm256_set1_epi32((1 << D) - 1))
 }
 
-/// Proof that AVX2 code may run: the CPU has AVX2 (checked at run time, cached by
-/// `lattice-poly-ntt`). Only [`Avx2::get`] and, in tests, `Avx2::detected` make one (the
-/// private field keeps other code from building one). Its methods are the safe entry points
-/// to this module and to `crate::simd_encode`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Avx2 {
-    _detected: (),
-}
-
-// The methods take `self` only as proof that AVX2 was detected.
-#[allow(clippy::unused_self)]
-impl Avx2 {
-    /// The token if AVX2 should be used: [`lattice_poly_ntt::backend::use_avx2`] (the CPU has
-    /// it and the portable backend is not forced).
-    #[inline]
-    pub(crate) fn get() -> Option<Self> {
-        lattice_poly_ntt::backend::use_avx2().then_some(Self { _detected: () })
-    }
-
-    /// The token if the CPU has AVX2, ignoring `force_portable` (for differential tests,
-    /// which must not flip the process-wide switch).
-    #[cfg(test)]
-    pub(crate) fn detected() -> Option<Self> {
-        lattice_poly_ntt::backend::avx2_detected().then_some(Self { _detected: () })
-    }
-
-    /// `out[i] = Compress_d(coeffs[i])` for canonical coefficients.
-    #[inline]
-    pub(crate) fn compress<const D: usize>(self, coeffs: &[u16; N], out: &mut [u16; N]) {
-        // SAFETY: `self` exists, so the CPU supports AVX2.
-        unsafe { compress_avx2::<D>(coeffs, out) }
-    }
-
-    /// `out[i] = Decompress_d(values[i])` for values below `2^d`.
-    #[inline]
-    pub(crate) fn decompress<const D: usize>(self, values: &[u16; N], out: &mut [u16; N]) {
-        // SAFETY: `self` exists, so the CPU supports AVX2.
-        unsafe { decompress_avx2::<D>(values, out) }
-    }
-}
-
 /// `out[i] = Compress_d(coeffs[i])` for canonical coefficients.
 #[target_feature(enable = "avx2")]
-fn compress_avx2<const D: usize>(coeffs: &[u16; N], out: &mut [u16; N]) {
+#[inline(never)]
+pub(super) fn compress_avx2<const D: usize>(coeffs: &[u16; N], out: &mut [u16; N]) {
     const { assert!(D >= 1 && D <= crate::compress::COMPRESS_D_MAX) };
     for (src, dst) in coeffs.chunks_exact(16).zip(out.chunks_exact_mut(16)) {
         // SAFETY: `src` is 16 readable u16 (32 bytes); unaligned load.
@@ -96,7 +55,8 @@ fn compress_avx2<const D: usize>(coeffs: &[u16; N], out: &mut [u16; N]) {
 
 /// `out[i] = Decompress_d(values[i])` for values below `2^d`.
 #[target_feature(enable = "avx2")]
-fn decompress_avx2<const D: usize>(values: &[u16; N], out: &mut [u16; N]) {
+#[inline(never)]
+pub(super) fn decompress_avx2<const D: usize>(values: &[u16; N], out: &mut [u16; N]) {
     const { assert!(D >= 1 && D <= 11) };
     let q = _mm256_set1_epi16(Q as i16);
     let shift = _mm_set_epi64x(0, 15 - D as i64);
@@ -114,6 +74,9 @@ fn decompress_avx2<const D: usize>(values: &[u16; N], out: &mut [u16; N]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::backend::EncodeBackend;
+    use lattice_poly_ntt::backend::Avx2;
 
     fn exhaustive<const D: usize>(avx2: Avx2) {
         let mut x = [0u16; N];
@@ -150,7 +113,7 @@ mod tests {
 
     #[test]
     fn exhaustive_against_scalar() {
-        let Some(avx2) = Avx2::detected() else {
+        let Some(avx2) = Avx2::detect() else {
             std::println!("note: CPU without AVX2, SIMD Compress/Decompress test skipped");
             return;
         };

@@ -1,163 +1,37 @@
-//! Keccak-f\[1600\] (FIPS 202) for one state, and the sponges ML-KEM uses: SHA3-256 (H),
-//! SHA3-512 (G), SHAKE128 (XOF) and SHAKE256 (J, PRF).
+//! Keccak (FIPS 202): the scalar permutation ([`f1600`]), the sponge ([`Sponge`]) and the
+//! hashes ML-KEM and ML-DSA use (SHA3-256, SHA3-512, SHAKE128, SHAKE256), and, on x86-64, the
+//! 4-way AVX2 permutation and the lane scheduler that runs a [`crate::Batch`]'s independent
+//! jobs on it.
+//!
+//! | module | what |
+//! |---|---|
+//! | `f1600` | the scalar Keccak-f\[1600\]: one unrolled round computed plane by plane, two rounds per loop iteration; the AVX2 token runs the same code built with BMI1/BMI2 (`andn`, `rorx`) |
+//! | this module | the sponge (absorb, pad, squeeze, any rate) and the one-shot hashes |
+//! | `x4` | Keccak-f\[1600\] on four states at once in AVX2 registers |
+//! | `lanes` | the scheduler: independent sponges of any kind and rate share the 4-way permutation, a lone last job finishing on the scalar one |
 //!
 //! The hashes that cannot be batched across streams (H(ek) over the whole encapsulation key,
 //! J(z || c) over the whole ciphertext, G) are about ten sequential permutations per KEM
-//! operation, so this permutation is written for speed: one fully unrolled round computed
-//! plane by plane, two rounds per loop iteration. On x86-64 CPUs with BMI1/BMI2 (every AVX2 CPU) the
-//! same code is compiled with `andn` and `rorx` available, selected at run time; elsewhere the
-//! portable build runs. Both are tested against the `sha3` crate.
+//! operation, so the scalar permutation is written for speed. Every permutation and sponge is
+//! tested against the `sha3` crate.
 
-/// The 24 round constants of Keccak-f\[1600\] (FIPS 202, section 3.2.5).
-const RC: [u64; 24] = [
-    0x0000_0000_0000_0001,
-    0x0000_0000_0000_8082,
-    0x8000_0000_0000_808a,
-    0x8000_0000_8000_8000,
-    0x0000_0000_0000_808b,
-    0x0000_0000_8000_0001,
-    0x8000_0000_8000_8081,
-    0x8000_0000_0000_8009,
-    0x0000_0000_0000_008a,
-    0x0000_0000_0000_0088,
-    0x0000_0000_8000_8009,
-    0x0000_0000_8000_000a,
-    0x0000_0000_8000_808b,
-    0x8000_0000_0000_008b,
-    0x8000_0000_0000_8089,
-    0x8000_0000_0000_8003,
-    0x8000_0000_0000_8002,
-    0x8000_0000_0000_0080,
-    0x0000_0000_0000_800a,
-    0x8000_0000_8000_000a,
-    0x8000_0000_8000_8081,
-    0x8000_0000_0000_8080,
-    0x0000_0000_8000_0001,
-    0x8000_0000_8000_8008,
-];
-
-/// One round (theta, rho, pi, chi, iota) from lanes `a[x + 5y]` into `e`, fully unrolled.
-///
-/// Generated from the FIPS 202 step mappings, one output plane at a time (only five rho-pi
-/// outputs are live at once, which keeps the lanes in registers): output lane
-/// `X + 5Y` takes `rot(a[x + 5y] ^ d[x], r[x + 5y])` with `X = y`, `Y = 2x + 3y mod 5`, and
-/// chi combines each plane as `b[X] ^ (!b[X + 1] & b[X + 2])`.
-#[inline(always)]
-fn round(a: &[u64; 25], e: &mut [u64; 25], rc: u64) {
-    let c0 = a[0] ^ a[5] ^ a[10] ^ a[15] ^ a[20];
-    let c1 = a[1] ^ a[6] ^ a[11] ^ a[16] ^ a[21];
-    let c2 = a[2] ^ a[7] ^ a[12] ^ a[17] ^ a[22];
-    let c3 = a[3] ^ a[8] ^ a[13] ^ a[18] ^ a[23];
-    let c4 = a[4] ^ a[9] ^ a[14] ^ a[19] ^ a[24];
-    let d0 = c4 ^ c1.rotate_left(1);
-    let d1 = c0 ^ c2.rotate_left(1);
-    let d2 = c1 ^ c3.rotate_left(1);
-    let d3 = c2 ^ c4.rotate_left(1);
-    let d4 = c3 ^ c0.rotate_left(1);
-    // Plane y = 0.
-    {
-        let b0 = (a[0] ^ d0).rotate_left(0);
-        let b1 = (a[6] ^ d1).rotate_left(44);
-        let b2 = (a[12] ^ d2).rotate_left(43);
-        let b3 = (a[18] ^ d3).rotate_left(21);
-        let b4 = (a[24] ^ d4).rotate_left(14);
-        e[0] = b0 ^ (!b1 & b2) ^ rc;
-        e[1] = b1 ^ (!b2 & b3);
-        e[2] = b2 ^ (!b3 & b4);
-        e[3] = b3 ^ (!b4 & b0);
-        e[4] = b4 ^ (!b0 & b1);
-    }
-    // Plane y = 1.
-    {
-        let b0 = (a[3] ^ d3).rotate_left(28);
-        let b1 = (a[9] ^ d4).rotate_left(20);
-        let b2 = (a[10] ^ d0).rotate_left(3);
-        let b3 = (a[16] ^ d1).rotate_left(45);
-        let b4 = (a[22] ^ d2).rotate_left(61);
-        e[5] = b0 ^ (!b1 & b2);
-        e[6] = b1 ^ (!b2 & b3);
-        e[7] = b2 ^ (!b3 & b4);
-        e[8] = b3 ^ (!b4 & b0);
-        e[9] = b4 ^ (!b0 & b1);
-    }
-    // Plane y = 2.
-    {
-        let b0 = (a[1] ^ d1).rotate_left(1);
-        let b1 = (a[7] ^ d2).rotate_left(6);
-        let b2 = (a[13] ^ d3).rotate_left(25);
-        let b3 = (a[19] ^ d4).rotate_left(8);
-        let b4 = (a[20] ^ d0).rotate_left(18);
-        e[10] = b0 ^ (!b1 & b2);
-        e[11] = b1 ^ (!b2 & b3);
-        e[12] = b2 ^ (!b3 & b4);
-        e[13] = b3 ^ (!b4 & b0);
-        e[14] = b4 ^ (!b0 & b1);
-    }
-    // Plane y = 3.
-    {
-        let b0 = (a[4] ^ d4).rotate_left(27);
-        let b1 = (a[5] ^ d0).rotate_left(36);
-        let b2 = (a[11] ^ d1).rotate_left(10);
-        let b3 = (a[17] ^ d2).rotate_left(15);
-        let b4 = (a[23] ^ d3).rotate_left(56);
-        e[15] = b0 ^ (!b1 & b2);
-        e[16] = b1 ^ (!b2 & b3);
-        e[17] = b2 ^ (!b3 & b4);
-        e[18] = b3 ^ (!b4 & b0);
-        e[19] = b4 ^ (!b0 & b1);
-    }
-    // Plane y = 4.
-    {
-        let b0 = (a[2] ^ d2).rotate_left(62);
-        let b1 = (a[8] ^ d3).rotate_left(55);
-        let b2 = (a[14] ^ d4).rotate_left(39);
-        let b3 = (a[15] ^ d0).rotate_left(41);
-        let b4 = (a[21] ^ d1).rotate_left(2);
-        e[20] = b0 ^ (!b1 & b2);
-        e[21] = b1 ^ (!b2 & b3);
-        e[22] = b2 ^ (!b3 & b4);
-        e[23] = b3 ^ (!b4 & b0);
-        e[24] = b4 ^ (!b0 & b1);
-    }
-}
-
-#[inline(always)]
-fn permute_rounds(s: &mut [u64; 25]) {
-    // Two rounds per iteration, ping-ponging between the state and a scratch copy.
-    let mut e = [0u64; 25];
-    for pair in RC.chunks_exact(2) {
-        round(s, &mut e, pair[0]);
-        round(&e, s, pair[1]);
-    }
-    // The scratch copy holds the state one round before the output (invertible into it).
-    zeroize::Zeroize::zeroize(e.as_mut_slice());
-}
-
+mod f1600;
 #[cfg(target_arch = "x86_64")]
-cpufeatures::new!(cpuid_bmi, "bmi1", "bmi2");
-
-/// The same rounds compiled with BMI1 (`andn`) and BMI2 (`rorx`).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi1,bmi2")]
-fn permute_bmi(s: &mut [u64; 25]) {
-    permute_rounds(s);
-}
-
-/// Keccak-f\[1600\] on one state (FIPS 202, section 3.3, 24 rounds).
 #[allow(unsafe_code)]
-pub fn f1600(state: &mut [u64; 25]) {
-    #[cfg(target_arch = "x86_64")]
-    if cpuid_bmi::get() {
-        // SAFETY: the CPU supports BMI1 and BMI2 (runtime detection just above).
-        unsafe { permute_bmi(state) };
-        return;
-    }
-    permute_rounds(state);
-}
+pub(crate) mod lanes;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+pub(crate) mod x4;
 
-/// The portable build of [`f1600`], whatever the CPU (for tests and comparisons).
-pub fn f1600_portable(state: &mut [u64; 25]) {
-    permute_rounds(state);
+use crate::backend::SamplingBackend;
+pub use f1600::f1600_portable;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use f1600::permute_bmi;
+
+/// Keccak-f\[1600\] on one state (FIPS 202, section 3.3, 24 rounds), on `backend`.
+#[inline]
+pub fn f1600<B: SamplingBackend>(backend: B, state: &mut [u64; 25]) {
+    backend.f1600(state);
 }
 
 /// A Keccak sponge with a rate of `RATE` bytes, for inputs and outputs of any length.
@@ -238,7 +112,7 @@ impl<const RATE: usize> Sponge<RATE> {
     }
 
     /// Absorbs `data`.
-    pub fn absorb(&mut self, mut data: &[u8]) {
+    pub fn absorb<B: SamplingBackend>(&mut self, backend: B, mut data: &[u8]) {
         // Finish a partial block, then whole blocks, then keep the rest in a new block.
         if self.offset != 0 {
             let n = data.len().min(RATE - self.offset);
@@ -248,14 +122,14 @@ impl<const RATE: usize> Sponge<RATE> {
             if self.offset < RATE {
                 return;
             }
-            f1600(&mut self.state);
+            backend.f1600(&mut self.state);
             self.offset = 0;
             data = rest;
         }
         let mut blocks = data.chunks_exact(RATE);
         for block in &mut blocks {
             self.xor_bytes(0, block);
-            f1600(&mut self.state);
+            backend.f1600(&mut self.state);
         }
         let tail = blocks.remainder();
         self.xor_bytes(0, tail);
@@ -264,18 +138,18 @@ impl<const RATE: usize> Sponge<RATE> {
 
     /// Pads with the domain-separation bits `domain` (0x06 for SHA-3, 0x1f for SHAKE) and
     /// switches to squeezing.
-    pub fn finalize(&mut self, domain: u8) {
+    pub fn finalize<B: SamplingBackend>(&mut self, backend: B, domain: u8) {
         self.xor_byte(self.offset, domain);
         self.xor_byte(RATE - 1, 0x80);
-        f1600(&mut self.state);
+        backend.f1600(&mut self.state);
         self.offset = 0;
     }
 
     /// Squeezes `out.len()` bytes (after [`Self::finalize`]).
-    pub fn squeeze(&mut self, mut out: &mut [u8]) {
+    pub fn squeeze<B: SamplingBackend>(&mut self, backend: B, mut out: &mut [u8]) {
         while !out.is_empty() {
             if self.offset == RATE {
-                f1600(&mut self.state);
+                backend.f1600(&mut self.state);
                 self.offset = 0;
             }
             let n = out.len().min(RATE - self.offset);
@@ -299,9 +173,9 @@ impl<const RATE: usize> Sponge<RATE> {
 
     /// Squeezes one whole block of `RATE` bytes (after [`Self::finalize`], when the
     /// previous squeezes ended on a block boundary).
-    pub fn squeeze_block(&mut self, out: &mut [u8; RATE]) {
+    pub fn squeeze_block<B: SamplingBackend>(&mut self, backend: B, out: &mut [u8; RATE]) {
         if self.offset == RATE {
-            f1600(&mut self.state);
+            backend.f1600(&mut self.state);
         }
         for (bytes, lane) in out.chunks_exact_mut(8).zip(&self.state) {
             bytes.copy_from_slice(&lane.to_le_bytes());
@@ -324,44 +198,46 @@ pub const SHAKE_DOMAIN: u8 = 0x1f;
 
 /// SHA3-256 of the concatenation of `parts` (FIPS 203's H).
 #[must_use]
-pub fn sha3_256(parts: &[&[u8]]) -> [u8; 32] {
+pub fn sha3_256<B: SamplingBackend>(backend: B, parts: &[&[u8]]) -> [u8; 32] {
     let mut sponge = Sponge::<SHA3_256_RATE>::new();
     for part in parts {
-        sponge.absorb(part);
+        sponge.absorb(backend, part);
     }
-    sponge.finalize(SHA3_DOMAIN);
+    sponge.finalize(backend, SHA3_DOMAIN);
     let mut out = [0u8; 32];
-    sponge.squeeze(&mut out);
+    sponge.squeeze(backend, &mut out);
     out
 }
 
 /// SHA3-512 of the concatenation of `parts` (FIPS 203's G).
 #[must_use]
-pub fn sha3_512(parts: &[&[u8]]) -> [u8; 64] {
+pub fn sha3_512<B: SamplingBackend>(backend: B, parts: &[&[u8]]) -> [u8; 64] {
     let mut sponge = Sponge::<SHA3_512_RATE>::new();
     for part in parts {
-        sponge.absorb(part);
+        sponge.absorb(backend, part);
     }
-    sponge.finalize(SHA3_DOMAIN);
+    sponge.finalize(backend, SHA3_DOMAIN);
     let mut out = [0u8; 64];
-    sponge.squeeze(&mut out);
+    sponge.squeeze(backend, &mut out);
     out
 }
 
 /// SHAKE256 of the concatenation of `parts`, `out.len()` bytes (FIPS 203's J and PRF).
-pub fn shake256(parts: &[&[u8]], out: &mut [u8]) {
+pub fn shake256<B: SamplingBackend>(backend: B, parts: &[&[u8]], out: &mut [u8]) {
     let mut sponge = Sponge::<SHAKE256_RATE>::new();
     for part in parts {
-        sponge.absorb(part);
+        sponge.absorb(backend, part);
     }
-    sponge.finalize(SHAKE_DOMAIN);
-    sponge.squeeze(out);
+    sponge.finalize(backend, SHAKE_DOMAIN);
+    sponge.squeeze(backend, out);
 }
 
 #[cfg(test)]
 mod tests {
     extern crate std;
     use super::*;
+    use lattice_poly_ntt::backend::Portable;
+    const P: Portable = Portable;
     use sha3::digest::{Digest, ExtendableOutput, Update, XofReader};
     use std::vec::Vec;
 
@@ -375,7 +251,9 @@ mod tests {
             core::array::from_fn(|i| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let mut b = a;
         for _ in 0..10 {
-            f1600(&mut a);
+            lattice_poly_ntt::dispatch!(lattice_poly_ntt::backend::AnyBackend::best(), |be| f1600(
+                be, &mut a
+            ));
             f1600_portable(&mut b);
             assert_eq!(a, b);
         }
@@ -394,12 +272,12 @@ mod tests {
             let mut sponge = Sponge::<SHA3_256_RATE>::new();
             let mut start = 0;
             for cut in cuts.into_iter().chain([msg.len()]) {
-                sponge.absorb(&msg[start..cut]);
+                sponge.absorb(P, &msg[start..cut]);
                 start = cut;
             }
-            sponge.finalize(SHA3_DOMAIN);
+            sponge.finalize(P, SHA3_DOMAIN);
             let mut ours = [0u8; 32];
-            sponge.squeeze(&mut ours);
+            sponge.squeeze(P, &mut ours);
             proptest::prop_assert_eq!(ours, <[u8; 32]>::from(sha3::Sha3_256::digest(&msg)));
         }
     }
@@ -415,18 +293,18 @@ mod tests {
             let msg = message(len);
             let (head, tail) = msg.split_at(len / 3);
             assert_eq!(
-                sha3_256(&[head, tail]),
+                sha3_256(P, &[head, tail]),
                 <[u8; 32]>::from(sha3::Sha3_256::digest(&msg)),
                 "H, {len}"
             );
             assert_eq!(
-                sha3_512(&[head, tail])[..],
+                sha3_512(P, &[head, tail])[..],
                 sha3::Sha3_512::digest(&msg)[..],
                 "G, {len}"
             );
             for out_len in [32, 128, 136, 137, 300] {
                 let mut ours = std::vec![0u8; out_len];
-                shake256(&[head, tail], &mut ours);
+                shake256(P, &[head, tail], &mut ours);
                 let mut reference = std::vec![0u8; out_len];
                 let mut x = sha3::Shake256::default();
                 x.update(&msg);
@@ -434,12 +312,12 @@ mod tests {
                 assert_eq!(ours, reference, "SHAKE256, {len} -> {out_len}");
             }
             let mut sponge = Sponge::<168>::new();
-            sponge.absorb(head);
-            sponge.absorb(tail);
-            sponge.finalize(SHAKE_DOMAIN);
+            sponge.absorb(P, head);
+            sponge.absorb(P, tail);
+            sponge.finalize(P, SHAKE_DOMAIN);
             let mut blocks = [[0u8; 168]; 3];
             for block in &mut blocks {
-                sponge.squeeze_block(block);
+                sponge.squeeze_block(P, block);
             }
             let mut reference = [0u8; 504];
             let mut x = sha3::Shake128::default();

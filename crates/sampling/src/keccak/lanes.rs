@@ -21,16 +21,16 @@
 //! the XOF output of the public seed: never on secret data. Every buffer that held message
 //! bytes or output, and the state, is zeroized.
 
-use core::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_storeu_si256};
+use core::arch::x86_64::{_mm256_loadu_si256, _mm256_setzero_si256, _mm256_storeu_si256};
 
 use lattice_poly_ntt::mlkem::N;
 use zeroize::Zeroize;
 
-use super::keccak_x4::{SHAKE128_RATE, SHAKE256_RATE, WAYS, WORDS, keccak_f1600_x4};
-use super::{cbd, rej};
+use super::x4::{SHAKE128_RATE, SHAKE256_RATE, WAYS, WORDS, keccak_f1600_x4};
+use super::{SHA3_256_RATE, SHAKE_DOMAIN, permute_bmi};
 use crate::batch::Job;
 use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd3_into};
-use crate::keccak::{SHA3_256_RATE, SHAKE_DOMAIN, f1600};
+use crate::simd::{cbd, rej};
 
 /// Words in the largest rate (SHAKE128).
 const MAX_RATE_WORDS: usize = SHAKE128_RATE / 8;
@@ -165,7 +165,8 @@ impl<'a> Lane<'a> {
                 for (i, w) in state.iter_mut().enumerate() {
                     *w = word(i);
                 }
-                sponge.absorb(tail);
+                // Shorter than a block, between blocks: buffered without a permutation.
+                sponge.absorb(lattice_poly_ntt::backend::Portable, tail);
                 true
             }
             Job::Hash32 { out, .. } => {
@@ -235,7 +236,8 @@ impl<'a> Lane<'a> {
                 }
                 state[self.rate_words() - 1] ^= pad;
             }
-            f1600(state);
+            // SAFETY: this module runs only under an AVX2 token, which implies BMI1/BMI2.
+            unsafe { permute_bmi(state) };
             if self.padded && self.consume(|i| state[i], words, noise) {
                 return;
             }
@@ -331,12 +333,16 @@ impl StateX4 {
     }
 
     /// Keccak-f\[1600\] on all four states.
+    #[inline]
     #[target_feature(enable = "avx2")]
     fn permute(&mut self) {
-        let mut regs: [__m256i; WORDS] = core::array::from_fn(|i| {
-            // SAFETY: `self.words[i]` is 32 readable bytes; the load is unaligned.
-            unsafe { _mm256_loadu_si256(self.words[i].as_ptr().cast()) }
-        });
+        // A plain loop rather than `core::array::from_fn` (whose closure is not always
+        // inlined under AVX2).
+        let mut regs = [_mm256_setzero_si256(); WORDS];
+        for (reg, word) in regs.iter_mut().zip(&self.words) {
+            // SAFETY: `word` is 32 readable bytes; the load is unaligned.
+            *reg = unsafe { _mm256_loadu_si256(word.as_ptr().cast()) };
+        }
         keccak_f1600_x4(&mut regs);
         for (word, reg) in self.words.iter_mut().zip(regs) {
             // SAFETY: `word` is 32 writable bytes; the store is unaligned.
@@ -354,6 +360,7 @@ impl Drop for StateX4 {
 
 /// Runs every job of `jobs`, in order as lanes free up (see the module docs).
 #[target_feature(enable = "avx2")]
+#[inline(never)]
 pub(crate) fn run<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
     let mut state = StateX4 {
         words: [[0; WAYS]; WORDS],
@@ -421,11 +428,13 @@ pub(crate) fn run<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lattice_poly_ntt::backend::Portable;
+    const P: Portable = Portable;
     use crate::cbd::sample_poly_cbd;
     use crate::keccak::{SHA3_DOMAIN, sha3_256, shake256};
     use crate::sample_ntt::SAMPLE_NTT_SEED_BYTES;
     use crate::sample_ntt::sample_ntt;
-    use crate::simd::Avx2;
+    use crate::simd::{Avx2, Avx2Kernels};
     use proptest::prelude::*;
     use std::vec::Vec;
 
@@ -452,15 +461,15 @@ mod tests {
         match spec {
             Spec::Hash { a, b, sha3 } => {
                 let digest = if *sha3 {
-                    sha3_256(&[a, b])
+                    sha3_256(P, &[a, b])
                 } else {
                     let mut out = [0u8; 32];
-                    shake256(&[a, b], &mut out);
+                    shake256(P, &[a, b], &mut out);
                     out
                 };
                 digest.iter().map(|&x| u16::from(x)).collect()
             }
-            Spec::Ntt { seed } => sample_ntt(seed).coeffs().to_vec(),
+            Spec::Ntt { seed } => sample_ntt(P, seed).coeffs().to_vec(),
             Spec::Noise {
                 sigma,
                 nonce,
@@ -468,7 +477,7 @@ mod tests {
             } => {
                 let eta = if *three { Eta::Three } else { Eta::Two };
                 let mut prf = std::vec![0u8; eta.prf_output_len()];
-                shake256(&[sigma, &[*nonce]], &mut prf);
+                shake256(P, &[sigma, &[*nonce]], &mut prf);
                 sample_poly_cbd(eta, &prf)
                     .expect("PRF output of the right length")
                     .coeffs()
@@ -505,7 +514,7 @@ mod tests {
                     out: poly,
                 },
             });
-        avx2.run_jobs(jobs);
+        avx2.run_job_list(jobs);
         specs
             .iter()
             .zip(digests.iter().zip(&polys))
@@ -517,7 +526,7 @@ mod tests {
     }
 
     fn check(specs: &[Spec]) {
-        let Some(avx2) = Avx2::detected() else {
+        let Some(avx2) = Avx2::detect() else {
             std::eprintln!("note: no AVX2 on this CPU, lane scheduler not tested");
             return;
         };

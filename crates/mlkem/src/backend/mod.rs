@@ -1,0 +1,85 @@
+//! Which backend the KEM runs on, and the KEM's own kernels (ByteEncode/ByteDecode,
+//! Compress/Decompress) behind the backend tokens of `lattice-poly-ntt`.
+//!
+//! Every public operation picks its backend once, at its start ([`AnyBackend::best`]: CPU
+//! features detected once and cached), and runs monomorphized for that token: arithmetic
+//! (`lattice_poly_ntt::Backend`), Keccak and sampling (`lattice_sampling::SamplingBackend`)
+//! and the encodings ([`EncodeBackend`]), glue included, inside the token's `run`, so the
+//! whole operation is compiled for the backend's CPU features. There is no global switch:
+//! tests and benchmarks pick a backend per call through the `hazmat` entry points that take
+//! an [`AnyBackend`] (`*_on`).
+//!
+//! This module is the only place of the crate that names an instruction set: the AVX2
+//! kernels are in `avx2`.
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+
+use crate::compress::{compress, decompress};
+use crate::encode::{byte_decode_portable, byte_encode_portable};
+use lattice_poly_ntt::Backend;
+use lattice_poly_ntt::backend::Portable;
+pub use lattice_poly_ntt::backend::{AnyBackend, BackendKind};
+use lattice_poly_ntt::mlkem::{MlKem, N};
+use lattice_sampling::SamplingBackend;
+
+/// The kind of backend this CPU runs the KEM on (the fastest it has).
+///
+/// ```
+/// let kind = mlkem::backend();
+/// println!("ML-KEM runs on the {kind} backend");
+/// assert!(kind.is_available());
+/// ```
+#[must_use]
+pub fn backend() -> BackendKind {
+    AnyBackend::best().kind()
+}
+
+/// The encodings of FIPS 203 section 4.2.1 on a backend; the defaults are the portable
+/// code of [`crate::encode`] and [`crate::compress`].
+pub(crate) trait EncodeBackend: Copy + core::fmt::Debug + 'static {
+    /// ByteEncode_D (Algorithm 5) of values below `2^D` into `out` (`32 D` bytes).
+    #[inline]
+    fn byte_encode<const D: usize>(self, coeffs: &[u16; N], out: &mut [u8]) {
+        byte_encode_portable::<D>(coeffs, out);
+    }
+
+    /// ByteDecode_D (Algorithm 6) of `32 D` bytes into `out`.
+    #[inline]
+    fn byte_decode<const D: usize>(self, bytes: &[u8], out: &mut [u16; N]) {
+        *out = byte_decode_portable::<D>(bytes);
+    }
+
+    /// `out[i] = Compress_d(coeffs[i])` for canonical coefficients.
+    #[inline]
+    fn compress<const D: usize>(self, coeffs: &[u16; N], out: &mut [u16; N]) {
+        for (o, &x) in out.iter_mut().zip(coeffs) {
+            *o = compress::<D>(x);
+        }
+    }
+
+    /// `out[i] = Decompress_d(values[i])` for values below `2^d` (outputs canonical).
+    #[inline]
+    fn decompress<const D: usize>(self, values: &[u16; N], out: &mut [u16; N]) {
+        for (o, &y) in out.iter_mut().zip(values) {
+            *o = decompress::<D>(y);
+        }
+    }
+}
+
+impl EncodeBackend for Portable {}
+
+/// Everything an ML-KEM operation needs of its backend.
+pub(crate) trait KemBackend: Backend<MlKem> + SamplingBackend + EncodeBackend {}
+
+impl<T: Backend<MlKem> + SamplingBackend + EncodeBackend> KemBackend for T {}
+
+/// Runs `$body` with `$b` bound to the token of `$any` (an [`AnyBackend`]), monomorphized
+/// per backend and compiled for its features (see `lattice_poly_ntt::dispatch!`).
+macro_rules! with_backend {
+    ($any:expr, |$b:ident| $body:expr) => {
+        lattice_poly_ntt::dispatch!($any, |$b| $body)
+    };
+}
+
+pub(crate) use with_backend;

@@ -1,0 +1,253 @@
+//! The AVX2 backend: 16-lane `i16` NTTs with Montgomery multiplication and lazy
+//! base-case accumulation in 32-bit lanes (`vpmaddwd`).
+//!
+//! # Representation
+//! Inputs and outputs are the same as the portable backend's: canonical coefficients in
+//! FIPS 203 order. Inside, coefficients are signed `i16` lanes that grow without reduction
+//! as far as the bounds below allow, and are brought back to `[0, q)` at the end.
+//!
+//! # Bounds (checked by `cargo xtask bounds` and the differential tests)
+//! - `montgomery_mul`: for `|a| <= 2^15` and a constant `|b| < q`, the result is
+//!   `a b 2^-16 mod q` in `(-q, q)` (exact: `(ab - mq) / 2^16` with `|m| <= 2^15`).
+//! - Forward NTT: canonical input; each of the 7 layers adds at most `q` to `|x|`, so every
+//!   lane stays below [`NTT_LANE_BOUND`] = `8q < 2^15`, inside the `i16` range and inside
+//!   Montgomery's input domain. One signed Barrett reduction (`barrett_reduce_i16`, exact
+//!   for every `i16`) and one conditional addition end it.
+//! - Inverse NTT: sums double per layer, so after layers 3 and 6 every lane is reduced
+//!   with `barrett_reduce_i16` (to `|x| <= q/2`), keeping lanes below `8 * (q/2) * 2` before
+//!   each reduction ([`INTT_LANE_BOUND`]); the final multiplication by `128^-1 2^16` is Montgomery.
+//! - Accumulation: `vpmaddwd` of canonical operands adds at most
+//!   [`crate::mlkem::PRODUCT_TERM_MAX`] = `2 (q-1)^2` per term to a signed 32-bit lane; the final
+//!   Montgomery reduction needs the sum at most [`AVX2_ACCUMULATOR_LIMIT`] =
+//!   `2^31 - 2^15 q - 1`, which allows [`AVX2_MAX_TERMS`] terms.
+//! - Coefficient-wise addition / subtraction: canonical operands in unsigned 16-bit lanes;
+//!   the sum `a + b` is below `2q` (and `a - b + q` lies in `[1, 2q)`), so one conditional
+//!   subtraction of q, done as an unsigned minimum, makes them canonical.
+#![allow(unsafe_code)]
+
+use super::Backend;
+use crate::mlkem::zetas::{GAMMAS, ZETAS};
+use crate::mlkem::{MlKem, N, PAIRS};
+use core::arch::x86_64::{
+    __m256i, _mm_loadu_si128, _mm256_add_epi16, _mm256_add_epi32, _mm256_and_si256,
+    _mm256_blend_epi16, _mm256_cvtepu16_epi32, _mm256_loadu_si256, _mm256_madd_epi16,
+    _mm256_min_epu16, _mm256_mulhi_epi16, _mm256_mullo_epi16, _mm256_or_si256, _mm256_packs_epi32,
+    _mm256_permute2x128_si256, _mm256_set1_epi16, _mm256_setzero_si256, _mm256_shuffle_epi32,
+    _mm256_slli_epi32, _mm256_srai_epi16, _mm256_srai_epi32, _mm256_srli_epi32,
+    _mm256_storeu_si256, _mm256_sub_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64,
+    _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+};
+use lattice_field::gf3329::Q;
+
+/// The AVX2 backend's capability token: it exists only on a CPU with AVX2, BMI1, BMI2, FMA
+/// and POPCNT (made by [`Avx2::detect`], which checks once and caches), so its kernels run
+/// without per-call checks.
+#[derive(Clone, Copy, Debug)]
+pub struct Avx2 {
+    _detected: (),
+}
+
+cpufeatures::new!(cpuid_avx2, "avx2", "bmi1", "bmi2", "fma", "popcnt");
+
+impl Avx2 {
+    /// The token, if this CPU has the features (detected once, then cached).
+    #[must_use]
+    #[inline]
+    pub fn detect() -> Option<Self> {
+        cpuid_avx2::get().then_some(Self { _detected: () })
+    }
+
+    /// Runs `f` with this token inside a function compiled for the token's features, so that
+    /// everything `f` inlines (the glue between kernels included) is built for them, as a
+    /// `-C target-cpu` build would be.
+    #[inline]
+    pub fn run<T>(self, f: impl FnOnce(Self) -> T) -> T {
+        // SAFETY: `self` exists, so the CPU has every feature `with_features` enables.
+        unsafe { with_features(self, f) }
+    }
+}
+
+/// Calls `f` in a function compiled with the token's features. `#[inline]` so that it is
+/// instantiated in the caller's codegen unit, beside `f`, which can then be inlined into it
+/// (from another unit it could not be, and the glue would be built without the features).
+#[inline]
+#[target_feature(enable = "avx2,bmi1,bmi2,fma,popcnt")]
+unsafe fn with_features<T>(token: Avx2, f: impl FnOnce(Avx2) -> T) -> T {
+    f(token)
+}
+
+const Q_I16: i16 = Q as i16;
+/// `q^-1 mod 2^16`, as a signed 16-bit value.
+const QINV: i16 = -3327;
+/// `2^32 mod q`: multiplying a Montgomery-reduced value by it (Montgomery) restores it.
+const R2: i16 = 1353;
+/// `128^-1 * 2^16 mod q`: the inverse NTT's final scaling, in Montgomery form.
+const INTT_SCALE: i16 = 512;
+
+const _: () = assert!((Q as i32 * QINV as i32) & 0xffff == 1);
+const _: () = assert!(R2 as i64 == (1i64 << 32) % Q as i64);
+const _: () = assert!((INTT_SCALE as i64 * 128) % Q as i64 == (1i64 << 16) % Q as i64);
+
+/// Bound on `|lane|` inside the forward NTT: `8q`.
+pub const NTT_LANE_BOUND: i32 = 8 * Q as i32;
+/// Bound on `|lane|` inside the inverse NTT between reductions: three layers of doubling
+/// from canonical inputs (`< q`) or from Barrett outputs (`<= q/2`) stay below `8q`.
+pub const INTT_LANE_BOUND: i32 = 8 * Q as i32;
+/// Largest accumulator lane value the final Montgomery reduction accepts:
+/// `2^31 - 2^15 q - 1` (at `2^31 - 2^15 q` the result, `2^15`, no longer fits an `i16`).
+pub const AVX2_ACCUMULATOR_LIMIT: i64 = (1i64 << 31) - (1i64 << 15) * Q as i64 - 1;
+/// Number of base-case products one AVX2 accumulator lane can take.
+pub const AVX2_MAX_TERMS: usize =
+    (AVX2_ACCUMULATOR_LIMIT / crate::mlkem::PRODUCT_TERM_MAX as i64) as usize;
+
+const _: () = assert!(NTT_LANE_BOUND < i16::MAX as i32);
+const _: () = assert!(INTT_LANE_BOUND < i16::MAX as i32);
+const _: () = assert!(AVX2_MAX_TERMS >= crate::mlkem::MAX_RANK);
+
+mod arith;
+mod basemul;
+mod ntt;
+#[cfg(feature = "bounds-probe")]
+#[doc(hidden)]
+pub mod probe;
+
+// The kernels' building blocks, shared by the sibling modules (and the probe, which replays
+// the kernels with them).
+#[cfg_attr(not(feature = "bounds-probe"), allow(unused_imports))]
+use arith::{
+    add_avx2, add_q_if_negative, barrett_reduce_i16, canonical, load, load_coeffs, montgomery_mul,
+    qinv_of, store_coeffs, sub_avx2, to_mont,
+};
+#[cfg_attr(not(feature = "bounds-probe"), allow(unused_imports))]
+use basemul::{
+    GAMMAS_ODD_QINV, accumulate_avx2, montgomery_reduce_i32, mul_cache_avx2,
+    reduce_accumulator_avx2,
+};
+#[cfg_attr(not(feature = "bounds-probe"), allow(unused_imports))]
+use ntt::{
+    FWD_SHUFFLED, FWD_SHUFFLED_QINV, GAMMAS_ODD, INV_SHUFFLED, INV_SHUFFLED_QINV, Observer,
+    ZETAS_MONT, inverse_ntt_avx2, inverse_ntt_kernel, ntt_avx2, ntt_kernel,
+};
+
+impl Backend<MlKem> for Avx2 {
+    const MAX_TERMS: usize = AVX2_MAX_TERMS;
+
+    #[inline]
+    fn ntt(self, coeffs: &mut [u16; N]) {
+        // SAFETY: `self` exists, so the CPU supports AVX2.
+        unsafe { ntt_avx2(coeffs) }
+    }
+
+    #[inline]
+    fn inverse_ntt(self, coeffs: &mut [u16; N]) {
+        // SAFETY: `self` exists, so the CPU supports AVX2.
+        unsafe { inverse_ntt_avx2(coeffs) }
+    }
+
+    #[inline]
+    fn mul_cache(self, b: &[u16; N], out: &mut [u16; PAIRS]) {
+        // SAFETY: `self` exists, so the CPU supports AVX2.
+        unsafe { mul_cache_avx2(b, out) }
+    }
+
+    #[inline]
+    fn accumulate(self, acc: &mut [u32; N], a: &[u16; N], b: &[u16; N], b_zeta: &[u16; PAIRS]) {
+        // SAFETY: `self` exists, so the CPU supports AVX2.
+        unsafe { accumulate_avx2(acc, a, b, b_zeta) }
+    }
+
+    #[inline]
+    fn reduce_accumulator(self, acc: &[u32; N], out: &mut [u16; N]) {
+        // SAFETY: `self` exists, so the CPU supports AVX2.
+        unsafe { reduce_accumulator_avx2(acc, out) }
+    }
+
+    #[inline]
+    fn add(self, a: &mut [u16; N], b: &[u16; N]) {
+        debug_assert!(canonical(a, b), "non-canonical operand");
+        // SAFETY: `self` exists, so the CPU supports AVX2.
+        unsafe { add_avx2(a, b) }
+    }
+
+    #[inline]
+    fn sub(self, a: &mut [u16; N], b: &[u16; N]) {
+        debug_assert!(canonical(a, b), "non-canonical operand");
+        // SAFETY: `self` exists, so the CPU supports AVX2.
+        unsafe { sub_avx2(a, b) }
+    }
+}
+
+/// ML-DSA's ring takes every portable default: no AVX2 kernel for it yet, but under the
+/// token's `run` the portable code is compiled for AVX2 (and auto-vectorized) too.
+impl Backend<crate::mldsa::MlDsa> for Avx2 {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::arch::x86_64::_mm256_set_epi16;
+
+    #[target_feature(enable = "avx2")]
+    fn lanes(x: __m256i) -> [i16; 16] {
+        let mut out = [0i16; 16];
+        // SAFETY: `out` is 32 writable bytes.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), x) };
+        out
+    }
+
+    #[test]
+    fn barrett_i16_exact_for_every_i16() {
+        if super::Avx2::detect().is_none() {
+            return;
+        }
+        let q = i32::from(Q_I16);
+        let mut x = i32::from(i16::MIN);
+        while x <= i32::from(i16::MAX) {
+            let chunk: [i16; 16] =
+                core::array::from_fn(|i| (x + i as i32).min(i32::from(i16::MAX)) as i16);
+            // SAFETY: AVX2 is present (checked above).
+            let out = unsafe { lanes(barrett_reduce_i16(load(&chunk))) };
+            for (i, &r) in out.iter().enumerate() {
+                let v = i32::from(chunk[i]);
+                assert_eq!((i32::from(r) - v).rem_euclid(q), 0, "x = {v}");
+                assert!(i32::from(r).abs() <= (q - 1) / 2, "x = {v}: r = {r}");
+            }
+            x += 16;
+        }
+    }
+
+    #[test]
+    fn montgomery_mul_range_and_value() {
+        if super::Avx2::detect().is_none() {
+            return;
+        }
+        let q = i64::from(Q_I16);
+        for b in [1i16, -1, 1353, 512, (Q_I16 - 1) / 2, -(Q_I16 - 1) / 2] {
+            for start in (i32::from(i16::MIN)..=i32::from(i16::MAX)).step_by(16 * 37) {
+                let a: [i16; 16] = core::array::from_fn(|i| (start + i as i32).min(32767) as i16);
+                // SAFETY: AVX2 is present (checked above).
+                let out = unsafe {
+                    lanes(montgomery_mul(
+                        load(&a),
+                        _mm256_set1_epi16(b),
+                        _mm256_set1_epi16(qinv_of(b)),
+                    ))
+                };
+                for i in 0..16 {
+                    let r = i64::from(out[i]);
+                    assert!(r.abs() < q);
+                    assert_eq!(
+                        (r * 65536 - i64::from(a[i]) * i64::from(b)).rem_euclid(q),
+                        0
+                    );
+                }
+            }
+        }
+        // Keep the import used on every path.
+        // SAFETY: AVX2 is present (checked above).
+        let _ = unsafe {
+            lanes(_mm256_set_epi16(
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ))
+        };
+    }
+}
