@@ -97,7 +97,7 @@ fn accumulation_rows<B: Checked>(backend: B) -> (Vec<Row>, String, u32) {
         (3, accumulate::runs_for_rank::<B, 3>(backend)),
         (4, accumulate::runs_for_rank::<B, 4>(backend)),
     ];
-    let mut rows = if B::LAYOUT == accumulate::Layout::Interleaved {
+    let mut rows = if B::layout().is_interleaved() {
         accumulate::term_rows(&single)
     } else {
         // The terms are the same formulas; only the cache (an AVX2 kernel) is new.
@@ -158,7 +158,7 @@ fn lane_line<B: Checked>(k: usize, runs: &[&accumulate::SiteRun]) -> String {
     let even = runs.iter().map(|r| r.seen.even).max().unwrap_or(0);
     let odd = runs.iter().map(|r| r.seen.odd).max().unwrap_or(0);
     let analytic = k as u128 * u128::from(PRODUCT_TERM_MAX);
-    let (c0, c1) = if B::LAYOUT == accumulate::Layout::Interleaved {
+    let (c0, c1) = if B::layout().is_interleaved() {
         ("c0 (even)", "c1 (odd)")
     } else {
         ("c0", "c1")

@@ -5,7 +5,7 @@
 //! largest raw sum ([`Accumulator::raw`]) per lane and checking every reduced result against
 //! an independent computation mod q and against the portable backend.
 //!
-//! The raw entries are the backend's own ([`Checked::LAYOUT`]): `u32` sums interleaved
+//! The raw entries are the backend's own ([`Checked::layout`], as the backend declares it): `u32` sums interleaved
 //! `c0, c1` per pair for [`Portable`]; signed 32-bit `vpmaddwd` lanes in blocks of eight
 //! `c0` then eight `c1` sums for AVX2. Read as `u32`, an AVX2 lane that wrapped negative is
 //! above every limit, so it cannot pass unnoticed.
@@ -27,66 +27,70 @@ use lattice_poly_ntt::mlkem::{
 use lattice_poly_ntt::{Backend, Portable};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-/// Where the sums of pair `i` live in a backend's raw accumulator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Layout {
-    /// `acc[2i] = c0`, `acc[2i + 1] = c1` (the portable backend).
-    Interleaved,
-    /// For each block `m` of 8 pairs, `acc[16m + j] = c0` and `acc[16m + 8 + j] = c1` of
-    /// pair `8m + j` (the AVX2 backend, the natural output of `vpmaddwd`).
-    Blocks16,
-}
+/// Where the sums of each pair live in a backend's raw accumulator, as the backend itself
+/// declares it (`Backend::ACCUMULATOR_LAYOUT.coefficient_of`).
+#[derive(Clone, Copy)]
+pub(crate) struct Layout(fn(usize) -> usize);
 
-impl Layout {
-    /// `(pair, is_c1)` of raw entry `index`.
-    pub(crate) fn entry(self, index: usize) -> (usize, bool) {
-        match self {
-            Self::Interleaved => (index / 2, index % 2 == 1),
-            Self::Blocks16 => (8 * (index / 16) + index % 8, index % 16 >= 8),
-        }
+impl core::fmt::Debug for Layout {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let first: Vec<usize> = (0..16).map(self.0).collect();
+        write!(f, "Layout(first 16 entries hold coefficients {first:?})")
     }
 }
 
-/// A backend as this checker sees it.
+impl Layout {
+    /// The layout backend `B` declares.
+    pub(crate) fn of<B: Backend<MlKem>>() -> Self {
+        Self(B::ACCUMULATOR_LAYOUT.coefficient_of)
+    }
+
+    /// `(pair, is_c1)` of raw entry `index`.
+    pub(crate) fn entry(self, index: usize) -> (usize, bool) {
+        let c = (self.0)(index);
+        (c / 2, c % 2 == 1)
+    }
+
+    /// Whether entry `i` holds coefficient `i` (the portable layout).
+    pub(crate) fn is_interleaved(self) -> bool {
+        (0..N).all(|i| (self.0)(i) == i)
+    }
+
+    /// Whether the layout is a permutation of the `N` coefficients (checked before use).
+    pub(crate) fn is_permutation(self) -> bool {
+        let mut seen = [false; N];
+        for i in 0..N {
+            let c = (self.0)(i);
+            if c >= N || seen[c] {
+                return false;
+            }
+            seen[c] = true;
+        }
+        true
+    }
+}
+
+/// A backend as this checker sees it: everything comes from the backend's own
+/// `ACCUMULATOR_LAYOUT` (nothing about a particular backend is written here).
 pub(crate) trait Checked: Backend<MlKem> {
     /// Appended to the names of its rows.
-    const TAG: &'static str;
+    const TAG: &'static str = Self::ACCUMULATOR_LAYOUT.tag;
     /// How its [`Backend::MAX_TERMS`] is spelled in the library.
-    const MAX_TERMS_NAME: &'static str;
-    /// Its raw accumulator layout.
-    const LAYOUT: Layout;
+    const MAX_TERMS_NAME: &'static str = Self::ACCUMULATOR_LAYOUT.max_terms_name;
     /// Largest raw entry allowed: the smaller of the lane type's maximum and the domain of
     /// the final reduction.
-    const LIMIT: u64;
+    const LIMIT: u64 = Self::ACCUMULATOR_LAYOUT.entry_limit as u64;
     /// What [`Self::LIMIT`] is.
-    const LIMIT_NAME: &'static str;
+    const LIMIT_NAME: &'static str = Self::ACCUMULATOR_LAYOUT.entry_limit_name;
     /// The lane type's maximum.
-    const LANE_MAX: u64;
+    const LANE_MAX: u64 = Self::ACCUMULATOR_LAYOUT.lane_max as u64;
+    /// Its raw accumulator layout.
+    fn layout() -> Layout {
+        Layout::of::<Self>()
+    }
 }
 
-impl Checked for Portable {
-    const TAG: &'static str = "";
-    const MAX_TERMS_NAME: &'static str = "ACCUMULATOR_MAX_TERMS";
-    const LAYOUT: Layout = Layout::Interleaved;
-    // barrett_reduce accepts every u32 (required in `site_row`).
-    const LIMIT: u64 = u32::MAX as u64;
-    const LIMIT_NAME: &'static str = "u32::MAX";
-    const LANE_MAX: u64 = u32::MAX as u64;
-}
-
-#[cfg(target_arch = "x86_64")]
-impl Checked for lattice_poly_ntt::Avx2 {
-    const TAG: &'static str = " [AVX2]";
-    const MAX_TERMS_NAME: &'static str = "AVX2_MAX_TERMS";
-    const LAYOUT: Layout = Layout::Blocks16;
-    const LIMIT: u64 = {
-        let limit = lattice_poly_ntt::backend::avx2::AVX2_ACCUMULATOR_LIMIT;
-        let lane = i32::MAX as i64;
-        (if limit < lane { limit } else { lane }) as u64
-    };
-    const LIMIT_NAME: &'static str = "AVX2_ACCUMULATOR_LIMIT";
-    const LANE_MAX: u64 = i32::MAX as u64;
-}
+impl<B: Backend<MlKem>> Checked for B {}
 
 const PAIRS: usize = N / 2;
 const MAX: u16 = CANONICAL_MAX;
@@ -321,7 +325,7 @@ fn accumulate_and_check<B: Checked>(
         acc.add_product(a, rhs);
         portable.add_product(a, rhs);
     }
-    run.seen.record(acc.raw(), B::LAYOUT);
+    run.seen.record(acc.raw(), B::layout());
     run.accumulations += 1;
     let reduced = acc.reduce();
     let plain: Vec<_> = terms.iter().map(|(a, b)| (*a, b.poly())).collect();
@@ -336,13 +340,13 @@ fn accumulate_and_check<B: Checked>(
         ));
     }
     let same_raw = acc.raw().iter().enumerate().all(|(index, &value)| {
-        let (pair, c1) = B::LAYOUT.entry(index);
+        let (pair, c1) = B::layout().entry(index);
         value == portable.raw()[2 * pair + usize::from(c1)]
     });
     if !same_raw {
         run.problems.push(format!(
-            "{label}: raw sums differ from the portable backend's (layout {:?})",
-            B::LAYOUT
+            "{label}: raw sums differ from the portable backend's ({:?})",
+            B::layout()
         ));
     }
     if reduced != portable.reduce() {
@@ -533,10 +537,13 @@ pub(crate) fn term_rows(single: &SiteRun) -> Vec<Row> {
 
 /// The requirements on [`Checked::LIMIT`] itself.
 fn limit_requirements<B: Checked>(row: &mut Row) {
+    row.require(B::layout().is_permutation(), || {
+        "the declared accumulator layout is not a permutation of the coefficients".into()
+    });
     row.require(B::LIMIT <= B::LANE_MAX, || {
         format!("{} is above the lane type's maximum", B::LIMIT_NAME)
     });
-    if B::LAYOUT == Layout::Interleaved {
+    if B::layout().is_interleaved() {
         row.require(
             u64::from(lattice_field::gf3329::BARRETT_INPUT_MAX) >= u64::from(u32::MAX),
             || "the final barrett_reduce does not accept every u32".into(),
@@ -572,7 +579,7 @@ pub(crate) fn fill_accumulator<B: Checked>(backend: B, terms: usize) -> Option<F
             (*acc.raw(), acc.reduce())
         }));
         let (raw, reduced) = filled.ok()?;
-        fill.seen.record(&raw, B::LAYOUT);
+        fill.seen.record(&raw, B::layout());
         let exact = reference_sum(&vec![(&a, b.poly()); terms]);
         fill.correct &= reduced.coeffs() == &exact;
     }
@@ -630,7 +637,7 @@ fn overfill_report<B: Checked>(backend: B) -> String {
         while n < cap && catch_unwind(AssertUnwindSafe(|| acc.add_product(&a, &b))).is_ok() {
             n += 1;
             let mut seen = LaneMax::default();
-            seen.record(acc.raw(), B::LAYOUT);
+            seen.record(acc.raw(), B::layout());
             let first = |at: &mut Option<usize>, hit: bool| {
                 if hit {
                     *at = Some(at.map_or(n, |m| m.min(n)));
@@ -687,7 +694,7 @@ pub(crate) fn rank_row<B: Checked>() -> Row {
             B::LIMIT_NAME
         )
     });
-    if B::LAYOUT == Layout::Interleaved {
+    if B::layout().is_interleaved() {
         rank.require(max_terms == ACCUMULATOR_MAX_TERMS, || {
             "Portable::MAX_TERMS != ACCUMULATOR_MAX_TERMS".into()
         });

@@ -640,10 +640,13 @@ mod avx2 {
 
     #[test]
     fn avx2_accumulator_rows_and_layout() {
-        assert_eq!(Layout::Blocks16.entry(0), (0, false));
-        assert_eq!(Layout::Blocks16.entry(8), (0, true));
-        assert_eq!(Layout::Blocks16.entry(16 + 7), (15, false));
-        assert_eq!(Layout::Blocks16.entry(255), (127, true));
+        let avx2 = Layout::of::<lattice_poly_ntt::Avx2>();
+        assert!(avx2.is_permutation() && !avx2.is_interleaved());
+        assert_eq!(avx2.entry(0), (0, false));
+        assert_eq!(avx2.entry(8), (0, true));
+        assert_eq!(avx2.entry(16 + 7), (15, false));
+        assert_eq!(avx2.entry(255), (127, true));
+        assert!(Layout::of::<lattice_poly_ntt::Portable>().is_interleaved());
         let ptm = u64::from(PRODUCT_TERM_MAX);
         let limited = |terms: u64| {
             super::super::report::LazySite {

@@ -133,6 +133,35 @@ macro_rules! dispatch {
 }
 
 use crate::ring::{self, Ring};
+#[cfg(feature = "bounds-probe")]
+use lattice_field::Field;
+
+/// How a backend lays out and bounds its raw accumulator entries, for `cargo xtask bounds`
+/// (which checks every backend against its own description; `bounds-probe` feature only).
+#[cfg(feature = "bounds-probe")]
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct AccumulatorLayout {
+    /// Appended to the names of the backend's rows (`""` for the portable backend).
+    pub tag: &'static str,
+    /// How the backend's `MAX_TERMS` is spelled in the library.
+    pub max_terms_name: &'static str,
+    /// The coefficient whose sum raw entry `i` holds.
+    pub coefficient_of: fn(usize) -> usize,
+    /// Largest raw entry allowed: the smaller of the lane type's maximum and the final
+    /// reduction's input domain.
+    pub entry_limit: u128,
+    /// What `entry_limit` is.
+    pub entry_limit_name: &'static str,
+    /// The lane type's maximum.
+    pub lane_max: u128,
+}
+
+/// Raw entry `i` holds coefficient `i` (the portable layout).
+#[cfg(feature = "bounds-probe")]
+const fn same_index(i: usize) -> usize {
+    i
+}
 
 /// The hot functions of ring `R` on one backend.
 ///
@@ -147,6 +176,23 @@ pub trait Backend<R: Ring>: Copy + core::fmt::Debug + 'static {
     /// How many products one accumulator can take with this backend's lane width and final
     /// reduction (at most [`Ring::MAX_TERMS`]).
     const MAX_TERMS: usize = R::MAX_TERMS;
+
+    /// The layout and limits of this backend's accumulator entries (the portable default:
+    /// one wide entry per coefficient, bounded by the field's wide reduction).
+    #[cfg(feature = "bounds-probe")]
+    #[doc(hidden)]
+    const ACCUMULATOR_LAYOUT: AccumulatorLayout = AccumulatorLayout {
+        tag: "",
+        max_terms_name: "ACCUMULATOR_MAX_TERMS",
+        coefficient_of: same_index,
+        entry_limit: if R::Field::WIDE_MAX < R::Field::REDUCE_WIDE_INPUT_MAX {
+            R::Field::WIDE_MAX
+        } else {
+            R::Field::REDUCE_WIDE_INPUT_MAX
+        },
+        entry_limit_name: "the wide type's maximum (= the reduction's domain)",
+        lane_max: R::Field::WIDE_MAX,
+    };
 
     /// Forward NTT in place (FIPS 203 Algorithm 9, FIPS 204 Algorithm 41).
     #[inline]

@@ -129,8 +129,31 @@ use ntt::{
     ZETAS_MONT, inverse_ntt_avx2, inverse_ntt_kernel, ntt_avx2, ntt_kernel,
 };
 
+/// The coefficient of raw AVX2 accumulator entry `i`: entry `16m + j` is `c0` and entry
+/// `16m + 8 + j` is `c1` of pair `8m + j`.
+#[cfg(feature = "bounds-probe")]
+const fn blocks16_coefficient(i: usize) -> usize {
+    2 * (8 * (i / 16) + i % 8) + (i % 16 >= 8) as usize
+}
+
 impl Backend<MlKem> for Avx2 {
     const MAX_TERMS: usize = AVX2_MAX_TERMS;
+
+    // For each block of 8 pairs, 8 c0 sums then 8 c1 sums (the natural output of
+    // `vpmaddwd`), in signed 32-bit lanes bounded by the final Montgomery reduction.
+    #[cfg(feature = "bounds-probe")]
+    const ACCUMULATOR_LAYOUT: super::AccumulatorLayout = super::AccumulatorLayout {
+        tag: " [AVX2]",
+        max_terms_name: "AVX2_MAX_TERMS",
+        coefficient_of: blocks16_coefficient,
+        entry_limit: if AVX2_ACCUMULATOR_LIMIT < i32::MAX as i64 {
+            AVX2_ACCUMULATOR_LIMIT as u128
+        } else {
+            i32::MAX as u128
+        },
+        entry_limit_name: "AVX2_ACCUMULATOR_LIMIT",
+        lane_max: i32::MAX as u128,
+    };
 
     #[inline]
     fn ntt(self, coeffs: &mut [u16; N]) {
