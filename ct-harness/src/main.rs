@@ -34,6 +34,8 @@
 //!   was secret-derived before it was declassified, so a run in which the secrets silently
 //!   lost their marking fails.
 //! - `ct-harness leaky`: the negative control of [`leaky`].
+//! - `ct-harness dudect`: the statistical timing test of [`dudect`], run natively (not under
+//!   valgrind), which covers the AVX-512 backend that valgrind cannot execute.
 //!
 //! `--require-valgrind` makes either mode fail when `RUNNING_ON_VALGRIND` says it is not
 //! under valgrind. Natively every client request is a no-op and the harness is a plain
@@ -56,6 +58,7 @@
 //! nothing is accepted.
 #![forbid(clippy::undocumented_unsafe_blocks)]
 
+mod dudect;
 mod leaky;
 mod ops;
 mod valgrind;
@@ -67,7 +70,7 @@ use sha3::digest::{ExtendableOutput, Update, XofReader};
 use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str = "usage: ct-harness [kem | leaky] [--require-valgrind]";
+const USAGE: &str = "usage: ct-harness [kem | leaky | dudect] [--require-valgrind]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -75,7 +78,7 @@ fn main() -> ExitCode {
     let mut require_valgrind = false;
     for arg in &args {
         match arg.as_str() {
-            "kem" | "leaky" => mode = arg,
+            "kem" | "leaky" | "dudect" => mode = arg,
             "--require-valgrind" => require_valgrind = true,
             _ => {
                 eprintln!("ct-harness: unknown argument `{arg}`\n{USAGE}");
@@ -83,10 +86,10 @@ fn main() -> ExitCode {
             }
         }
     }
-    let result = if mode == "leaky" {
-        leaky::run(require_valgrind)
-    } else {
-        run_kem(require_valgrind)
+    let result = match mode {
+        "leaky" => leaky::run(require_valgrind),
+        "dudect" => dudect::run(),
+        _ => run_kem(require_valgrind),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -22,6 +22,9 @@
 //! | AVX2 accumulation for K = 1..4, capacity | [`accumulate`] | the real `Accumulator` with `Avx2`, raw signed 32-bit lanes against `AVX2_ACCUMULATOR_LIMIT` |
 //! | ML-DSA lazy accumulation, k x l = 4 x 4, 6 x 5, 8 x 7, capacity | [`mldsa_accumulate`] | the real `mldsa::Matrix::mul_vector` / `Accumulator` (`Portable`) on all-maximal and random operands, raw `u64` sums against exact `u128` sums |
 //!
+//! The AVX-512 token runs the AVX2 kernels with its own declared layout: its accumulation
+//! rows are checked the same way, when the CPU has AVX-512.
+//!
 //! The AVX2 rows run when the CPU has AVX2 (`lattice_poly_ntt::Avx2::detect`), and
 //! are one SKIP row otherwise.
 //!
@@ -219,6 +222,31 @@ fn avx2_rows(threads: usize) -> (Vec<Row>, String) {
     (rows, details)
 }
 
+/// The AVX-512 token's accumulation rows (it runs the AVX2 kernels, with its own declared
+/// layout), or one SKIP row on a CPU without AVX-512.
+#[cfg(target_arch = "x86_64")]
+fn avx512_rows() -> Vec<Row> {
+    let Some(token) = lattice_poly_ntt::Avx512::detect() else {
+        return vec![avx512_skip_row()];
+    };
+    let (mut rows, _, _) = accumulation_rows(token);
+    rows.push(quietly(|| accumulate::capacity_row(token)));
+    rows
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn avx512_rows() -> Vec<Row> {
+    vec![avx512_skip_row()]
+}
+
+fn avx512_skip_row() -> Row {
+    Row::skip(
+        "AVX-512 backend (accumulator)",
+        Method::WorstCase,
+        "CPU without AVX-512: not run",
+    )
+}
+
 #[cfg(not(target_arch = "x86_64"))]
 fn avx2_rows(_threads: usize) -> (Vec<Row>, String) {
     (vec![avx2_skip_row()], String::new())
@@ -270,7 +298,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let t = Instant::now();
     let (simd_rows, simd_details) = avx2_rows(threads);
     rows.extend(simd_rows);
-    phase("avx2", t);
+    rows.extend(avx512_rows());
+    phase("avx2+avx512", t);
 
     println!(
         "bounds of every reduction and lazy site (q = {} and q = {}, {threads} threads)\n",

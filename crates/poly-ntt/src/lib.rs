@@ -91,7 +91,7 @@ pub mod ring;
 mod vector;
 
 #[cfg(target_arch = "x86_64")]
-pub use backend::Avx2;
+pub use backend::{Avx2, Avx512};
 pub use backend::{Backend, Portable};
 pub use lazy::{Accumulator, CachedNttPoly, multiply_ntts};
 pub use poly::{NttPoly, Poly};

@@ -10,10 +10,12 @@
 //! an [`AnyBackend`] (`*_on`).
 //!
 //! This module is the only place of the crate that names an instruction set: the AVX2
-//! kernels are in `avx2`.
+//! kernels are in `avx2`; the AVX-512 token runs them too (`avx512`).
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 
 use crate::compress::{compress, decompress};
 use crate::encode::{byte_decode_portable, byte_encode_portable};

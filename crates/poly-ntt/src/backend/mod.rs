@@ -22,10 +22,14 @@
 
 #[cfg(target_arch = "x86_64")]
 pub mod avx2;
+#[cfg(target_arch = "x86_64")]
+pub mod avx512;
 mod portable;
 
 #[cfg(target_arch = "x86_64")]
 pub use avx2::Avx2;
+#[cfg(target_arch = "x86_64")]
+pub use avx512::Avx512;
 pub use portable::Portable;
 
 /// The backends this crate knows, whether or not this CPU has them.
@@ -35,11 +39,13 @@ pub enum BackendKind {
     Portable,
     /// AVX2 (with BMI1/2, FMA, POPCNT) on x86-64.
     Avx2,
+    /// AVX-512F, VL and BW (with everything AVX2 needs) on x86-64.
+    Avx512,
 }
 
 impl BackendKind {
     /// Every kind, the reference (portable) first.
-    pub const ALL: [Self; 2] = [Self::Portable, Self::Avx2];
+    pub const ALL: [Self; 3] = [Self::Portable, Self::Avx2, Self::Avx512];
 
     /// The kind's name, as `Display` prints it.
     #[must_use]
@@ -47,6 +53,7 @@ impl BackendKind {
         match self {
             Self::Portable => "portable",
             Self::Avx2 => "avx2",
+            Self::Avx512 => "avx512",
         }
     }
 
@@ -72,12 +79,19 @@ pub enum AnyBackend {
     /// The AVX2 token.
     #[cfg(target_arch = "x86_64")]
     Avx2(Avx2),
+    /// The AVX-512 token.
+    #[cfg(target_arch = "x86_64")]
+    Avx512(Avx512),
 }
 
 impl AnyBackend {
     /// The fastest backend this CPU has (CPU features are detected once and cached).
     #[must_use]
     pub fn best() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx512) = Avx512::detect() {
+            return Self::Avx512(avx512);
+        }
         #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = Avx2::detect() {
             return Self::Avx2(avx2);
@@ -92,8 +106,10 @@ impl AnyBackend {
             BackendKind::Portable => Some(Self::Portable(Portable)),
             #[cfg(target_arch = "x86_64")]
             BackendKind::Avx2 => Avx2::detect().map(Self::Avx2),
+            #[cfg(target_arch = "x86_64")]
+            BackendKind::Avx512 => Avx512::detect().map(Self::Avx512),
             #[cfg(not(target_arch = "x86_64"))]
-            BackendKind::Avx2 => None,
+            BackendKind::Avx2 | BackendKind::Avx512 => None,
         }
     }
 
@@ -104,6 +120,8 @@ impl AnyBackend {
             Self::Portable(_) => BackendKind::Portable,
             #[cfg(target_arch = "x86_64")]
             Self::Avx2(_) => BackendKind::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx512(_) => BackendKind::Avx512,
         }
     }
 }
@@ -128,6 +146,8 @@ macro_rules! dispatch {
             $crate::backend::AnyBackend::Portable($b) => $body,
             #[cfg(target_arch = "x86_64")]
             $crate::backend::AnyBackend::Avx2(token) => token.run(|$b| $body),
+            #[cfg(target_arch = "x86_64")]
+            $crate::backend::AnyBackend::Avx512(token) => token.run(|$b| $body),
         }
     };
 }

@@ -27,10 +27,12 @@ use lattice_poly_ntt::mlkem::N;
 use zeroize::Zeroize;
 
 use super::x4::{SHAKE128_RATE, SHAKE256_RATE, WAYS, WORDS, keccak_f1600_x4};
+use super::x4_vl::keccak_f1600_x4_vl;
 use super::{SHA3_256_RATE, SHAKE_DOMAIN, permute_bmi};
 use crate::batch::Job;
 use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd3_into};
 use crate::simd::{cbd, rej};
+use core::arch::x86_64::__m256i;
 
 /// Words in the largest rate (SHAKE128).
 const MAX_RATE_WORDS: usize = SHAKE128_RATE / 8;
@@ -335,7 +337,7 @@ impl StateX4 {
     /// Keccak-f\[1600\] on all four states.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn permute(&mut self) {
+    fn permute<P: Permute4>(&mut self) {
         // A plain loop rather than `core::array::from_fn` (whose closure is not always
         // inlined under AVX2).
         let mut regs = [_mm256_setzero_si256(); WORDS];
@@ -343,7 +345,9 @@ impl StateX4 {
             // SAFETY: `word` is 32 readable bytes; the load is unaligned.
             *reg = unsafe { _mm256_loadu_si256(word.as_ptr().cast()) };
         }
-        keccak_f1600_x4(&mut regs);
+        // SAFETY: `P` is chosen by the caller of `run_with`, whose contract is that the CPU
+        // has its features.
+        unsafe { P::permute(&mut regs) };
         for (word, reg) in self.words.iter_mut().zip(regs) {
             // SAFETY: `word` is 32 writable bytes; the store is unaligned.
             unsafe { _mm256_storeu_si256(word.as_mut_ptr().cast(), reg) };
@@ -358,10 +362,59 @@ impl Drop for StateX4 {
     }
 }
 
-/// Runs every job of `jobs`, in order as lanes free up (see the module docs).
+/// A 4-way Keccak-f\[1600\] on the interleaved layout of `super::x4`.
+pub(crate) trait Permute4 {
+    /// Permutes the four states.
+    ///
+    /// # Safety
+    /// The CPU has the instruction set of the implementation.
+    unsafe fn permute(state: &mut [__m256i; WORDS]);
+}
+
+/// The AVX2 permutation.
+pub(crate) struct X4Avx2;
+
+impl Permute4 for X4Avx2 {
+    #[inline]
+    unsafe fn permute(state: &mut [__m256i; WORDS]) {
+        // SAFETY: the caller guarantees AVX2.
+        unsafe { keccak_f1600_x4(state) }
+    }
+}
+
+/// The AVX-512VL permutation (ternary logic, native rotations).
+pub(crate) struct X4Vl;
+
+impl Permute4 for X4Vl {
+    #[inline]
+    unsafe fn permute(state: &mut [__m256i; WORDS]) {
+        // SAFETY: the caller guarantees AVX2 and AVX-512F/VL.
+        unsafe { keccak_f1600_x4_vl(state) }
+    }
+}
+
+/// Runs every job of `jobs` on the AVX2 permutation (see [`run_with`]).
 #[target_feature(enable = "avx2")]
 #[inline(never)]
 pub(crate) fn run<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
+    run_with::<X4Avx2>(jobs);
+}
+
+/// Runs every job of `jobs` on the AVX-512VL permutation (see [`run_with`]).
+///
+/// # Safety
+/// The CPU has AVX2, BMI1/2 and AVX-512F/VL.
+#[target_feature(enable = "avx2,avx512f,avx512vl")]
+#[inline(never)]
+pub(crate) unsafe fn run_vl<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
+    run_with::<X4Vl>(jobs);
+}
+
+/// Runs every job of `jobs`, in order as lanes free up (see the module docs), on the 4-way
+/// permutation `P` (whose instruction set the CPU must have).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn run_with<'a, P: Permute4>(jobs: impl IntoIterator<Item = Job<'a>>) {
     let mut state = StateX4 {
         words: [[0; WAYS]; WORDS],
     };
@@ -409,7 +462,7 @@ pub(crate) fn run<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
                 state.words[lane.rate_words() - 1][l] ^= pad;
             }
         }
-        state.permute();
+        state.permute::<P>();
         for (l, slot) in lanes.iter_mut().enumerate() {
             if let Some(lane) = slot
                 && lane.padded

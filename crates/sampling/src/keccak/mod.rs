@@ -8,6 +8,7 @@
 //! | `f1600` | the scalar Keccak-f\[1600\]: one unrolled round computed plane by plane, two rounds per loop iteration; the AVX2 token runs the same code built with BMI1/BMI2 (`andn`, `rorx`) |
 //! | this module | the sponge (absorb, pad, squeeze, any rate) and the one-shot hashes |
 //! | `x4` | Keccak-f\[1600\] on four states at once in AVX2 registers |
+//! | `x4_vl` | the same on 256-bit registers with AVX-512VL ternary logic and rotations |
 //! | `lanes` | the scheduler: independent sponges of any kind and rate share the 4-way permutation, a lone last job finishing on the scalar one |
 //!
 //! The hashes that cannot be batched across streams (H(ek) over the whole encapsulation key,
@@ -22,6 +23,9 @@ pub(crate) mod lanes;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 pub(crate) mod x4;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+pub(crate) mod x4_vl;
 
 use crate::backend::SamplingBackend;
 pub use f1600::f1600_portable;

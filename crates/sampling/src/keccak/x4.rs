@@ -44,7 +44,7 @@ const ROUNDS: usize = 24;
 
 /// The iota round constants, generated at compile time by the degree-8 LFSR of FIPS 202
 /// Algorithm 5 (`rc(t)`): bit `2^j - 1` of `RC[i]` is `rc(j + 7i)`.
-const ROUND_CONSTANTS: [u64; ROUNDS] = round_constants();
+pub(crate) const ROUND_CONSTANTS: [u64; ROUNDS] = round_constants();
 
 const fn round_constants() -> [u64; ROUNDS] {
     let mut out = [0u64; ROUNDS];
@@ -76,19 +76,36 @@ const _: () = assert!(ROUND_CONSTANTS[0] == 0x0000_0000_0000_0001);
 const _: () = assert!(ROUND_CONSTANTS[1] == 0x0000_0000_0000_8082);
 const _: () = assert!(ROUND_CONSTANTS[23] == 0x8000_0000_8000_8008);
 
-/// `rotl(x, n)` on each 64-bit element. The byte-sized rotations by 8 and 56 use `vpshufb`
-/// with the patterns `$masks.0` and `$masks.1`; the others shift both ways and `or`.
-macro_rules! rotl {
-    ($masks:ident, $x:expr, 0) => {
+/// The AVX2 operations of a round, for [`round!`]: `rotl` is two shifts and an `or`, except
+/// the byte-sized rotations by 8 and 56, which are one `vpshufb` with the patterns
+/// `$ctx.0` and `$ctx.1`; chi's `!b & c` is one `vpandn`.
+macro_rules! avx2_ops {
+    (xor, $ctx:ident, $a:expr, $b:expr) => {
+        _mm256_xor_si256($a, $b)
+    };
+    (xor5, $ctx:ident, $a:expr, $b:expr, $c:expr, $d:expr, $e:expr) => {
+        _mm256_xor_si256(
+            _mm256_xor_si256(_mm256_xor_si256($a, $b), $c),
+            _mm256_xor_si256($d, $e),
+        )
+    };
+    (chi, $ctx:ident, $a:expr, $b:expr, $c:expr) => {
+        _mm256_xor_si256($a, _mm256_andnot_si256($b, $c))
+    };
+    (iota, $ctx:ident, $a:expr, $rc:expr) => {
+        // The constant's bit pattern is reinterpreted, not converted.
+        _mm256_xor_si256($a, _mm256_set1_epi64x($rc as i64))
+    };
+    (rotl, $ctx:ident, $x:expr, 0) => {
         $x
     };
-    ($masks:ident, $x:expr, 8) => {
-        _mm256_shuffle_epi8($x, $masks.0)
+    (rotl, $ctx:ident, $x:expr, 8) => {
+        _mm256_shuffle_epi8($x, $ctx.0)
     };
-    ($masks:ident, $x:expr, 56) => {
-        _mm256_shuffle_epi8($x, $masks.1)
+    (rotl, $ctx:ident, $x:expr, 56) => {
+        _mm256_shuffle_epi8($x, $ctx.1)
     };
-    ($masks:ident, $x:expr, $n:tt) => {{
+    (rotl, $ctx:ident, $x:expr, $n:tt) => {{
         let x = $x;
         _mm256_or_si256(
             _mm256_slli_epi64::<$n>(x),
@@ -100,51 +117,50 @@ macro_rules! rotl {
 // `(x + 1) % 5` and friends as tables: at opt-level z a `% 5` in a loop that is not
 // unrolled stays a `div` instruction, which the constant-time check forbids in our code
 // (even on public values like these indices).
-const NEXT: [usize; 5] = [1, 2, 3, 4, 0];
-const NEXT2: [usize; 5] = [2, 3, 4, 0, 1];
-const PREV: [usize; 5] = [4, 0, 1, 2, 3];
+pub(crate) const NEXT: [usize; 5] = [1, 2, 3, 4, 0];
+pub(crate) const NEXT2: [usize; 5] = [2, 3, 4, 0, 1];
+pub(crate) const PREV: [usize; 5] = [4, 0, 1, 2, 3];
 
 /// One output plane (row `y` of the result) of rho, pi, chi and theta's `D`: the five words
 /// of the row come from `$a[src]` rotated by `rot` (listed in order of `x`), each after
-/// xoring in `$d[src % 5]`; chi then combines them into `$e[5y .. 5y + 5]`.
+/// xoring in `$d[src % 5]`; chi then combines them into `$e[5y .. 5y + 5]`. `$ops` is the
+/// instruction set's operations ([`avx2_ops!`] here, `avx512_ops!` in `x4_vl`).
 macro_rules! plane {
-    ($masks:ident, $a:ident, $d:ident, $e:ident, $y:literal;
+    ($ops:ident, $ctx:ident, $a:ident, $d:ident, $e:ident, $y:literal;
         $($src:literal, $rot:tt;)*) => {{
-        let b = [$(rotl!($masks, _mm256_xor_si256($a[$src], $d[$src % 5]), $rot)),*];
+        let b = [$($ops!(rotl, $ctx, $ops!(xor, $ctx, $a[$src], $d[$src % 5]), $rot)),*];
         for x in 0..5 {
-            $e[5 * $y + x] =
-                _mm256_xor_si256(b[x], _mm256_andnot_si256(b[NEXT[x]], b[NEXT2[x]]));
+            $e[5 * $y + x] = $ops!(chi, $ctx, b[x], b[$crate::keccak::x4::NEXT[x]], b[$crate::keccak::x4::NEXT2[x]]);
         }
     }};
 }
 
 /// One round from `$a` into `$e` (a macro rather than a function so that it is always
-/// inlined: `#[inline(always)]` does not combine with `#[target_feature]`).
+/// inlined: `#[inline(always)]` does not combine with `#[target_feature]`), in the
+/// operations `$ops` of one instruction set.
 ///
 /// Rho and pi move word `x + 5y` of `a`, rotated by `r[x, y]`, to position
 /// `y + 5 * ((2x + 3y) mod 5)`; the planes below list, for each output row, the source word
 /// and rotation of each of its five words.
 macro_rules! round {
-    ($masks:ident, $a:ident, $e:ident, $rc:expr) => {{
+    ($ops:ident, $ctx:ident, $a:ident, $e:ident, $rc:expr) => {{
+        use $crate::keccak::x4::{NEXT, PREV};
         // Theta: column parities, then the value each column is xored with.
         let c: [__m256i; 5] = core::array::from_fn(|x| {
-            _mm256_xor_si256(
-                _mm256_xor_si256(_mm256_xor_si256($a[x], $a[x + 5]), $a[x + 10]),
-                _mm256_xor_si256($a[x + 15], $a[x + 20]),
-            )
+            $ops!(xor5, $ctx, $a[x], $a[x + 5], $a[x + 10], $a[x + 15], $a[x + 20])
         });
-        let d: [__m256i; 5] = core::array::from_fn(|x| {
-            _mm256_xor_si256(c[PREV[x]], rotl!($masks, c[NEXT[x]], 1))
-        });
-        plane!($masks, $a, d, $e, 0; 0, 0; 6, 44; 12, 43; 18, 21; 24, 14;);
-        plane!($masks, $a, d, $e, 1; 3, 28; 9, 20; 10, 3; 16, 45; 22, 61;);
-        plane!($masks, $a, d, $e, 2; 1, 1; 7, 6; 13, 25; 19, 8; 20, 18;);
-        plane!($masks, $a, d, $e, 3; 4, 27; 5, 36; 11, 10; 17, 15; 23, 56;);
-        plane!($masks, $a, d, $e, 4; 2, 62; 8, 55; 14, 39; 15, 41; 21, 2;);
-        // Iota. The constant's bit pattern is reinterpreted, not converted.
-        $e[0] = _mm256_xor_si256($e[0], _mm256_set1_epi64x($rc as i64));
+        let d: [__m256i; 5] =
+            core::array::from_fn(|x| $ops!(xor, $ctx, c[PREV[x]], $ops!(rotl, $ctx, c[NEXT[x]], 1)));
+        plane!($ops, $ctx, $a, d, $e, 0; 0, 0; 6, 44; 12, 43; 18, 21; 24, 14;);
+        plane!($ops, $ctx, $a, d, $e, 1; 3, 28; 9, 20; 10, 3; 16, 45; 22, 61;);
+        plane!($ops, $ctx, $a, d, $e, 2; 1, 1; 7, 6; 13, 25; 19, 8; 20, 18;);
+        plane!($ops, $ctx, $a, d, $e, 3; 4, 27; 5, 36; 11, 10; 17, 15; 23, 56;);
+        plane!($ops, $ctx, $a, d, $e, 4; 2, 62; 8, 55; 14, 39; 15, 41; 21, 2;);
+        $e[0] = $ops!(iota, $ctx, $e[0], $rc);
     }};
 }
+
+pub(crate) use {plane, round};
 
 /// Keccak-f\[1600\] applied to four interleaved states.
 #[inline]
@@ -166,8 +182,8 @@ pub(crate) fn keccak_f1600_x4(state: &mut [__m256i; WORDS]) {
     let mut a = *state;
     let mut e = [_mm256_setzero_si256(); WORDS];
     for rc in ROUND_CONSTANTS.as_chunks::<2>().0 {
-        round!(masks, a, e, rc[0]);
-        round!(masks, e, a, rc[1]);
+        round!(avx2_ops, masks, a, e, rc[0]);
+        round!(avx2_ops, masks, e, a, rc[1]);
     }
     *state = a;
 }
