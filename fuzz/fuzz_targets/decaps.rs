@@ -24,14 +24,18 @@
 //! - 3, honest: `seed (64) || m (32) || offset: u16 LE || mask`: a key from the seed, an honest
 //!   ciphertext for m, XORed with the mask from `offset` on (the mask may be empty or cancel).
 //!
-//! `(selector / 12) % 2 == 1` runs the whole input on the portable backend; otherwise on the
-//! AVX2 backend where the CPU has it (the portable one where it does not), so a campaign
-//! exercises both. The backend is passed explicitly (the `hazmat` entry points `*_on`);
-//! `to_expanded_bytes` has no such variant and runs on the library's default backend.
+//! `selector / 12` picks the backend among `BackendKind::ALL` (the portable one where the CPU
+//! lacks it), so a campaign exercises every backend; it is passed explicitly to the `hazmat`
+//! entry points `*_on`.
 #![no_main]
 
+#[path = "backend.rs"]
+mod backend;
+
+use backend::backend_of;
 use libfuzzer_sys::fuzz_target;
-use mlkem::{AnyBackend, BackendKind, Error};
+use mlkem::AnyBackend;
+use mlkem::Error;
 use sha3::digest::{ExtendableOutput, Update, XofReader};
 use sha3::{Digest, Sha3_256, Shake256};
 
@@ -78,19 +82,6 @@ fn u16_at(bytes: &[u8], i: usize) -> u16 {
         bytes.get(i).copied().unwrap_or(0),
         bytes.get(i + 1).copied().unwrap_or(0),
     ])
-}
-
-/// The backend the selector bit asks for: portable, or AVX2 where this CPU has it (else
-/// portable).
-fn backend_of(portable: bool) -> AnyBackend {
-    let kind = if portable {
-        BackendKind::Portable
-    } else {
-        BackendKind::Avx2
-    };
-    AnyBackend::of(kind)
-        .or_else(|| AnyBackend::of(BackendKind::Portable))
-        .expect("the portable backend is always available")
 }
 
 macro_rules! check_set {
@@ -150,7 +141,10 @@ macro_rules! check_set {
                         );
                         let mut expected = dk.to_vec();
                         fold12(&mut expected[..DK_PKE], true);
-                        assert_eq!(key.to_expanded_bytes().as_slice(), expected.as_slice());
+                        assert_eq!(
+                            key.to_expanded_bytes_on(backend).as_slice(),
+                            expected.as_slice()
+                        );
                         Some(key)
                     }
                     Err(Error::DecapsulationKeyLength { expected, actual }) => {
@@ -235,7 +229,7 @@ macro_rules! check_set {
                     let mask = rest.get(98..).unwrap_or_default();
 
                     let key = DecapsulationKey::from_seed_on(backend, &seed);
-                    let expanded = key.to_expanded_bytes();
+                    let expanded = key.to_expanded_bytes_on(backend);
                     let imported =
                         import(backend, expanded.as_slice()).expect("exported dk re-imports");
                     let (honest, secret) = key
@@ -274,7 +268,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let mode = (selector / 3) % 4;
-    let backend = backend_of((selector / 12) % 2 == 1);
+    let backend = backend_of(usize::from(selector / 12));
     match selector % 3 {
         0 => check_512(backend, mode, rest),
         1 => check_768(backend, mode, rest),

@@ -10,34 +10,24 @@
 //!
 //! Input layout: `selector (1) || seed (64) || m (32) || edits`, zero-padded when short; each
 //! edit is 4 bytes `target, position: u16 LE, xor`, where `target % 3` picks ciphertext / ek /
-//! dk and the position is taken modulo the length of the target. An odd selector runs ours on
-//! the portable backend; an even one on the AVX2 backend where the CPU has it (the portable
-//! one where it does not), so a campaign compares both backends with ml-kem. The backend is
-//! passed explicitly (the `hazmat` entry points `*_on`); `to_expanded_bytes` has no such
-//! variant and runs on the library's default backend.
+//! dk and the position is taken modulo the length of the target. The selector picks the
+//! backend ours runs on among `BackendKind::ALL` (the portable one where the CPU lacks it),
+//! so a campaign compares every backend with ml-kem; it is passed explicitly to the `hazmat`
+//! entry points `*_on`.
 //!
 //! ml-kem's `from_expanded`/`to_expanded_bytes` are deprecated (it prefers seeds), but they
 //! are the FIPS 203 format, so both are compared here.
 #![no_main]
 #![allow(deprecated)]
 
+#[path = "backend.rs"]
+mod backend;
+
+use backend::backend_of;
 use libfuzzer_sys::fuzz_target;
 use ml_kem::array::Array;
 use ml_kem::{Decapsulate, ExpandedKeyEncoding, KeyExport};
-use mlkem::{AnyBackend, BackendKind};
-
-/// The backend the selector bit asks for: portable, or AVX2 where this CPU has it (else
-/// portable).
-fn backend_of(portable: bool) -> AnyBackend {
-    let kind = if portable {
-        BackendKind::Portable
-    } else {
-        BackendKind::Avx2
-    };
-    AnyBackend::of(kind)
-        .or_else(|| AnyBackend::of(BackendKind::Portable))
-        .expect("the portable backend is always available")
-}
+use mlkem::AnyBackend;
 
 /// Applies the edits aimed at `target` to a copy of `bytes`; `None` if that changes nothing
 /// (the unedited object has been compared already, so its checks are skipped).
@@ -65,7 +55,7 @@ macro_rules! differential {
             let their_ek = their_dk.encapsulation_key();
             let ek = our_ek.as_bytes().as_slice();
             assert_eq!(ek, their_ek.to_bytes().as_slice(), "encapsulation key");
-            let our_expanded = our_dk.to_expanded_bytes();
+            let our_expanded = our_dk.to_expanded_bytes_on(backend);
             let their_expanded = their_dk.to_expanded_bytes();
             let expanded = our_expanded.as_slice();
             assert_eq!(expanded, their_expanded.as_slice(), "expanded dk");
@@ -136,7 +126,7 @@ macro_rules! differential {
                     let k2 = theirs.decapsulate(&their_ct);
                     assert_eq!(k1.as_bytes().as_slice(), k2.as_slice(), "edited dk, ct");
                     assert_eq!(
-                        ours.to_expanded_bytes().as_slice(),
+                        ours.to_expanded_bytes_on(backend).as_slice(),
                         theirs.to_expanded_bytes().as_slice(),
                         "edited dk: re-export"
                     );
@@ -154,7 +144,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&selector, data)) = data.split_first() else {
         return;
     };
-    let backend = backend_of(selector % 2 == 1);
+    let backend = backend_of(usize::from(selector));
     let mut head = [0u8; 96];
     let n = data.len().min(96);
     head[..n].copy_from_slice(&data[..n]);

@@ -13,15 +13,19 @@
 //!   the first four bytes of the rest, `index: u16 LE` and `value: u16 LE`, overwrite one
 //!   coefficient with `value % 4096` (to probe the q boundary one coefficient at a time).
 //!
-//! `(selector / 12) % 2 == 1` runs the whole input on the portable backend; otherwise on the
-//! AVX2 backend where the CPU has it (the portable one where it does not), so a campaign
-//! exercises both. The backend is passed explicitly (the `hazmat` entry points `*_on`);
+//! `selector / 12` picks the backend among `BackendKind::ALL` (the portable one where the CPU
+//! lacks it), so a campaign exercises every backend. The backend is passed explicitly (the `hazmat` entry points `*_on`);
 //! `TryFrom` has no such variant and runs on the library's default backend, so comparing it
 //! with `from_bytes_on` also compares the two backends.
 #![no_main]
 
+#[path = "backend.rs"]
+mod backend;
+
+use backend::backend_of;
 use libfuzzer_sys::fuzz_target;
-use mlkem::{AnyBackend, BackendKind, Error};
+use mlkem::AnyBackend;
+use mlkem::Error;
 
 const Q: u16 = 3329;
 
@@ -66,19 +70,6 @@ fn candidate(mode: u8, rest: &[u8], ek_len: usize) -> Vec<u8> {
         encode12(&coeffs, &mut key[..t_len]);
     }
     key
-}
-
-/// The backend the selector bit asks for: portable, or AVX2 where this CPU has it (else
-/// portable).
-fn backend_of(portable: bool) -> AnyBackend {
-    let kind = if portable {
-        BackendKind::Portable
-    } else {
-        BackendKind::Avx2
-    };
-    AnyBackend::of(kind)
-        .or_else(|| AnyBackend::of(BackendKind::Portable))
-        .expect("the portable backend is always available")
 }
 
 macro_rules! check_set {
@@ -130,7 +121,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let mode = (selector / 3) % 4;
-    let backend = backend_of((selector / 12) % 2 == 1);
+    let backend = backend_of(usize::from(selector / 12));
     match selector % 3 {
         0 => check_512(backend, mode, rest),
         1 => check_768(backend, mode, rest),

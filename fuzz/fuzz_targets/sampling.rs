@@ -5,14 +5,17 @@
 //! SampleNTT seed (rho, then the two index bytes; zero-padded when short), whose first 32
 //! bytes are also used as rho and as sigma; the rest is CBD input, used both at its own length
 //! (which `sample_poly_cbd` must accept exactly when it is `64 * eta`) and padded to size.
-//! `(byte 0 / 3) % 2 == 1` runs the portable backend; otherwise the AVX2 backend (4-way
-//! Keccak) where the CPU has it (the portable one where it does not), so a campaign compares
-//! both with the naive versions. The backend token is passed explicitly (an `AnyBackend`
+//! `byte 0 / 3` picks the backend among `BackendKind::ALL` (the portable one where the CPU
+//! lacks it), so a campaign compares every backend's Keccak and parsers with the naive
+//! versions. The backend token is passed explicitly (an `AnyBackend`
 //! picked from the byte, run through `lattice_poly_ntt::dispatch!`).
 #![no_main]
 
+#[path = "backend.rs"]
+mod backend;
+
+use backend::backend_of;
 use lattice_field::gf3329::Q;
-use lattice_poly_ntt::backend::{AnyBackend, BackendKind};
 use lattice_poly_ntt::mlkem::N;
 use lattice_sampling::{
     CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, SAMPLE_NTT_SEED_BYTES, SamplingBackend, prf,
@@ -132,19 +135,6 @@ fn padded<const L: usize>(bytes: &[u8]) -> [u8; L] {
     out
 }
 
-/// The backend the selector bit asks for: portable, or AVX2 where this CPU has it (else
-/// portable).
-fn backend_of(portable: bool) -> AnyBackend {
-    let kind = if portable {
-        BackendKind::Portable
-    } else {
-        BackendKind::Avx2
-    };
-    AnyBackend::of(kind)
-        .or_else(|| AnyBackend::of(BackendKind::Portable))
-        .expect("the portable backend is always available")
-}
-
 /// Every check of one input (`selector` is byte 0, `rest` the bytes after it) on `be`.
 fn check<B: SamplingBackend>(be: B, selector: u8, rest: &[u8]) {
     let seed_len = rest.len().min(SAMPLE_NTT_SEED_BYTES);
@@ -201,6 +191,6 @@ fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else {
         return;
     };
-    let backend = backend_of((selector / 3) % 2 == 1);
+    let backend = backend_of(usize::from(selector / 3));
     lattice_poly_ntt::dispatch!(backend, |be| check(be, selector, rest));
 });

@@ -28,18 +28,8 @@ fn ntt_poly(c: &[u16; N]) -> NttPoly {
 
 /// Schoolbook product in Z_q[X]/(X^256 + 1).
 fn schoolbook(a: &Poly, b: &Poly) -> Poly {
-    let mut acc = [0i64; N];
-    for (i, &x) in a.coeffs().iter().enumerate() {
-        for (j, &y) in b.coeffs().iter().enumerate() {
-            let p = i64::from(x) * i64::from(y);
-            if i + j < N {
-                acc[i + j] += p;
-            } else {
-                acc[i + j - N] -= p;
-            }
-        }
-    }
-    poly(&acc.map(|c| c.rem_euclid(i64::from(Q)) as u16))
+    let c = common::schoolbook(a, b);
+    poly(&core::array::from_fn(|i| c[i] as u16))
 }
 
 fn eager_sum(terms: &[(&NttPoly, &NttPoly)]) -> NttPoly {

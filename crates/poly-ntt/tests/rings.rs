@@ -25,20 +25,10 @@ fn poly(c: &[u32; N]) -> Poly {
     Poly::from_coeffs(*c).unwrap()
 }
 
-/// Schoolbook product in Z_q[X]/(X^256 + 1), in i128.
+/// Schoolbook product in Z_q[X]/(X^256 + 1).
 fn schoolbook(a: &Poly, b: &Poly) -> Poly {
-    let mut acc = [0i128; N];
-    for (i, &x) in a.coeffs().iter().enumerate() {
-        for (j, &y) in b.coeffs().iter().enumerate() {
-            let p = i128::from(x) * i128::from(y);
-            if i + j < N {
-                acc[i + j] += p;
-            } else {
-                acc[i + j - N] -= p;
-            }
-        }
-    }
-    poly(&acc.map(|c| c.rem_euclid(i128::from(Q)) as u32))
+    let c = common::schoolbook(a, b);
+    poly(&core::array::from_fn(|i| c[i] as u32))
 }
 
 /// Coefficient-wise sum mod q, without the library.

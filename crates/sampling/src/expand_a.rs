@@ -240,19 +240,7 @@ mod tests {
                 got: Vec::new(),
             };
             run_sink_scalar(P, shake, [&message[..7], &message[7..]], &mut sink);
-            let mut expected = std::vec![0u8; sink.got.len()];
-            match shake {
-                Shake::Shake128 => {
-                    let mut x = Shake128::default();
-                    x.update(&message);
-                    x.finalize_xof().read(&mut expected);
-                }
-                Shake::Shake256 => {
-                    let mut x = Shake256::default();
-                    x.update(&message);
-                    x.finalize_xof().read(&mut expected);
-                }
-            }
+            let expected = shake_reference(shake, &message, sink.got.len());
             assert!(sink.got.len() >= want && sink.got.len().is_multiple_of(shake.rate()));
             assert_eq!(sink.got, expected, "{shake:?}");
         }
@@ -271,6 +259,24 @@ mod tests {
         assert_eq!(&c[..2], &[Q - 1, 1]);
         // A full polynomial ignores the rest.
         assert_eq!(parse_three_byte_candidates(&bytes, &mut c, N), N);
+    }
+
+    /// `len` bytes of `shake(message)` from the `sha3` crate.
+    fn shake_reference(shake: Shake, message: &[u8], len: usize) -> Vec<u8> {
+        let mut out = std::vec![0u8; len];
+        match shake {
+            Shake::Shake128 => {
+                let mut x = Shake128::default();
+                x.update(message);
+                x.finalize_xof().read(&mut out);
+            }
+            Shake::Shake256 => {
+                let mut x = Shake256::default();
+                x.update(message);
+                x.finalize_xof().read(&mut out);
+            }
+        }
+        out
     }
 
     /// Collects `want` bytes of output.
@@ -324,19 +330,7 @@ mod tests {
         batch.run();
         assert_eq!(m.rows[1], a.rows[1][..3]);
         for (shake, sink) in sinks {
-            let mut expected = std::vec![0u8; sink.got.len()];
-            match shake {
-                Shake::Shake128 => {
-                    let mut x = Shake128::default();
-                    x.update(&message);
-                    x.finalize_xof().read(&mut expected);
-                }
-                Shake::Shake256 => {
-                    let mut x = Shake256::default();
-                    x.update(&message);
-                    x.finalize_xof().read(&mut expected);
-                }
-            }
+            let expected = shake_reference(shake, &message, sink.got.len());
             assert!(sink.got.len().is_multiple_of(shake.rate()));
             assert_eq!(sink.got, expected, "{shake:?}");
         }

@@ -41,3 +41,27 @@ macro_rules! prop_on_every_backend {
         }
     }};
 }
+
+/// The schoolbook product of two polynomials of ring `R` in `Z_q[X]/(X^n + 1)`, in `i128`,
+/// independent of the library's arithmetic.
+pub(crate) fn schoolbook<R: lattice_poly_ntt::Ring>(
+    a: &lattice_poly_ntt::Poly<R>,
+    b: &lattice_poly_ntt::Poly<R>,
+) -> Vec<u64> {
+    use lattice_field::Field;
+    let (a, b) = (a.coeffs().as_ref(), b.coeffs().as_ref());
+    let n = a.len();
+    let mut acc = vec![0i128; n];
+    for (i, &x) in a.iter().enumerate() {
+        for (j, &y) in b.iter().enumerate() {
+            let p = i128::from(x.into()) * i128::from(y.into());
+            if i + j < n {
+                acc[i + j] += p;
+            } else {
+                acc[i + j - n] -= p;
+            }
+        }
+    }
+    let q = i128::from(R::Field::MODULUS);
+    acc.iter().map(|c| c.rem_euclid(q) as u64).collect()
+}
