@@ -10,7 +10,40 @@
 //! Two rings are provided: [`crate::mlkem::MlKem`] (q = 3329, 7 layers, degree-2 base cases
 //! with a cached `b*zeta`) and [`crate::mldsa::MlDsa`] (q = 8380417, 8 layers, pointwise
 //! products). Parameters that cannot work are compile-time errors: [`Ring::CHECKS`] is
-//! evaluated wherever the ring is used (its NTT, its products, its accumulators).
+//! evaluated wherever the ring is used (its NTT, its products, its accumulators). Here 17
+//! has order 256 mod 3329, too small for an 8-layer NTT, and the NTT does not compile:
+//!
+//! ```compile_fail
+//! use lattice_field::Gf3329;
+//! use lattice_poly_ntt::ring::{Ring, accumulate_pointwise};
+//! use lattice_poly_ntt::{Poly, Portable};
+//!
+//! #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+//! struct Broken;
+//!
+//! impl Ring for Broken {
+//!     type Field = Gf3329;
+//!     const N: usize = 256;
+//!     type Coeffs = [u16; 256];
+//!     type WideCoeffs = [u32; 256];
+//!     const ZERO_COEFFS: [u16; 256] = [0; 256];
+//!     const ZERO_WIDE: [u32; 256] = [0; 256];
+//!     const NTT_LAYERS: u32 = 8; // needs a primitive 512th root of unity: 3329 has none
+//!     const ZETA: u64 = 17;
+//!     const ZETAS: &'static [u16] = &[1; 256];
+//!     const NTT_SCALE: u16 = 1;
+//!     type RhsCache = ();
+//!     const ZERO_RHS_CACHE: () = ();
+//!     const PRODUCT_TERM_MAX: u128 = 3328 * 3328;
+//!     fn rhs_cache(_: &[u16; 256], (): &mut ()) {}
+//!     fn accumulate(acc: &mut [u32; 256], a: &[u16; 256], b: &[u16; 256], (): &()) {
+//!         accumulate_pointwise::<Self>(acc, a, b);
+//!     }
+//!     fn zeroize_rhs_cache((): &mut ()) {}
+//! }
+//!
+//! let _ = Poly::<Broken>::zero().ntt(Portable);
+//! ```
 
 use core::fmt::Debug;
 use lattice_field::{Field, is_primitive_root_of_unity, pow_mod};
