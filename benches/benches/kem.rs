@@ -1,7 +1,9 @@
 //! KEM operations of every parameter set: keygen, encaps and decaps, on parsed keys and from
 //! bytes. With the `peers` feature, the same operations of libcrux-ml-kem, RustCrypto
-//! `ml-kem`, aws-lc-rs and pqcrypto-mlkem (PQClean) run in the same criterion run, on the
-//! same inputs, after a correctness check (`mlkem_benches::kem::check`).
+//! `ml-kem`, aws-lc-rs, pqcrypto-mlkem (PQClean) and, for ML-KEM-768, graviola run in the
+//! same criterion run, on the same inputs, after a correctness check
+//! (`mlkem_benches::kem::check`). Operations a library does not offer (graviola's
+//! `decaps_from_bytes`) and libraries that do not run on the CPU have no benchmark.
 //!
 //! Benchmark IDs: `kem/<set>/<operation>/<library>`, e.g. `kem/ML-KEM-768/decaps/ours`.
 //! Operations: `keygen`, `encaps`, `encaps_from_bytes`, `decaps`, `decaps_from_bytes`
@@ -20,42 +22,59 @@ use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
 use mlkem::BackendKind;
 use mlkem_benches::kem::{
-    Fixture, KemUnderTest, Ours512, Ours768, Ours1024, OursPortable512, OursPortable768,
+    Fixture, KemUnderTest, Operation, Ours512, Ours768, Ours1024, OursPortable512, OursPortable768,
     OursPortable1024,
 };
 use std::hint::black_box;
 
-/// Benchmarks the five operations of library `L` on the fixture, labelled `library`.
+/// Benchmarks the operations library `L` offers (of the five) on the fixture, labelled
+/// `library`.
 fn operations<L: KemUnderTest>(
     group: &mut BenchmarkGroup<'_, WallTime>,
     fx: &Fixture,
     library: &str,
 ) {
-    group.bench_function(BenchmarkId::new("keygen", library), |b| {
-        b.iter(|| L::keygen(black_box(&fx.seed)));
-    });
+    let id = |operation: Operation| BenchmarkId::new(operation.name(), library);
+    if L::supports(Operation::Keygen) {
+        group.bench_function(id(Operation::Keygen), |b| {
+            b.iter(|| L::keygen(black_box(&fx.seed)));
+        });
+    }
 
-    let ek = L::parse_ek(&fx.ek);
-    group.bench_function(BenchmarkId::new("encaps", library), |b| {
-        b.iter(|| L::encaps(black_box(&ek), black_box(&fx.m)));
-    });
-    group.bench_function(BenchmarkId::new("encaps_from_bytes", library), |b| {
-        b.iter(|| L::encaps_from_bytes(black_box(&fx.ek), black_box(&fx.m)));
-    });
+    if L::supports(Operation::Encaps) {
+        let ek = L::parse_ek(&fx.ek);
+        group.bench_function(id(Operation::Encaps), |b| {
+            b.iter(|| L::encaps(black_box(&ek), black_box(&fx.m)));
+        });
+    }
+    if L::supports(Operation::EncapsFromBytes) {
+        group.bench_function(id(Operation::EncapsFromBytes), |b| {
+            b.iter(|| L::encaps_from_bytes(black_box(&fx.ek), black_box(&fx.m)));
+        });
+    }
 
-    let dk = L::parse_dk(&fx.seed, &fx.dk);
-    let ct = L::parse_ct(&fx.ct);
-    group.bench_function(BenchmarkId::new("decaps", library), |b| {
-        b.iter(|| L::decaps(black_box(&dk), black_box(&ct)));
-    });
-    group.bench_function(BenchmarkId::new("decaps_from_bytes", library), |b| {
-        b.iter(|| L::decaps_from_bytes(black_box(&fx.dk), black_box(&fx.ct)));
-    });
+    if L::supports(Operation::Decaps) {
+        let dk = L::parse_dk(&fx.seed, &fx.dk);
+        let ct = L::parse_ct(&fx.ct);
+        group.bench_function(id(Operation::Decaps), |b| {
+            b.iter(|| L::decaps(black_box(&dk), black_box(&ct)));
+        });
+    }
+    if L::supports(Operation::DecapsFromBytes) {
+        group.bench_function(id(Operation::DecapsFromBytes), |b| {
+            b.iter(|| L::decaps_from_bytes(black_box(&fx.dk), black_box(&fx.ct)));
+        });
+    }
 }
 
-/// One parameter set: ours, then (feature `peers`) every peer, each checked first.
+/// One parameter set: ours, then (feature `peers`) the peers offering it, from module
+/// `mlkem_benches::peers::$peers`, each checked first; a peer that does not run on this CPU
+/// is left out.
 macro_rules! parameter_set {
-    ($fn:ident, $set:literal, $ours:ty, $portable:ty, $peers:ident) => {
+    (
+        $fn:ident, $set:literal, $ours:ty, $portable:ty,
+        $peers:ident: [$($(#[$cfg:meta])* $peer:ident),* $(,)?] $(,)?
+    ) => {
         fn $fn(c: &mut Criterion) {
             let fx = Fixture::new::<$ours>($set);
             mlkem_benches::kem::check::<$ours, $ours>(&fx).expect("ours agrees with itself");
@@ -68,21 +87,25 @@ macro_rules! parameter_set {
             }
             #[cfg(feature = "peers")]
             {
-                use mlkem_benches::peers::$peers::{AwsLc, Libcrux, PqClean, RustCrypto};
-                // Assert once per set, before measuring, that every peer agrees with ours.
-                let check = |result: Result<(), String>| {
-                    if let Err(message) = result {
-                        panic!("{message}");
+                // Check every peer against ours once per set, before measuring any.
+                let mut peers: Vec<fn(&mut BenchmarkGroup<'_, WallTime>, &Fixture)> = Vec::new();
+                $(
+                    $(#[$cfg])*
+                    {
+                        use mlkem_benches::peers::$peers::$peer as Peer;
+                        if Peer::available() {
+                            if let Err(message) = mlkem_benches::kem::check::<Peer, $ours>(&fx) {
+                                panic!("{message}");
+                            }
+                            peers.push(|group, fx| operations::<Peer>(group, fx, Peer::NAME));
+                        } else {
+                            eprintln!("{} does not run on this CPU: not measured", Peer::NAME);
+                        }
                     }
-                };
-                check(mlkem_benches::kem::check::<Libcrux, $ours>(&fx));
-                check(mlkem_benches::kem::check::<RustCrypto, $ours>(&fx));
-                check(mlkem_benches::kem::check::<AwsLc, $ours>(&fx));
-                check(mlkem_benches::kem::check::<PqClean, $ours>(&fx));
-                operations::<Libcrux>(&mut group, &fx, Libcrux::NAME);
-                operations::<RustCrypto>(&mut group, &fx, RustCrypto::NAME);
-                operations::<AwsLc>(&mut group, &fx, AwsLc::NAME);
-                operations::<PqClean>(&mut group, &fx, PqClean::NAME);
+                )*
+                for peer in peers {
+                    peer(&mut group, &fx);
+                }
             }
             group.finish();
         }
@@ -94,21 +117,28 @@ parameter_set!(
     "ML-KEM-512",
     Ours512,
     OursPortable512,
-    ml_kem_512
+    ml_kem_512: [Libcrux, RustCrypto, AwsLc, PqClean],
 );
 parameter_set!(
     ml_kem_768,
     "ML-KEM-768",
     Ours768,
     OursPortable768,
-    ml_kem_768
+    ml_kem_768: [
+        Libcrux,
+        RustCrypto,
+        AwsLc,
+        PqClean,
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        Graviola,
+    ],
 );
 parameter_set!(
     ml_kem_1024,
     "ML-KEM-1024",
     Ours1024,
     OursPortable1024,
-    ml_kem_1024
+    ml_kem_1024: [Libcrux, RustCrypto, AwsLc, PqClean],
 );
 
 criterion_group!(kem, ml_kem_512, ml_kem_768, ml_kem_1024);

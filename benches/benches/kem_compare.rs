@@ -13,40 +13,33 @@
 //! Operations and inputs are those of the criterion `kem` bench (`mlkem_benches::kem`), and
 //! every library passes the same correctness check before it is timed. Prints a markdown
 //! table with, per row, the ratio of ours to the fastest peer, and writes it to
-//! `target/bench-report/compare.md`.
+//! `target/bench-report/compare.md`. A cell is `-` where the library does not offer the
+//! parameter set or the operation (graviola: ML-KEM-768 only, no `decaps_from_bytes`); a
+//! library that does not run on this CPU has no column.
 #![allow(missing_docs)] // a bench binary
 
 use mlkem::BackendKind;
 use mlkem_benches::kem::{
-    Fixture, KemUnderTest, Ours512, Ours768, Ours1024, OursPortable512, OursPortable768,
+    Fixture, KemUnderTest, Operation, Ours512, Ours768, Ours1024, OursPortable512, OursPortable768,
     OursPortable1024,
 };
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-/// Operations in table order.
-const OPERATIONS: [&str; 5] = [
-    "keygen",
-    "encaps",
-    "encaps_from_bytes",
-    "decaps",
-    "decaps_from_bytes",
-];
-
 /// Target duration of one timed batch.
 const BATCH: Duration = Duration::from_millis(2);
 
 /// One timed cell: runs its operation once per call.
 struct Cell<'a> {
-    operation: &'static str,
+    operation: Operation,
     library: &'static str,
     run: Box<dyn FnMut() + 'a>,
     iterations: u32,
     samples: Vec<f64>,
 }
 
-/// The five cells of library `L` on the fixture, labelled `L::NAME`.
+/// The cells of library `L` on the fixture, labelled `L::NAME`: one per operation it offers.
 fn library_cells<'a, L: KemUnderTest>(fx: &'a Fixture) -> Vec<Cell<'a>>
 where
     L::Ek: 'a,
@@ -73,9 +66,10 @@ where
             )));
         }),
     ];
-    OPERATIONS
+    Operation::ALL
         .into_iter()
         .zip(runs)
+        .filter(|&(operation, _)| L::supports(operation))
         .map(|(operation, run)| Cell {
             operation,
             library: L::NAME,
@@ -126,7 +120,7 @@ fn parameter_set(set: &str, mut cells: Vec<Cell<'_>>, rounds: usize, libraries: 
         }
     }
     let mut rows = String::new();
-    for operation in OPERATIONS {
+    for operation in Operation::ALL {
         let mut figure = |library: &str| {
             cells
                 .iter_mut()
@@ -141,7 +135,7 @@ fn parameter_set(set: &str, mut cells: Vec<Cell<'_>>, rounds: usize, libraries: 
             .filter_map(|(_, f)| *f)
             .fold(f64::INFINITY, f64::min);
         let ours = figures[0].unwrap_or(f64::NAN);
-        let _ = write!(rows, "| {set} {operation} |");
+        let _ = write!(rows, "| {set} {} |", operation.name());
         for f in &figures {
             match f {
                 Some(us) => {
@@ -159,8 +153,14 @@ fn parameter_set(set: &str, mut cells: Vec<Cell<'_>>, rounds: usize, libraries: 
     rows
 }
 
+/// The cells of one parameter set: ours, then (feature `peers`) the peers offering it, from
+/// module `mlkem_benches::peers::$peers`, each checked first; a peer that does not run on
+/// this CPU is left out.
 macro_rules! set_cells {
-    ($fx:expr, $ours:ty, $portable:ty, $peers:ident) => {{
+    (
+        $fx:expr, $ours:ty, $portable:ty,
+        $peers:ident: [$($(#[$cfg:meta])* $peer:ident),* $(,)?] $(,)?
+    ) => {{
         let fx: &Fixture = $fx;
         mlkem_benches::kem::check::<$ours, $ours>(fx).expect("ours agrees with itself");
         let mut cells = library_cells::<$ours>(fx);
@@ -171,21 +171,20 @@ macro_rules! set_cells {
         }
         #[cfg(feature = "peers")]
         {
-            use mlkem_benches::peers::$peers::{AwsLc, Libcrux, PqClean, RustCrypto};
-            for result in [
-                mlkem_benches::kem::check::<Libcrux, $ours>(fx),
-                mlkem_benches::kem::check::<RustCrypto, $ours>(fx),
-                mlkem_benches::kem::check::<AwsLc, $ours>(fx),
-                mlkem_benches::kem::check::<PqClean, $ours>(fx),
-            ] {
-                if let Err(message) = result {
-                    panic!("{message}");
+            $(
+                $(#[$cfg])*
+                {
+                    use mlkem_benches::peers::$peers::$peer as Peer;
+                    if Peer::available() {
+                        if let Err(message) = mlkem_benches::kem::check::<Peer, $ours>(fx) {
+                            panic!("{message}");
+                        }
+                        cells.extend(library_cells::<Peer>(fx));
+                    } else {
+                        eprintln!("{} does not run on this CPU: not measured", Peer::NAME);
+                    }
                 }
-            }
-            cells.extend(library_cells::<Libcrux>(fx));
-            cells.extend(library_cells::<RustCrypto>(fx));
-            cells.extend(library_cells::<AwsLc>(fx));
-            cells.extend(library_cells::<PqClean>(fx));
+            )*
         }
         cells
     }};
@@ -204,41 +203,65 @@ fn main() {
         }
         // Other arguments (cargo bench passes `--bench`) are ignored.
     }
-    let mut libraries = vec![<Ours512>::NAME];
-    if mlkem::backend() != BackendKind::Portable {
-        libraries.push(<OursPortable512>::NAME);
-    }
-    if cfg!(feature = "peers") {
-        libraries.extend(["libcrux", "rustcrypto", "aws-lc-rs", "pqcrypto"]);
-    }
-    let mut table = format!(
-        "Median us per operation over {rounds} interleaved rounds of ~2 ms batches; last \
-         column: ours / fastest peer.\n\n| set / operation | {} | ours / best peer |\n|---|{}---:|\n",
-        libraries.join(" | "),
-        "---:|".repeat(libraries.len())
-    );
     let start = Instant::now();
     let fx512 = Fixture::new::<Ours512>("ML-KEM-512");
     let fx768 = Fixture::new::<Ours768>("ML-KEM-768");
     let fx1024 = Fixture::new::<Ours1024>("ML-KEM-1024");
-    table += &parameter_set(
-        "512",
-        set_cells!(&fx512, Ours512, OursPortable512, ml_kem_512),
-        rounds,
-        &libraries,
+    // Every library is checked (and its cells built) before anything is timed.
+    let sets = [
+        (
+            "512",
+            set_cells!(
+                &fx512,
+                Ours512,
+                OursPortable512,
+                ml_kem_512: [Libcrux, RustCrypto, AwsLc, PqClean]
+            ),
+        ),
+        (
+            "768",
+            set_cells!(
+                &fx768,
+                Ours768,
+                OursPortable768,
+                ml_kem_768: [
+                    Libcrux,
+                    RustCrypto,
+                    AwsLc,
+                    PqClean,
+                    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+                    Graviola,
+                ]
+            ),
+        ),
+        (
+            "1024",
+            set_cells!(
+                &fx1024,
+                Ours1024,
+                OursPortable1024,
+                ml_kem_1024: [Libcrux, RustCrypto, AwsLc, PqClean]
+            ),
+        ),
+    ];
+    // Columns: every library measured in some set, in order of first appearance (ours
+    // first).
+    let mut libraries: Vec<&str> = Vec::new();
+    for cell in sets.iter().flat_map(|(_, cells)| cells) {
+        if !libraries.contains(&cell.library) {
+            libraries.push(cell.library);
+        }
+    }
+    let mut table = format!(
+        "Median us per operation over {rounds} interleaved rounds of ~2 ms batches; last \
+         column: ours / fastest peer; `-`: not offered by the library.\n\n\
+         | set / operation | {} | ours / best peer |\n|---|{}---:|\n",
+        libraries.join(" | "),
+        "---:|".repeat(libraries.len())
     );
-    table += &parameter_set(
-        "768",
-        set_cells!(&fx768, Ours768, OursPortable768, ml_kem_768),
-        rounds,
-        &libraries,
-    );
-    table += &parameter_set(
-        "1024",
-        set_cells!(&fx1024, Ours1024, OursPortable1024, ml_kem_1024),
-        rounds,
-        &libraries,
-    );
+    for (set, cells) in sets {
+        table += &parameter_set(set, cells, rounds, &libraries);
+    }
     println!("{table}");
     println!("(measured in {:.0} s)", start.elapsed().as_secs_f64());
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-report");

@@ -17,6 +17,10 @@
 //! `DecapsulationKey::decapsulate_expanded` (same checks as `from_expanded_bytes`, nothing
 //! kept), libcrux through its byte-key `decapsulate`.
 //!
+//! A library may lack an operation (graviola cannot import an expanded decapsulation key) or
+//! a CPU feature it needs: [`KemUnderTest::supports`] and [`KemUnderTest::available`] say
+//! so, and the benchmarks leave those cells out (`-` in the `kem_compare` table).
+//!
 //! Ours runs on an explicitly chosen backend (the `hazmat` entry points `*_on`), a type
 //! parameter of its adapters ([`OursBackend`]): [`Best`] (label `ours`, the backend the
 //! crate's plain API selects) or [`PortableOnly`] (label `ours-portable`).
@@ -25,10 +29,50 @@ use core::marker::PhantomData;
 use mlkem::{AnyBackend, BackendKind};
 use std::fmt::Write as _;
 
+/// The measured KEM operations (see the module documentation), in table order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operation {
+    /// [`KemUnderTest::keygen`].
+    Keygen,
+    /// [`KemUnderTest::encaps`].
+    Encaps,
+    /// [`KemUnderTest::encaps_from_bytes`].
+    EncapsFromBytes,
+    /// [`KemUnderTest::decaps`].
+    Decaps,
+    /// [`KemUnderTest::decaps_from_bytes`].
+    DecapsFromBytes,
+}
+
+impl Operation {
+    /// Every operation, in table order.
+    pub const ALL: [Self; 5] = [
+        Self::Keygen,
+        Self::Encaps,
+        Self::EncapsFromBytes,
+        Self::Decaps,
+        Self::DecapsFromBytes,
+    ];
+
+    /// The operation's label in benchmark IDs (`kem/<set>/<operation>/<library>`).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Keygen => "keygen",
+            Self::Encaps => "encaps",
+            Self::EncapsFromBytes => "encaps_from_bytes",
+            Self::Decaps => "decaps",
+            Self::DecapsFromBytes => "decaps_from_bytes",
+        }
+    }
+}
+
 /// One ML-KEM implementation for one parameter set, seen through a common interface.
 ///
 /// Every method panics on input it cannot handle: the benchmarks only feed valid inputs,
-/// and [`check`] runs every method once before anything is measured.
+/// and [`check`] runs every supported method once before anything is measured. The method
+/// of an operation the library does not offer ([`supports`](Self::supports)) panics too,
+/// and is never called.
 pub trait KemUnderTest {
     /// The library's label in benchmark IDs (`kem/<set>/<operation>/<NAME>`).
     const NAME: &'static str;
@@ -70,6 +114,22 @@ pub trait KemUnderTest {
     fn ct_bytes(ct: &Self::Ct) -> &[u8];
     /// The bytes of a shared secret.
     fn ss_bytes(ss: &Self::Ss) -> &[u8];
+
+    /// Whether the library offers `operation` (all by default). [`check`] needs `keygen`,
+    /// `encaps` and `decaps`, and, from a randomized library, `decaps_from_bytes`; the
+    /// benchmarks leave out the others when they are missing.
+    #[must_use]
+    fn supports(operation: Operation) -> bool {
+        let _ = operation;
+        true
+    }
+
+    /// Whether the library runs on this CPU (always, by default). The benchmarks leave out
+    /// a library that does not; [`check`] reports it.
+    #[must_use]
+    fn available() -> bool {
+        true
+    }
 }
 
 /// The inputs of one parameter set, shared by every library: a key made by ours from a fixed
@@ -121,6 +181,27 @@ fn ensure(ok: bool, what: impl FnOnce() -> String, errors: &mut String) {
     }
 }
 
+/// Whether [`check`] can check library `L`: available on this CPU, offering the operations
+/// the check needs.
+fn checkable<L: KemUnderTest>(set: &str) -> Result<(), String> {
+    if !L::available() {
+        return Err(format!("{} does not run on this CPU", L::NAME));
+    }
+    let mut needed = vec![Operation::Keygen, Operation::Encaps, Operation::Decaps];
+    if !L::DETERMINISTIC {
+        // The round trips of a randomized library's own keys and ciphertexts.
+        needed.push(Operation::DecapsFromBytes);
+    }
+    match needed.into_iter().find(|&op| !L::supports(op)) {
+        Some(missing) => Err(format!(
+            "{} on {set}: cannot be checked without {}",
+            L::NAME,
+            missing.name()
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Checks library `L` against the fixture (made by the reference `R`) before it is measured.
 ///
 /// - keygen: deterministic libraries must reproduce the fixture's ek and dk bytes from its
@@ -133,9 +214,14 @@ fn ensure(ok: bool, what: impl FnOnce() -> String, errors: &mut String) {
 /// - implicit rejection: a tampered ciphertext must give `R`'s rejection secret, not the
 ///   fixture's.
 ///
+/// Operations `L` does not [support](KemUnderTest::supports) are skipped; `R` must support
+/// every operation.
+///
 /// # Errors
-/// A description of every disagreement.
+/// A description of every disagreement; also when `L` is not
+/// [available](KemUnderTest::available) on this CPU, or lacks an operation the check needs.
 pub fn check<L: KemUnderTest, R: KemUnderTest>(fx: &Fixture) -> Result<(), String> {
+    checkable::<L>(fx.set)?;
     let mut errors = String::new();
     let e = &mut errors;
 
@@ -171,9 +257,15 @@ pub fn check<L: KemUnderTest, R: KemUnderTest>(fx: &Fixture) -> Result<(), Strin
         );
     }
 
-    let parsed = L::encaps(&L::parse_ek(&fx.ek), &fx.m);
-    let from_bytes = L::encaps_from_bytes(&fx.ek, &fx.m);
-    for (label, (ct, ss)) in [("encaps", parsed), ("encaps_from_bytes", from_bytes)] {
+    let mut encapsulations = vec![(Operation::Encaps, L::encaps(&L::parse_ek(&fx.ek), &fx.m))];
+    if L::supports(Operation::EncapsFromBytes) {
+        encapsulations.push((
+            Operation::EncapsFromBytes,
+            L::encaps_from_bytes(&fx.ek, &fx.m),
+        ));
+    }
+    for (operation, (ct, ss)) in encapsulations {
+        let label = operation.name();
         let (ct, ss) = (L::ct_bytes(&ct), L::ss_bytes(&ss));
         if L::DETERMINISTIC {
             ensure(ct == fx.ct, || format!("{label}: ciphertext differs"), e);
@@ -207,12 +299,14 @@ pub fn check<L: KemUnderTest, R: KemUnderTest>(fx: &Fixture) -> Result<(), Strin
         || "decaps: shared secret differs".into(),
         e,
     );
-    let ss = L::decaps_from_bytes(&fx.dk, &fx.ct);
-    ensure(
-        L::ss_bytes(&ss) == fx.ss,
-        || "decaps_from_bytes: shared secret differs".into(),
-        e,
-    );
+    if L::supports(Operation::DecapsFromBytes) {
+        let ss = L::decaps_from_bytes(&fx.dk, &fx.ct);
+        ensure(
+            L::ss_bytes(&ss) == fx.ss,
+            || "decaps_from_bytes: shared secret differs".into(),
+            e,
+        );
+    }
 
     let mut tampered = fx.ct.clone();
     tampered[0] ^= 1;
