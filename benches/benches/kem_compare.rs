@@ -254,8 +254,10 @@ fn main() {
     }
     let mut table = format!(
         "Median us per operation over {rounds} interleaved rounds of ~2 ms batches; last \
-         column: ours / fastest peer; `-`: not offered by the library.\n\n\
+         column: ours / fastest peer; `-`: not offered by the library. `ours` runs on the \
+         {} backend (the fastest this CPU has), `ours-portable` on the portable one.\n\n\
          | set / operation | {} | ours / best peer |\n|---|{}---:|\n",
+        mlkem::backend(),
         libraries.join(" | "),
         "---:|".repeat(libraries.len())
     );

@@ -215,6 +215,15 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
 }
 
+/// `cargo xtask dudect`: the statistical timing test alone (the last step of `cargo xtask
+/// ct`), for every backend the CPU has, AVX-512 included.
+pub(crate) fn run_dudect(args: &[String]) -> Result<(), String> {
+    if let Some(arg) = args.first() {
+        return Err(format!("usage: cargo xtask dudect (unexpected `{arg}`)"));
+    }
+    dudect(&workspace_root())
+}
+
 /// Builds the release harness (already built for memcheck) and runs `ct-harness dudect`.
 fn dudect(root: &Path) -> Result<(), String> {
     let binary = build(root, LEVELS[0])?;

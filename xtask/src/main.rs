@@ -14,7 +14,8 @@ mod bounds;
 mod ct;
 mod fuzz;
 
-const USAGE: &str = "usage: cargo xtask <bounds | fuzz [TARGET] [--seconds N] | ct | bench-report>";
+const USAGE: &str =
+    "usage: cargo xtask <bounds | fuzz [TARGET] [--seconds N] | ct | dudect | bench-report>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -26,6 +27,7 @@ fn main() -> ExitCode {
         "bounds" => bounds::run(rest),
         "fuzz" => fuzz::run(rest),
         "ct" => ct::run(rest),
+        "dudect" => ct::run_dudect(rest),
         "bench-report" => bench_report::run(rest),
         _ => Err(format!("unknown command `{command}`\n{USAGE}")),
     };
