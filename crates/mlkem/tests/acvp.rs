@@ -1,7 +1,7 @@
 //! NIST ACVP ML-KEM vectors (FIPS 203 "internalProjection" files): keyGen and encapDecap
 //! (encapsulation, decapsulation incl. implicit rejection, decapsulation- and
 //! encapsulation-key checks), on every backend this CPU has. See
-//! `shared/vectors/acvp/README.md`; the suites live in `common/acvp_suite.rs`.
+//! `vectors/acvp/README.md`; the suites live in `common/acvp_suite.rs`.
 
 mod common;
 

@@ -1,5 +1,5 @@
 //! ML-DSA keyGen against the NIST ACVP vectors (`ML-DSA-keyGen-FIPS204.internalProjection.json`,
-//! 3 groups x 25 cases; see `shared/vectors/mldsa-acvp/README.md`).
+//! 3 groups x 25 cases; see `vectors/mldsa-acvp/README.md`).
 //!
 //! * [`non_arithmetic_steps_match_acvp`] checks everything of Algorithm 6 that is not ring
 //!   arithmetic, with SHAKE256 from the `sha3` crate: the seed expansion, ExpandS, both

@@ -3,7 +3,7 @@
 //! re-encryption differs from c only after a zero byte), `modulus` (encapsulation keys with one
 //! coefficient in [q, 4095]) and `unluckysample` (seeds whose matrix expansion needs more than
 //! 575 SHAKE-128 bytes; final FIPS 203 values from CCTV PR #13). See
-//! `shared/vectors/cctv/README.md`.
+//! `vectors/cctv/README.md`.
 
 use super::{
     Expect, ParamSet, Q, SETS, array, assert_rejects, decode12, dispatch, h, parse_kv_records,

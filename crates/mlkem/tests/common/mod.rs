@@ -79,13 +79,13 @@ pub const Q: u16 = 3329;
 
 /// Directory holding the `acvp/`, `wycheproof/` and `cctv/` vector folders.
 ///
-/// Defaults to `<workspace root>/../shared/vectors` (this crate is `<root>/crates/mlkem`), and
+/// Defaults to `<workspace root>/vectors` (vendored; this crate is `<root>/crates/mlkem`), and
 /// can be overridden with the `MLKEM_VECTORS_DIR` environment variable.
 pub fn vectors_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("MLKEM_VECTORS_DIR") {
         return PathBuf::from(dir);
     }
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors");
     // Tidy the `..` components for messages when the directory exists.
     dir.canonicalize().unwrap_or(dir)
 }

@@ -1,7 +1,7 @@
 //! C2SP Wycheproof ML-KEM vectors: all 12 files (keygen from seed, seed-format decapsulation,
 //! encapsulation with key checks, semi-expanded decapsulation), shared by `tests/wycheproof.rs`
 //! (default backend) and `tests/portable_backend.rs` (portable backend forced). See
-//! `shared/vectors/wycheproof/README.md`.
+//! `vectors/wycheproof/README.md`.
 //!
 //! Handling of `result`:
 //! * `valid`: the operation must succeed and reproduce every expected output.

@@ -14,12 +14,12 @@ use sha3::digest::{ExtendableOutput, Update, XofReader};
 pub(crate) const KEYGEN_FILE: &str = "ML-DSA-keyGen-FIPS204.internalProjection.json";
 
 /// Directory holding [`KEYGEN_FILE`]: `$MLDSA_VECTORS_DIR` if set, else
-/// `<workspace root>/../shared/vectors/mldsa-acvp` (this crate is `<root>/examples/mldsa-keygen`).
+/// `<workspace root>/vectors/mldsa-acvp` (vendored; this crate is `<root>/examples/mldsa-keygen`).
 pub(crate) fn vectors_dir() -> PathBuf {
     match std::env::var_os("MLDSA_VECTORS_DIR") {
         Some(dir) => PathBuf::from(dir),
         None => {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors/mldsa-acvp")
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../vectors/mldsa-acvp")
         }
     }
 }
@@ -58,7 +58,7 @@ pub(crate) fn load_keygen_groups() -> Vec<Group> {
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
             "ML-DSA ACVP keyGen vectors not found at {}: {e}. Set MLDSA_VECTORS_DIR to the \
-             directory holding {KEYGEN_FILE} (by default <workspace root>/../shared/vectors/mldsa-acvp).",
+             directory holding {KEYGEN_FILE} (by default <workspace root>/vectors/mldsa-acvp).",
             path.display()
         )
     });
