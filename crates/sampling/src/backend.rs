@@ -15,6 +15,33 @@ pub struct Jobs<'b, 'a> {
 }
 
 impl<'a> Jobs<'_, 'a> {
+    /// Number of jobs.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// Whether there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
+    /// `(longest, total)`: estimated Keccak permutations of the longest job and of all of
+    /// them (for a backend choosing how many lanes to use). Public: it depends on the jobs'
+    /// kinds and message lengths only.
+    #[must_use]
+    pub fn estimated_permutations(&self) -> (usize, usize) {
+        let mut longest = 0;
+        let mut total = 0;
+        for job in self.jobs.iter().flatten() {
+            let n = job.estimated_permutations();
+            longest = longest.max(n);
+            total += n;
+        }
+        (longest, total)
+    }
+
     /// Takes the jobs, in order.
     pub(crate) fn drain(&mut self) -> impl Iterator<Item = Job<'a>> + '_ {
         self.jobs

@@ -21,18 +21,21 @@
 //! the XOF output of the public seed: never on secret data. Every buffer that held message
 //! bytes or output, and the state, is zeroized.
 
-use core::arch::x86_64::{_mm256_loadu_si256, _mm256_setzero_si256, _mm256_storeu_si256};
+use core::arch::x86_64::{
+    __m512i, _mm256_loadu_si256, _mm256_setzero_si256, _mm256_storeu_si256, _mm512_loadu_si512,
+    _mm512_setzero_si512, _mm512_storeu_si512,
+};
 
 use lattice_poly_ntt::mlkem::N;
 use zeroize::Zeroize;
 
-use super::x4::{SHAKE128_RATE, SHAKE256_RATE, WAYS, WORDS, keccak_f1600_x4};
+use super::x4::{SHAKE128_RATE, SHAKE256_RATE, WORDS, keccak_f1600_x4};
 use super::x4_vl::keccak_f1600_x4_vl;
+use super::x8::keccak_f1600_x8;
 use super::{SHA3_256_RATE, SHAKE_DOMAIN, permute_bmi};
 use crate::batch::Job;
 use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd3_into};
 use crate::simd::{cbd, rej};
-use core::arch::x86_64::__m256i;
 
 /// Words in the largest rate (SHAKE128).
 const MAX_RATE_WORDS: usize = SHAKE128_RATE / 8;
@@ -285,27 +288,27 @@ fn copy_message(parts: [&[u8]; 2], offset: usize, out: &mut [u8]) -> usize {
 }
 
 /// Buffers for moving blocks in and out of lanes (erased on drop).
-struct Scratch {
+struct Scratch<const W: usize> {
     /// One block on its way in or out.
     words: [u64; MAX_RATE_WORDS],
     /// eta = 3 PRF output, per lane.
-    noise: [[u64; CBD3_WORDS]; WAYS],
+    noise: [[u64; CBD3_WORDS]; W],
 }
 
-impl Drop for Scratch {
+impl<const W: usize> Drop for Scratch<W> {
     fn drop(&mut self) {
         self.words.zeroize();
         self.noise.as_flattened_mut().zeroize();
     }
 }
 
-/// Four interleaved Keccak states as plain words: `words[i][l]` is word `i` of state `l`
-/// (the layout of the 4-way permutation's registers).
-struct StateX4 {
-    words: [[u64; WAYS]; WORDS],
+/// `W` interleaved Keccak states as plain words: `words[i][l]` is word `i` of state `l`
+/// (the layout of the `W`-way permutation's registers).
+struct StateX<const W: usize> {
+    words: [[u64; W]; WORDS],
 }
 
-impl StateX4 {
+impl<const W: usize> StateX<W> {
     /// Clears state `lane` for a new sponge.
     fn clear_lane(&mut self, lane: usize) {
         for word in &mut self.words {
@@ -334,70 +337,113 @@ impl StateX4 {
         }
     }
 
-    /// Keccak-f\[1600\] on all four states.
+    /// Keccak-f\[1600\] on all `W` states.
     #[inline]
-    #[target_feature(enable = "avx2")]
-    fn permute<P: Permute4>(&mut self) {
-        // A plain loop rather than `core::array::from_fn` (whose closure is not always
-        // inlined under AVX2).
-        let mut regs = [_mm256_setzero_si256(); WORDS];
-        for (reg, word) in regs.iter_mut().zip(&self.words) {
-            // SAFETY: `word` is 32 readable bytes; the load is unaligned.
-            *reg = unsafe { _mm256_loadu_si256(word.as_ptr().cast()) };
-        }
+    fn permute<P: Permute<W>>(&mut self) {
         // SAFETY: `P` is chosen by the caller of `run_with`, whose contract is that the CPU
         // has its features.
-        unsafe { P::permute(&mut regs) };
-        for (word, reg) in self.words.iter_mut().zip(regs) {
-            // SAFETY: `word` is 32 writable bytes; the store is unaligned.
-            unsafe { _mm256_storeu_si256(word.as_mut_ptr().cast(), reg) };
-        }
-        regs.zeroize();
+        unsafe { P::permute(&mut self.words) };
     }
 }
 
-impl Drop for StateX4 {
+impl<const W: usize> Drop for StateX<W> {
     fn drop(&mut self) {
         self.words.as_flattened_mut().zeroize();
     }
 }
 
-/// A 4-way Keccak-f\[1600\] on the interleaved layout of `super::x4`.
-pub(crate) trait Permute4 {
-    /// Permutes the four states.
+/// A `W`-way Keccak-f\[1600\] on `W` interleaved states (word `i` of state `l` at
+/// `words[i][l]`).
+pub(crate) trait Permute<const W: usize> {
+    /// Permutes the `W` states.
     ///
     /// # Safety
     /// The CPU has the instruction set of the implementation.
-    unsafe fn permute(state: &mut [__m256i; WORDS]);
+    unsafe fn permute(words: &mut [[u64; W]; WORDS]);
 }
 
-/// The AVX2 permutation.
+/// The AVX2 4-way permutation.
 pub(crate) struct X4Avx2;
 
-impl Permute4 for X4Avx2 {
+impl Permute<4> for X4Avx2 {
     #[inline]
-    unsafe fn permute(state: &mut [__m256i; WORDS]) {
+    unsafe fn permute(words: &mut [[u64; 4]; WORDS]) {
         // SAFETY: the caller guarantees AVX2.
-        unsafe { keccak_f1600_x4(state) }
+        unsafe { permute_x4::<false>(words) }
     }
 }
 
-/// The AVX-512VL permutation (ternary logic, native rotations).
+/// The AVX-512VL 4-way permutation (ternary logic, native rotations).
 pub(crate) struct X4Vl;
 
-impl Permute4 for X4Vl {
+impl Permute<4> for X4Vl {
     #[inline]
-    unsafe fn permute(state: &mut [__m256i; WORDS]) {
+    unsafe fn permute(words: &mut [[u64; 4]; WORDS]) {
         // SAFETY: the caller guarantees AVX2 and AVX-512F/VL.
-        unsafe { keccak_f1600_x4_vl(state) }
+        unsafe { permute_x4::<true>(words) }
     }
+}
+
+/// The AVX-512F 8-way permutation on zmm registers.
+pub(crate) struct X8;
+
+impl Permute<8> for X8 {
+    #[inline]
+    unsafe fn permute(words: &mut [[u64; 8]; WORDS]) {
+        // SAFETY: the caller guarantees AVX-512F.
+        unsafe { permute_x8(words) }
+    }
+}
+
+/// Loads four states into ymm registers, permutes them (AVX-512VL if `VL`), stores them.
+///
+/// # Safety
+/// The CPU has AVX2, and AVX-512F/VL if `VL`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn permute_x4<const VL: bool>(words: &mut [[u64; 4]; WORDS]) {
+    // A plain loop rather than `core::array::from_fn` (whose closure is not always
+    // inlined under AVX2).
+    let mut regs = [_mm256_setzero_si256(); WORDS];
+    for (reg, word) in regs.iter_mut().zip(words.iter()) {
+        // SAFETY: `word` is 32 readable bytes; the load is unaligned.
+        *reg = unsafe { _mm256_loadu_si256(word.as_ptr().cast()) };
+    }
+    if VL {
+        // SAFETY: the caller guarantees AVX-512F/VL.
+        unsafe { keccak_f1600_x4_vl(&mut regs) };
+    } else {
+        keccak_f1600_x4(&mut regs);
+    }
+    for (word, reg) in words.iter_mut().zip(regs) {
+        // SAFETY: `word` is 32 writable bytes; the store is unaligned.
+        unsafe { _mm256_storeu_si256(word.as_mut_ptr().cast(), reg) };
+    }
+    regs.zeroize();
+}
+
+/// Loads eight states into zmm registers, permutes them, stores them.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn permute_x8(words: &mut [[u64; 8]; WORDS]) {
+    let mut regs: [__m512i; WORDS] = [_mm512_setzero_si512(); WORDS];
+    for (reg, word) in regs.iter_mut().zip(words.iter()) {
+        // SAFETY: `word` is 64 readable bytes; the load is unaligned.
+        *reg = unsafe { _mm512_loadu_si512(word.as_ptr().cast()) };
+    }
+    keccak_f1600_x8(&mut regs);
+    for (word, reg) in words.iter_mut().zip(regs) {
+        // SAFETY: `word` is 64 writable bytes; the store is unaligned.
+        unsafe { _mm512_storeu_si512(word.as_mut_ptr().cast(), reg) };
+    }
+    regs.zeroize();
 }
 
 /// Runs every job of `jobs` on the AVX2 permutation (see [`run_with`]).
 #[target_feature(enable = "avx2")]
 #[inline(never)]
 pub(crate) fn run<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
-    run_with::<X4Avx2>(jobs);
+    run_with::<4, X4Avx2>(jobs);
 }
 
 /// Runs every job of `jobs` on the AVX-512VL permutation (see [`run_with`]).
@@ -407,22 +453,32 @@ pub(crate) fn run<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 #[inline(never)]
 pub(crate) unsafe fn run_vl<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
-    run_with::<X4Vl>(jobs);
+    run_with::<4, X4Vl>(jobs);
 }
 
-/// Runs every job of `jobs`, in order as lanes free up (see the module docs), on the 4-way
-/// permutation `P` (whose instruction set the CPU must have).
+/// Runs every job of `jobs` on the AVX-512F 8-way permutation (see [`run_with`]).
+///
+/// # Safety
+/// The CPU has AVX2, BMI1/2 and AVX-512F.
+#[target_feature(enable = "avx2,avx512f")]
+#[inline(never)]
+pub(crate) unsafe fn run_x8<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
+    run_with::<8, X8>(jobs);
+}
+
+/// Runs every job of `jobs`, in order as lanes free up (see the module docs), on the
+/// `W`-way permutation `P` (whose instruction set the CPU must have).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn run_with<'a, P: Permute4>(jobs: impl IntoIterator<Item = Job<'a>>) {
-    let mut state = StateX4 {
-        words: [[0; WAYS]; WORDS],
+fn run_with<'a, const W: usize, P: Permute<W>>(jobs: impl IntoIterator<Item = Job<'a>>) {
+    let mut state = StateX::<W> {
+        words: [[0; W]; WORDS],
     };
-    let mut scratch = Scratch {
+    let mut scratch = Scratch::<W> {
         words: [0; MAX_RATE_WORDS],
-        noise: [[0; CBD3_WORDS]; WAYS],
+        noise: [[0; CBD3_WORDS]; W],
     };
-    let mut lanes: [Option<Lane<'a>>; WAYS] = [None, None, None, None];
+    let mut lanes: [Option<Lane<'a>>; W] = core::array::from_fn(|_| None);
     let mut waiting = jobs.into_iter().peekable();
     loop {
         for (l, slot) in lanes.iter_mut().enumerate() {

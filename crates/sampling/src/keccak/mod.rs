@@ -9,7 +9,8 @@
 //! | this module | the sponge (absorb, pad, squeeze, any rate) and the one-shot hashes |
 //! | `x4` | Keccak-f\[1600\] on four states at once in AVX2 registers |
 //! | `x4_vl` | the same on 256-bit registers with AVX-512VL ternary logic and rotations |
-//! | `lanes` | the scheduler: independent sponges of any kind and rate share the 4-way permutation, a lone last job finishing on the scalar one |
+//! | `x8` | eight states at once on 512-bit registers (AVX-512F) |
+//! | `lanes` | the scheduler: independent sponges of any kind and rate share a 4- or 8-way permutation, a lone last job finishing on the scalar one |
 //!
 //! The hashes that cannot be batched across streams (H(ek) over the whole encapsulation key,
 //! J(z || c) over the whole ciphertext, G) are about ten sequential permutations per KEM
@@ -26,6 +27,9 @@ pub(crate) mod x4;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 pub(crate) mod x4_vl;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+pub(crate) mod x8;
 
 use crate::backend::SamplingBackend;
 pub use f1600::f1600_portable;

@@ -27,9 +27,6 @@ use core::arch::x86_64::{
     _mm256_xor_si256,
 };
 
-/// Number of parallel states.
-pub(crate) const WAYS: usize = 4;
-
 /// The SHAKE128 rate in bytes.
 pub(crate) const SHAKE128_RATE: usize = 168;
 
@@ -146,10 +143,10 @@ macro_rules! round {
     ($ops:ident, $ctx:ident, $a:ident, $e:ident, $rc:expr) => {{
         use $crate::keccak::x4::{NEXT, PREV};
         // Theta: column parities, then the value each column is xored with.
-        let c: [__m256i; 5] = core::array::from_fn(|x| {
+        let c: [_; 5] = core::array::from_fn(|x| {
             $ops!(xor5, $ctx, $a[x], $a[x + 5], $a[x + 10], $a[x + 15], $a[x + 20])
         });
-        let d: [__m256i; 5] =
+        let d: [_; 5] =
             core::array::from_fn(|x| $ops!(xor, $ctx, c[PREV[x]], $ops!(rotl, $ctx, c[NEXT[x]], 1)));
         plane!($ops, $ctx, $a, d, $e, 0; 0, 0; 6, 44; 12, 43; 18, 21; 24, 14;);
         plane!($ops, $ctx, $a, d, $e, 1; 3, 28; 9, 20; 10, 3; 16, 45; 22, 61;);
@@ -191,6 +188,9 @@ pub(crate) fn keccak_f1600_x4(state: &mut [__m256i; WORDS]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Number of parallel states.
+    const WAYS: usize = 4;
     use crate::simd::Avx2;
     use core::arch::x86_64::{_mm256_set_epi64x, _mm256_storeu_si256};
     use proptest::prelude::*;

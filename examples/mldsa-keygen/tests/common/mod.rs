@@ -18,9 +18,7 @@ pub(crate) const KEYGEN_FILE: &str = "ML-DSA-keyGen-FIPS204.internalProjection.j
 pub(crate) fn vectors_dir() -> PathBuf {
     match std::env::var_os("MLDSA_VECTORS_DIR") {
         Some(dir) => PathBuf::from(dir),
-        None => {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../vectors/mldsa-acvp")
-        }
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../vectors/mldsa-acvp"),
     }
 }
 
