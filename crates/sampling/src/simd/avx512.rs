@@ -24,8 +24,9 @@ impl SamplingBackend for Avx512 {
         // (key generation's A-hat rows and noise, encryption's noise) take eight. Public:
         // the estimate depends on the jobs' kinds and lengths only.
         let (longest, total) = jobs.estimated_permutations();
-        let cost4 = 100 * longest.max(total.div_ceil(4));
-        let cost8 = 145 * longest.max(total.div_ceil(8));
+        // Shifts for the rounded-up quotients (no `div` in our code, see `Job`).
+        let cost4 = 100 * longest.max((total + 3) >> 2);
+        let cost8 = 145 * longest.max((total + 7) >> 3);
         if cost8 < cost4 {
             // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F.
             unsafe { crate::keccak::lanes::run_x8(jobs.drain()) }
