@@ -29,7 +29,7 @@
 //! entry points `*_on`.
 #![no_main]
 
-#[path = "backend.rs"]
+#[path = "../shared/backend.rs"]
 mod backend;
 
 use backend::backend_of;

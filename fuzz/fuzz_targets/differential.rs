@@ -20,7 +20,7 @@
 #![no_main]
 #![allow(deprecated)]
 
-#[path = "backend.rs"]
+#[path = "../shared/backend.rs"]
 mod backend;
 
 use backend::backend_of;

@@ -19,7 +19,7 @@
 //! with `from_bytes_on` also compares the two backends.
 #![no_main]
 
-#[path = "backend.rs"]
+#[path = "../shared/backend.rs"]
 mod backend;
 
 use backend::backend_of;

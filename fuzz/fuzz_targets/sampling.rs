@@ -11,7 +11,7 @@
 //! picked from the byte, run through `lattice_poly_ntt::dispatch!`).
 #![no_main]
 
-#[path = "backend.rs"]
+#[path = "../shared/backend.rs"]
 mod backend;
 
 use backend::backend_of;

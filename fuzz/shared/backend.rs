@@ -1,4 +1,5 @@
-//! The backend a fuzz input asks for, shared by the targets (`#[path]`-included).
+//! The backend a fuzz input asks for, shared by the targets (`#[path]`-included; outside
+//! `fuzz_targets/`, where every file is a target).
 
 use lattice_poly_ntt::backend::{AnyBackend, BackendKind};
 
