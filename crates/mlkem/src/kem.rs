@@ -198,8 +198,10 @@ pub(crate) fn decaps_expanded<
         k_bar.zeroize();
         return Err(e);
     }
+    // Built in place: no unerased temporary of the cached s-hat.
     let mut s_hat_raw = kpke::decode_vector_12_reduced::<B, K>(b, dk_pke);
-    let mut s_hat = s_hat_raw.cached(b);
+    let mut s_hat = CachedNttVector::<K>::zero();
+    s_hat_raw.cached_into(b, &mut s_hat);
     s_hat_raw.zeroize();
     let key = decaps_internal::<B, K, ETA1, ETA2, DU, DV>(
         b,

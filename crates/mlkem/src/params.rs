@@ -308,9 +308,7 @@ macro_rules! parameter_set {
                     state.parse_checking_hash_into(b, ek_bytes, h, None)?;
                     let mut decoded = crate::kpke::decode_vector_12_reduced::<_, K>(b, dk_pke);
                     // In place: no unerased temporary of the cached s-hat.
-                    for (o, p) in s_hat.0.iter_mut().zip(&decoded.0) {
-                        o.set(b, p);
-                    }
+                    decoded.cached_into(b, s_hat);
                     decoded.zeroize();
                     Ok::<(), Error>(())
                 })?;

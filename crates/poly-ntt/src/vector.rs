@@ -109,9 +109,18 @@ impl<R: Ring, const K: usize> NttVector<R, K> {
     /// A copy with the `b*zeta` cache of every element, to use as a right-hand side.
     #[must_use]
     pub fn cached<B: Backend<R>>(&self, backend: B) -> CachedNttVector<R, K> {
-        CachedNttVector(core::array::from_fn(|i| {
-            CachedNttPoly::new(backend, &self.0[i])
-        }))
+        let mut out = CachedNttVector::<R, K>::zero();
+        self.cached_into(backend, &mut out);
+        out
+    }
+
+    /// [`Self::cached`] into `out` (every entry overwritten), for a caller that builds its
+    /// result in place (no temporary copy of a secret right-hand side to erase).
+    #[inline]
+    pub fn cached_into<B: Backend<R>>(&self, backend: B, out: &mut CachedNttVector<R, K>) {
+        for (o, p) in out.0.iter_mut().zip(&self.0) {
+            o.set(backend, p);
+        }
     }
 
     /// The inner product `self^T * rhs`, accumulated lazily and reduced once.

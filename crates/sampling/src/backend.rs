@@ -15,18 +15,6 @@ pub struct Jobs<'b, 'a> {
 }
 
 impl<'a> Jobs<'_, 'a> {
-    /// Number of jobs.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.jobs.len()
-    }
-
-    /// Whether there are none.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.jobs.is_empty()
-    }
-
     /// `(longest, total)`: estimated Keccak permutations of the longest job and of all of
     /// them (for a backend choosing how many lanes to use). Public: it depends on the jobs'
     /// kinds and message lengths only.

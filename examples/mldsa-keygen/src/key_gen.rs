@@ -1,7 +1,7 @@
 //! The arithmetic and hashing of Algorithm 6, lines 1-7, on the shared crates.
 
 use lattice_poly_ntt::backend::AnyBackend;
-use lattice_poly_ntt::mldsa::{Matrix, MlDsa, PolyVector};
+use lattice_poly_ntt::mldsa::{CachedNttVector, Matrix, MlDsa, PolyVector};
 use lattice_poly_ntt::{Backend, dispatch};
 use lattice_sampling::keccak::shake256;
 use lattice_sampling::{Batch, SamplingBackend, Shake, XofSink};
@@ -81,7 +81,9 @@ where
         // ExpandS writes canonical values (eta - z mod q): the invariant holds.
         *p.coeffs_mut() = *c;
     }
-    let mut s1_hat = s1_poly.ntt_cached(b);
+    // In place: no temporary copy of the secret s1-hat to erase.
+    let mut s1_hat = CachedNttVector::<L>::zero();
+    s1_poly.ntt_cached_into(b, &mut s1_hat);
     s1_poly.zeroize();
     let mut t_hat = a_hat.mul_vector(b, &s1_hat);
     s1_hat.zeroize();

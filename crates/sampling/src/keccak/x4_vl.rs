@@ -14,10 +14,10 @@ use core::arch::x86_64::{
     _mm256_xor_si256,
 };
 
-/// `vpternlogq` truth table of `a ^ b ^ c`.
-const XOR3: i32 = 0x96;
+/// `vpternlogq` truth table of `a ^ b ^ c` (here and in `super::x8`).
+pub(crate) const XOR3: i32 = 0x96;
 /// `vpternlogq` truth table of `a ^ (!b & c)` (chi).
-const CHI: i32 = 0xd2;
+pub(crate) const CHI: i32 = 0xd2;
 
 // The truth tables, evaluated bit by bit: bit `4a + 2b + c` of the table is f(a, b, c).
 const _: () = {

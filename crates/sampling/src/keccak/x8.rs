@@ -7,15 +7,11 @@
 //! Reached only through the AVX-512 token (`lattice_poly_ntt::backend::Avx512`).
 
 use super::x4::{ROUND_CONSTANTS, WORDS, plane, round};
+use super::x4_vl::{CHI, XOR3};
 use core::arch::x86_64::{
     __m512i, _mm512_rol_epi64, _mm512_set1_epi64, _mm512_setzero_si512, _mm512_ternarylogic_epi64,
     _mm512_xor_si512,
 };
-
-/// `vpternlogq` truth table of `a ^ b ^ c` (see `super::x4_vl`).
-const XOR3: i32 = 0x96;
-/// `vpternlogq` truth table of `a ^ (!b & c)` (chi).
-const CHI: i32 = 0xd2;
 
 /// The AVX-512F operations of a round, for `round!`.
 macro_rules! avx512z_ops {
