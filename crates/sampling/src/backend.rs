@@ -30,6 +30,17 @@ impl<'a> Jobs<'_, 'a> {
         (longest, total)
     }
 
+    /// Writes each job's estimated permutations to `out`, in order; returns the number of
+    /// jobs. Public, as [`Self::estimated_permutations`].
+    pub(crate) fn estimated_lengths(&self, out: &mut [usize; crate::batch::MAX_JOBS]) -> usize {
+        let mut n = 0;
+        for (o, job) in out.iter_mut().zip(self.jobs.iter().flatten()) {
+            *o = job.estimated_permutations();
+            n += 1;
+        }
+        n
+    }
+
     /// Takes the jobs, in order.
     pub(crate) fn drain(&mut self) -> impl Iterator<Item = Job<'a>> + '_ {
         self.jobs

@@ -19,7 +19,7 @@ use crate::sample_ntt::{SAMPLE_NTT_SEED_BYTES, matrix_seed};
 /// Jobs held before a batch runs what it has (pushing more runs the held ones first; jobs
 /// are independent, so the results do not change). ML-KEM-1024 key generation's largest
 /// batch has 24.
-const MAX_JOBS: usize = 32;
+pub(crate) const MAX_JOBS: usize = 32;
 
 /// One independent piece of Keccak work.
 pub(crate) enum Job<'a> {
@@ -93,16 +93,26 @@ impl<'a> From<Digest32<'a>> for Job<'a> {
 
 impl Job<'_> {
     /// About how many Keccak permutations the job takes: its message's blocks (with the
-    /// padding) and, for outputs, the blocks it typically squeezes (SampleNTT about 3 of
-    /// 168 bytes, RejNTTPoly about 5, CBD 1 or 2, a sink about 2). An estimate for choosing a
-    /// lane count: block counts use `len / 128` (a shift: the division scan allows no `div`
-    /// in our code, even on public lengths), a slight overestimate for rates of 136 and 168.
+    /// padding, exact) and, for outputs, the blocks it typically squeezes (SampleNTT about 3
+    /// of 168 bytes, RejNTTPoly about 5, CBD 1 or 2, a sink about 2). An estimate for
+    /// choosing a lane count. Block counts by subtraction: the division scan allows no `div`
+    /// in our code, even on public lengths.
     pub(crate) fn estimated_permutations(&self) -> usize {
-        let blocks = |len: usize| (len >> 7) + 1;
+        // floor(len / rate) + 1: the block the padding ends.
+        let blocks = |len: usize, rate: usize| {
+            let (mut left, mut n) = (len, 1);
+            while left >= rate {
+                left -= rate;
+                n += 1;
+            }
+            n
+        };
         match self {
-            Job::Hash32 { message, .. } | Job::Xof { message, .. } => {
-                blocks(message[0].len() + message[1].len())
-                    + usize::from(matches!(self, Job::Xof { .. }))
+            Job::Hash32 { message, .. } => {
+                blocks(message[0].len() + message[1].len(), SHA3_256_RATE)
+            }
+            Job::Xof { message, shake, .. } => {
+                blocks(message[0].len() + message[1].len(), shake.rate()) + 1
             }
             Job::SampleNtt { .. } => 3,
             Job::RejNttPoly { .. } => 5,
@@ -110,7 +120,8 @@ impl Job<'_> {
             Job::Noise {
                 eta: Eta::Three, ..
             } => 2,
-            Job::Absorb { blocks: b, .. } => b.len() >> 7,
+            // Whole blocks, no padding.
+            Job::Absorb { blocks: b, .. } => blocks(b.len(), SHA3_256_RATE) - 1,
         }
     }
 

@@ -1,6 +1,6 @@
 //! The AVX-512 token's Keccak kernels: the lane scheduler on the 8-way zmm permutation
-//! (`crate::keccak::x8`) for batches of more than four jobs and on the 4-way AVX-512VL one
-//! (`crate::keccak::x4_vl`) otherwise, with the AVX2 rejection parser and CBD, and the
+//! (`crate::keccak::x8`) while a batch has more than four jobs left and on the 4-way
+//! AVX-512VL one (`crate::keccak::x4_vl`) after that, with the AVX2 rejection parser and CBD, and the
 //! BMI1/BMI2 scalar permutation.
 
 use crate::backend::{Jobs, SamplingBackend};
@@ -16,23 +16,64 @@ impl SamplingBackend for Avx512 {
 
     #[inline]
     fn run_jobs(self, mut jobs: Jobs<'_, '_>) {
-        // The width with the smaller estimated time: a batch takes at least as many
-        // permutations as its longest job, and at least its total over the lanes; an 8-way
-        // zmm permutation costs about 1.45 of a 4-way ymm one (8 x 105 against 4 x 145 cycles
-        // per state, measured on an Intel Xeon guest). A long sequential hash beside a few
-        // streams (importing a key: H(ek) and A-hat) keeps four lanes; many short streams
-        // (key generation's A-hat rows and noise, encryption's noise) take eight. Public:
+        // The schedule with the smaller estimated time: eight zmm lanes while more than four
+        // jobs are left then four ymm ones (`run_x8`), or four ymm lanes throughout. Public:
         // the estimate depends on the jobs' kinds and lengths only.
-        let (longest, total) = jobs.estimated_permutations();
-        // Shifts for the rounded-up quotients (no `div` in our code, see `Job`).
-        let cost4 = 100 * longest.max((total + 3) >> 2);
-        let cost8 = 145 * longest.max((total + 7) >> 3);
-        if cost8 < cost4 {
-            // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F.
+        let mut lengths = [0usize; crate::batch::MAX_JOBS];
+        let n = jobs.estimated_lengths(&mut lengths);
+        let lengths = &lengths[..n];
+        if estimated_ticks(lengths, 8) < estimated_ticks(lengths, 4) {
+            // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL.
             unsafe { crate::keccak::lanes::run_x8(jobs.drain()) }
         } else {
             // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL.
             unsafe { crate::keccak::lanes::run_vl(jobs.drain()) }
+        }
+    }
+}
+
+/// TSC ticks of one 8-way zmm, one 4-way ymm and one scalar permutation, measured on an
+/// Intel Xeon guest (960, 730 and 700).
+const TICKS_X8: usize = 960;
+const TICKS_X4: usize = 730;
+const TICKS_SCALAR: usize = 700;
+
+/// The estimated time of the lane scheduler on jobs of `lengths` permutations (in order)
+/// with `width` lanes at the start (8: narrowing to 4 once at most four jobs are left, as
+/// `run_x8` does; 4: as `run_vl`), the last job alone on the scalar Keccak: a simulation
+/// of the schedule, round by round.
+fn estimated_ticks(lengths: &[usize], width: usize) -> usize {
+    let mut lanes = [0usize; 8];
+    let mut width = width;
+    let mut next = 0;
+    let mut ticks = 0;
+    loop {
+        for lane in &mut lanes[..width] {
+            if *lane == 0
+                && let Some(&len) = lengths.get(next)
+            {
+                *lane = len.max(1);
+                next += 1;
+            }
+        }
+        let running = lanes.iter().filter(|&&left| left > 0).count();
+        let longest = lanes.iter().copied().max().unwrap_or(0);
+        let none_waiting = next == lengths.len();
+        if running == 0 {
+            return ticks;
+        }
+        if none_waiting && running == 1 {
+            return ticks + TICKS_SCALAR * longest;
+        }
+        if none_waiting && width == 8 && running <= 4 {
+            // The running jobs move to four lanes (`move_into` packs them at the front).
+            lanes.sort_unstable_by(|a, b| b.cmp(a));
+            width = 4;
+            continue;
+        }
+        ticks += if width == 8 { TICKS_X8 } else { TICKS_X4 };
+        for lane in &mut lanes[..width] {
+            *lane = lane.saturating_sub(1);
         }
     }
 }
@@ -43,6 +84,28 @@ mod tests {
     use crate::{Batch, Digest32, Eta, sample_matrix, sample_noise_vector};
     use lattice_poly_ntt::backend::{Avx512, Portable};
     use lattice_poly_ntt::mlkem::Poly;
+
+    /// The cost model simulates the schedule the lanes run: one 8-way round for up to eight
+    /// one-permutation jobs, narrowing to four lanes, a last job alone on the scalar Keccak.
+    #[test]
+    fn estimate_follows_the_schedule() {
+        use super::{TICKS_SCALAR, TICKS_X4, TICKS_X8, estimated_ticks};
+        assert_eq!(estimated_ticks(&[], 8), 0);
+        assert_eq!(estimated_ticks(&[3], 4), 3 * TICKS_SCALAR);
+        assert_eq!(estimated_ticks(&[1; 8], 8), TICKS_X8);
+        assert_eq!(estimated_ticks(&[1; 8], 4), 2 * TICKS_X4);
+        // Eight lanes for three rounds, then the two long jobs on four lanes for three more.
+        assert_eq!(
+            estimated_ticks(&[6, 6, 3, 3, 3, 3, 3, 3], 8),
+            3 * TICKS_X8 + 3 * TICKS_X4
+        );
+        // Four lanes: the long jobs and two short ones, then two short ones, then the end
+        // of the long jobs.
+        assert_eq!(
+            estimated_ticks(&[6, 6, 3, 3, 3, 3, 3, 3], 4),
+            6 * TICKS_X4 + 3 * TICKS_X4
+        );
+    }
 
     /// Matrix streams, noise of both etas, hashes and a sponge absorption, mixed in one batch
     /// on the AVX-512 scheduler and on the portable one.
