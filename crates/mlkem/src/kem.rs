@@ -6,7 +6,7 @@ use crate::hash;
 use crate::kpke::{self, PublicKey};
 use crate::secret::SharedSecret;
 use lattice_poly_ntt::mlkem::CachedNttVector;
-use lattice_sampling::Digest32;
+use lattice_sampling::{Batch, Digest32};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
@@ -24,10 +24,7 @@ impl<const K: usize> EkState<K> {
     /// An all-zero state, for key generation to overwrite in place.
     pub(crate) const fn zero() -> Self {
         Self {
-            pk: PublicKey {
-                t_hat: lattice_poly_ntt::mlkem::NttVector::zero(),
-                a_hat: lattice_poly_ntt::mlkem::Matrix::zero(),
-            },
+            pk: PublicKey::zero(),
             h: [0; 32],
         }
     }
@@ -47,17 +44,15 @@ impl<const K: usize> EkState<K> {
     }
 
     /// Parses the `ek` embedded in an expanded decapsulation key beside its hash `h` into
-    /// `self`: the hash check of FIPS 203 section 7.3, then the modulus check. `extra` is
-    /// an independent hash to run alongside (see `PublicKey::parse_checking_hash_into`).
+    /// `self`: the hash check of FIPS 203 section 7.3, then the modulus check.
     #[inline(always)]
     pub(crate) fn parse_checking_hash_into<B: KemBackend>(
         &mut self,
         b: B,
         ek: &[u8],
         h: &[u8; 32],
-        extra: Option<Digest32<'_>>,
     ) -> Result<(), crate::Error> {
-        self.pk.parse_checking_hash_into(b, ek, h, extra)?;
+        self.pk.parse_checking_hash_into(b, ek, h)?;
         self.h = *h;
         Ok(())
     }
@@ -113,15 +108,6 @@ pub(crate) fn encaps_internal<
     shared
 }
 
-/// Where decapsulation gets `K-bar = J(z || c)`, its implicit-rejection key.
-#[derive(Clone, Copy)]
-pub(crate) enum RejectionKey<'a> {
-    /// Computed here from z, alongside the re-encryption's noise.
-    FromZ(&'a [u8; 32]),
-    /// Already computed (a one-shot decapsulation hashes it beside A-hat).
-    Known(&'a [u8; 32]),
-}
-
 /// `ML-KEM.Decaps_internal(dk, c)` (Algorithm 18) on a parsed key. Never fails: a
 /// ciphertext that does not re-encrypt to itself yields the implicit-rejection key
 /// `K-bar = J(z || c)`. Compare and select are constant time.
@@ -137,43 +123,54 @@ pub(crate) fn decaps_internal<
     b: B,
     s_hat: &CachedNttVector<K>,
     ek: &EkState<K>,
-    rejection_key: RejectionKey<'_>,
+    z: &[u8; 32],
     ct: &[u8],
 ) -> SharedSecret {
     // Line 7: m' = K-PKE.Decrypt(dk_pke, c).
     let mut m_prime = kpke::decrypt::<B, K, DU, DV>(b, s_hat, ct);
     // Line 8: (K', r') = G(m' || h).
     let (mut key_prime, mut r_prime) = hash::g(b, &m_prime, &ek.h);
-    let mut key = SharedSecret::new(key_prime);
-    key_prime.zeroize();
     // Line 10: c' = K-PKE.Encrypt(ek_pke, m', r'), and line 9: K-bar = J(z || c), which
     // depends on neither and is computed alongside the encryption's noise.
     let mut buf = [0u8; MAX_CIPHERTEXT_SIZE];
     let ct_prime = &mut buf[..ct.len()];
     let mut k_bar = [0u8; 32];
-    let j = match rejection_key {
-        RejectionKey::FromZ(z) => Some(Digest32::shake256([z, ct], &mut k_bar)),
-        RejectionKey::Known(known) => {
-            k_bar = *known;
-            None
-        }
-    };
-    kpke::encrypt::<B, K, ETA1, ETA2, DU, DV>(b, &ek.pk, &m_prime, &r_prime, ct_prime, j);
-    let rejection = SharedSecret::new(k_bar);
-    k_bar.zeroize();
-    // Lines 11-13: if c != c' then K' = K-bar, in constant time.
-    let equal = ct_eq_bytes(ct, ct_prime);
-    key.conditional_assign(&rejection, !equal);
+    let j = Digest32::shake256([z, ct], &mut k_bar);
+    kpke::encrypt::<B, K, ETA1, ETA2, DU, DV>(b, &ek.pk, &m_prime, &r_prime, ct_prime, Some(j));
+    let key = select_shared_secret(&mut key_prime, &mut k_bar, ct, ct_prime);
     m_prime.zeroize();
     r_prime.zeroize();
     buf.as_mut_slice().zeroize();
     key
 }
 
+/// Algorithm 18 lines 11-13: `K'` if `c = c'`, else `K-bar`, in constant time. Erases
+/// both candidates.
+#[inline(always)]
+fn select_shared_secret(
+    key_prime: &mut [u8; 32],
+    k_bar: &mut [u8; 32],
+    ct: &[u8],
+    ct_prime: &[u8],
+) -> SharedSecret {
+    let mut key = SharedSecret::new(*key_prime);
+    let rejection = SharedSecret::new(*k_bar);
+    // `[u8; 32]` is `Copy`: wrapping leaves these copies behind, so erase them.
+    key_prime.zeroize();
+    k_bar.zeroize();
+    key.conditional_assign(&rejection, !ct_eq_bytes(ct, ct_prime));
+    key
+}
+
 /// `ML-KEM.Decaps` (Algorithm 21) from the expanded encoding `dk_pke || ek || h || z`
 /// (lengths checked by the caller), with the input checks of FIPS 203 section 7.3, for a
-/// key used once: nothing is kept, and the three independent hashes of the operation,
-/// `H(ek)` for the hash check, `J(z || c)` and A-hat's streams, share the 4-way Keccak.
+/// key used once: nothing is kept.
+///
+/// The steps of Algorithm 18 are reordered so that all Keccak work but G runs in one batch:
+/// decryption and `G(m' || h)` first (they need only `dk_pke`, `c` and the stored `h`),
+/// then `H(ek)` for the hash check, `J(z || c)`, A-hat's streams and the re-encryption's
+/// noise side by side; the hash and modulus checks come before anything is returned, and
+/// a key that fails them yields only the error. The values are those of Algorithm 18.
 #[inline(always)]
 pub(crate) fn decaps_expanded<
     B: KemBackend,
@@ -190,27 +187,43 @@ pub(crate) fn decaps_expanded<
     z: &[u8; 32],
     ct: &[u8],
 ) -> Result<SharedSecret, crate::Error> {
-    let mut k_bar = [0u8; 32];
-    // On the stack, filled in place (no copy of A-hat through return values).
-    let mut ek_state = EkState::<K>::zero();
-    let j = Digest32::shake256([z, ct], &mut k_bar);
-    if let Err(e) = ek_state.parse_checking_hash_into(b, ek, h, Some(j)) {
-        k_bar.zeroize();
-        return Err(e);
-    }
     // Built in place: no unerased temporary of the cached s-hat.
     let mut s_hat_raw = kpke::decode_vector_12_reduced::<B, K>(b, dk_pke);
     let mut s_hat = CachedNttVector::<K>::zero();
     s_hat_raw.cached_into(b, &mut s_hat);
     s_hat_raw.zeroize();
-    let key = decaps_internal::<B, K, ETA1, ETA2, DU, DV>(
-        b,
-        &s_hat,
-        &ek_state,
-        RejectionKey::Known(&k_bar),
-        ct,
-    );
+    // Line 7: m' = K-PKE.Decrypt(dk_pke, c).
+    let mut m_prime = kpke::decrypt::<B, K, DU, DV>(b, &s_hat, ct);
     s_hat.zeroize();
+    // Line 8: (K', r') = G(m' || h), with the stored h (checked below).
+    let (mut key_prime, mut r_prime) = hash::g(b, &m_prime, h);
+    // On the stack, filled in place (no copy of A-hat through return values).
+    let mut pk = PublicKey::<K>::zero();
+    let mut noise = kpke::EncryptNoise::<K>::zero();
+    let (mut ek_hash, mut k_bar) = ([0u8; 32], [0u8; 32]);
+    let mut batch = Batch::new(b);
+    // The two hashes are the longest jobs (6 to 12 permutations): they go first (J here,
+    // H(ek) first of the parse's jobs).
+    batch.digest(Digest32::shake256([z, ct], &mut k_bar));
+    pk.hash_and_expand_into(&mut batch, ek, &mut ek_hash);
+    noise.sample_into::<B, ETA1, ETA2>(&mut batch, &r_prime);
+    batch.run();
+    r_prime.zeroize();
+    let checked = pk.finish_checking_hash(b, ek, &ek_hash, h);
+    let key = match checked {
+        Ok(()) => {
+            // Line 10: c' = K-PKE.Encrypt(ek_pke, m', r').
+            let mut buf = [0u8; MAX_CIPHERTEXT_SIZE];
+            let ct_prime = &mut buf[..ct.len()];
+            kpke::encrypt_sampled::<B, K, DU, DV>(b, &pk, &m_prime, &noise, ct_prime);
+            let key = select_shared_secret(&mut key_prime, &mut k_bar, ct, ct_prime);
+            buf.as_mut_slice().zeroize();
+            Ok(key)
+        }
+        Err(e) => Err(e),
+    };
+    m_prime.zeroize();
+    key_prime.zeroize();
     k_bar.zeroize();
-    Ok(key)
+    key
 }

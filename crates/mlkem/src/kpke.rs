@@ -91,6 +91,14 @@ pub(crate) fn encode_vector_12<B: KemBackend, const K: usize>(
 }
 
 impl<const K: usize> PublicKey<K> {
+    /// All zero, to be parsed or generated into in place.
+    pub(crate) const fn zero() -> Self {
+        Self {
+            t_hat: NttVector::zero(),
+            a_hat: Matrix::zero(),
+        }
+    }
+
     /// Parses `ek_pke = ByteEncode_12(t-hat) || rho` into `self` (every entry overwritten:
     /// the caller's key is filled in place, with no copy of A-hat) and expands A-hat; returns
     /// `H(ek_pke)`, computed alongside A-hat in the same Keccak batch. `None` if a
@@ -115,30 +123,53 @@ impl<const K: usize> PublicKey<K> {
     }
 
     /// Like [`Self::parse_and_hash_into`], for a key whose hash `expected` is stored beside
-    /// it (FIPS 203 section 7.3): the hash is compared before the modulus check. `extra` is
-    /// one more independent hash to compute alongside A-hat (a one-shot decapsulation's
-    /// `J(z || c)`); it is computed whatever the outcome.
+    /// it (FIPS 203 section 7.3): the hash is compared before the modulus check.
     #[inline(always)]
     pub(crate) fn parse_checking_hash_into<B: KemBackend>(
         &mut self,
         b: B,
         ek: &[u8],
         expected: &[u8; 32],
-        extra: Option<Digest32<'_>>,
     ) -> Result<(), Error> {
-        let (t_bytes, rho) = split_ek::<K>(ek);
         let mut h = [0u8; 32];
         let mut batch = Batch::new(b);
-        batch.digest(Digest32::sha3_256(ek, &mut h));
-        if let Some(extra) = extra {
-            batch.digest(extra);
-        }
-        batch.matrix_rows::<K>(rho, 0, &mut self.a_hat.rows);
+        self.hash_and_expand_into(&mut batch, ek, &mut h);
         batch.run();
+        self.finish_checking_hash(b, ek, &h, expected)
+    }
+
+    /// The Keccak half of [`Self::parse_checking_hash_into`], for a caller with more
+    /// independent work for the same batch: adds `H(ek_pke)` (into `h`, the longest job:
+    /// it goes first) and A-hat's streams (into `self`) to `batch`. After the batch has run,
+    /// [`Self::finish_checking_hash`] completes the parse.
+    #[inline(always)]
+    pub(crate) fn hash_and_expand_into<'a, B: KemBackend>(
+        &'a mut self,
+        batch: &mut Batch<'a, B>,
+        ek: &'a [u8],
+        h: &'a mut [u8; 32],
+    ) {
+        let (_, rho) = split_ek::<K>(ek);
+        batch.digest(Digest32::sha3_256(ek, h));
+        batch.matrix_rows::<K>(rho, 0, &mut self.a_hat.rows);
+    }
+
+    /// The rest of [`Self::parse_checking_hash_into`] once `h = H(ek_pke)` is known: the
+    /// hash check against `expected`, then the modulus check as t-hat is decoded into
+    /// `self`.
+    #[inline(always)]
+    pub(crate) fn finish_checking_hash<B: KemBackend>(
+        &mut self,
+        b: B,
+        ek: &[u8],
+        h: &[u8; 32],
+        expected: &[u8; 32],
+    ) -> Result<(), Error> {
         // Public values (H of the public ek, bytes stored beside it): a plain comparison.
-        if h != *expected {
+        if h != expected {
             return Err(Error::DecapsulationKeyHashMismatch);
         }
+        let (t_bytes, _) = split_ek::<K>(ek);
         if !decode_vector_12_into(b, t_bytes, &mut self.t_hat) {
             return Err(Error::EncapsulationKeyNotReduced);
         }
@@ -257,6 +288,49 @@ fn decode_decompress<B: KemBackend, const D: usize>(b: B, bytes: &[u8]) -> Poly 
     p
 }
 
+/// The noise of K-PKE.Encrypt (Algorithm 14 lines 9-17): `y`, `e1` and `e2`, sampled from
+/// `PRF(r, N)` for N = 0 .. 2k. Erased on drop.
+pub(crate) struct EncryptNoise<const K: usize> {
+    y: PolyVector<K>,
+    e1: PolyVector<K>,
+    e2: Poly,
+}
+
+impl<const K: usize> EncryptNoise<K> {
+    /// All zero, to be sampled into.
+    pub(crate) const fn zero() -> Self {
+        Self {
+            y: PolyVector::zero(),
+            e1: PolyVector::zero(),
+            e2: Poly::zero(),
+        }
+    }
+
+    /// Adds lines 9-17's 2k + 1 PRF streams to `batch` (a multi-way Keccak fills its lanes
+    /// across them and whatever else the batch holds).
+    #[inline(always)]
+    pub(crate) fn sample_into<'a, B: KemBackend, const ETA1: usize, const ETA2: usize>(
+        &'a mut self,
+        batch: &mut Batch<'a, B>,
+        r: &'a [u8; 32],
+    ) {
+        let requests = (self.y.0.iter_mut().map(|p| (eta::<ETA1>(), p)))
+            .chain(self.e1.0.iter_mut().map(|p| (eta::<ETA2>(), p)))
+            .chain([(eta::<ETA2>(), &mut self.e2)]);
+        for ((eta, p), n) in requests.zip(0u8..) {
+            batch.noise(r, eta, n, p);
+        }
+    }
+}
+
+impl<const K: usize> Drop for EncryptNoise<K> {
+    fn drop(&mut self) {
+        self.y.zeroize();
+        self.e1.zeroize();
+        self.e2.zeroize();
+    }
+}
+
 /// K-PKE.Encrypt (Algorithm 14) of the 32-byte message `m` with randomness `r`,
 /// written to `ct_out` (`32 (DU K + DV)` bytes).
 ///
@@ -278,39 +352,39 @@ pub(crate) fn encrypt<
     ct_out: &mut [u8],
     digest: Option<Digest32<'_>>,
 ) {
-    // Lines 9-17: y, e1 and e2 from PRF(r, N), N = 0 .. 2k.
-    // One batch of 2k + 1 PRF streams (a multi-way Keccak fills its lanes across them).
-    let (mut y, mut e1, mut e2) = (
-        PolyVector::<K>::zero(),
-        PolyVector::<K>::zero(),
-        Poly::zero(),
-    );
-    let requests = (y.0.iter_mut().map(|p| (eta::<ETA1>(), p)))
-        .chain(e1.0.iter_mut().map(|p| (eta::<ETA2>(), p)))
-        .chain([(eta::<ETA2>(), &mut e2)]);
+    let mut noise = EncryptNoise::<K>::zero();
     let mut batch = Batch::new(b);
     // A hash is longer than any PRF stream (one or two permutations): it goes first.
     if let Some(digest) = digest {
         batch.digest(digest);
     }
-    for ((eta, p), n) in requests.zip(0u8..) {
-        batch.noise(r, eta, n, p);
-    }
+    noise.sample_into::<B, ETA1, ETA2>(&mut batch, r);
     batch.run();
+    encrypt_sampled::<B, K, DU, DV>(b, pk, m, &noise, ct_out);
+}
+
+/// K-PKE.Encrypt (Algorithm 14) lines 18-23, with the noise of lines 9-17 already sampled.
+#[inline(always)]
+pub(crate) fn encrypt_sampled<B: KemBackend, const K: usize, const DU: usize, const DV: usize>(
+    b: B,
+    pk: &PublicKey<K>,
+    m: &[u8; 32],
+    noise: &EncryptNoise<K>,
+    ct_out: &mut [u8],
+) {
     // Line 18: y-hat, with its b*zeta cache built once for both products below.
-    let mut y_hat = y.ntt_cached(b);
-    y.zeroize();
+    let mut y_hat = noise.y.ntt_cached(b);
     // Line 19: u = NTT^-1(A-hat^T o y-hat) + e1.
     let mut u_hat = pk.a_hat.transpose_mul_vector(b, &y_hat);
     let mut u = u_hat.inverse_ntt(b);
     u_hat.zeroize();
-    u.add_assign(b, &e1);
+    u.add_assign(b, &noise.e1);
     // Lines 20-21: mu = Decompress_1(ByteDecode_1(m)); v = NTT^-1(t-hat^T o y-hat) + e2 + mu.
     let mut v_hat = pk.t_hat.dot(b, &y_hat);
     let mut v = v_hat.inverse_ntt(b);
     v_hat.zeroize();
     y_hat.zeroize();
-    v.add_assign(b, &e2);
+    v.add_assign(b, &noise.e2);
     let mut mu = decode_decompress::<B, 1>(b, m);
     v.add_assign(b, &mu);
     // Lines 22-23: c1 = ByteEncode_du(Compress_du(u)), c2 = ByteEncode_dv(Compress_dv(v)).
@@ -319,10 +393,8 @@ pub(crate) fn encrypt<
         compress_encode::<B, DU>(b, p, chunk);
     }
     compress_encode::<B, DV>(b, &v, c2);
-    for secret in [&mut e2, &mut mu, &mut v] {
-        secret.zeroize();
-    }
-    e1.zeroize();
+    mu.zeroize();
+    v.zeroize();
     u.zeroize();
 }
 

@@ -305,7 +305,7 @@ macro_rules! parameter_set {
                 let s_hat = &mut key.s_hat;
                 let state = &mut key.ek.state;
                 with_backend!(backend, |b| {
-                    state.parse_checking_hash_into(b, ek_bytes, h, None)?;
+                    state.parse_checking_hash_into(b, ek_bytes, h)?;
                     let mut decoded = crate::kpke::decode_vector_12_reduced::<_, K>(b, dk_pke);
                     // In place: no unerased temporary of the cached s-hat.
                     decoded.cached_into(b, s_hat);
@@ -381,7 +381,7 @@ macro_rules! parameter_set {
                         b,
                         &self.s_hat,
                         &self.ek.state,
-                        kem::RejectionKey::FromZ(&self.z),
+                        &self.z,
                         &ct.bytes,
                     )
                 )
