@@ -10,8 +10,17 @@
 //! leak grows with the number of samples and stays over). The classes differ only in secret data:
 //! - decapsulation (ML-KEM-768): valid ciphertexts (the key `K'` is returned) against random
 //!   ciphertexts (implicit rejection, `J(z || c)` is returned), one fixed key;
+//! - decapsulation (ML-KEM-768) under two keys: valid ciphertexts of key A decapsulated with
+//!   A against valid ciphertexts of key B with B;
 //! - encapsulation (ML-KEM-768): one fixed message `m` against random messages, one parsed
 //!   key;
+//! - key generation (ML-KEM-768): seeds whose secret noise `s || e` has few zero
+//!   coefficients against seeds whose noise has many. Its time depends on rho by design
+//!   (rejection sampling of A-hat, public: rho is in ek), and rho comes from the same seed
+//!   as the secrets, so no two seeds share rho: a fixed seed against random ones would
+//!   compare one rho with many (and its branches, repeated, are learned by the predictor;
+//!   measured: |t| of 17 to 42). Classes chosen by a secret property have rho alike in
+//!   distribution, and every seed's rho takes three blocks per entry of A-hat;
 //! - the negative control: a comparison that stops at the first differing byte, of equal
 //!   buffers against buffers that differ at once, must be flagged (`|t|` above
 //!   [`T_FAIL`]), so a harness that cannot see timing differences fails.
@@ -24,6 +33,8 @@
 
 use crate::ops::{Kem, MlKem768};
 use mlkem::{AnyBackend, BackendKind};
+use sha3::digest::{ExtendableOutput, Update, XofReader};
+use sha3::{Digest, Sha3_512, Shake128, Shake256};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -154,55 +165,13 @@ pub(crate) fn run() -> Result<(), String> {
         failures.push(format!("the leaky control was not flagged (t = {t:.2})"));
     }
 
+    let keygen_seeds = keygen_classes();
     for kind in BackendKind::ALL {
         let Some(backend) = AnyBackend::of(kind) else {
             println!("dudect: backend {kind}: skipped (not available on this CPU)");
             continue;
         };
-        let mut rng = Rng(0x0d0d_ec7a ^ kind as u64);
-        let mut seed = [0u8; 64];
-        rng.fill(&mut seed);
-        let dk = MlKem768::key_gen(backend, &seed);
-        let ek = MlKem768::parse_ek(backend, &MlKem768::ek_bytes(&dk))
-            .map_err(|e| format!("{kind}: ek: {e}"))?;
-
-        // Decapsulation: valid ciphertexts against random ones.
-        let valid: Vec<_> = (0..SAMPLES)
-            .map(|_| {
-                let mut m = [0u8; 32];
-                rng.fill(&mut m);
-                MlKem768::encapsulate(backend, &ek, &m).0
-            })
-            .collect();
-        let random: Vec<_> = (0..SAMPLES)
-            .map(|_| {
-                let mut c = vec![0u8; MlKem768::CT_SIZE];
-                rng.fill(&mut c);
-                MlKem768::parse_ct(&c).expect("right length")
-            })
-            .collect();
-        let t = measure_twice(2 ^ kind as u64, |class, i| {
-            let ct = if class == 0 { &valid[i] } else { &random[i] };
-            black_box(MlKem768::decapsulate(backend, &dk, black_box(ct)));
-        });
-        report(kind, "decapsulate (valid vs rejected)", t, &mut failures);
-
-        // Encapsulation: one fixed message against random ones. Both classes read their
-        // message from an array of the same size (copies of the fixed one for class 0), so
-        // that cache misses on the inputs are alike.
-        let fixed = vec![[0x42u8; 32]; SAMPLES];
-        let messages: Vec<[u8; 32]> = (0..SAMPLES)
-            .map(|_| {
-                let mut m = [0u8; 32];
-                rng.fill(&mut m);
-                m
-            })
-            .collect();
-        let t = measure_twice(3 ^ kind as u64, |class, i| {
-            let m = if class == 0 { &fixed[i] } else { &messages[i] };
-            black_box(MlKem768::encapsulate(backend, &ek, black_box(m)));
-        });
-        report(kind, "encapsulate (fixed vs random m)", t, &mut failures);
+        run_backend(kind, backend, &keygen_seeds, &mut failures)?;
     }
     if failures.is_empty() {
         println!("dudect: PASS");
@@ -210,6 +179,178 @@ pub(crate) fn run() -> Result<(), String> {
     } else {
         Err(failures.join("; "))
     }
+}
+
+/// The tests of one backend; a failed test is added to `failures`, `Err` only if a key
+/// cannot be parsed.
+fn run_backend(
+    kind: BackendKind,
+    backend: AnyBackend,
+    keygen_seeds: &[Vec<[u8; 64]>; 2],
+    failures: &mut Vec<String>,
+) -> Result<(), String> {
+    let mut rng = Rng(0x0d0d_ec7a ^ kind as u64);
+    let mut seed = [0u8; 64];
+    rng.fill(&mut seed);
+    let dk = MlKem768::key_gen(backend, &seed);
+    let ek = MlKem768::parse_ek(backend, &MlKem768::ek_bytes(&dk))
+        .map_err(|e| format!("{kind}: ek: {e}"))?;
+
+    // Decapsulation: valid ciphertexts against random ones.
+    let valid: Vec<_> = (0..SAMPLES)
+        .map(|_| {
+            let mut m = [0u8; 32];
+            rng.fill(&mut m);
+            MlKem768::encapsulate(backend, &ek, &m).0
+        })
+        .collect();
+    let random: Vec<_> = (0..SAMPLES)
+        .map(|_| {
+            let mut c = vec![0u8; MlKem768::CT_SIZE];
+            rng.fill(&mut c);
+            MlKem768::parse_ct(&c).expect("right length")
+        })
+        .collect();
+    let t = measure_twice(2 ^ kind as u64, |class, i| {
+        let ct = if class == 0 { &valid[i] } else { &random[i] };
+        black_box(MlKem768::decapsulate(backend, &dk, black_box(ct)));
+    });
+    report(kind, "decapsulate (valid vs rejected)", t, failures);
+
+    // Encapsulation: one fixed message against random ones. Both classes read their
+    // message from an array of the same size (copies of the fixed one for class 0), so
+    // that cache misses on the inputs are alike.
+    let fixed = vec![[0x42u8; 32]; SAMPLES];
+    let messages: Vec<[u8; 32]> = (0..SAMPLES)
+        .map(|_| {
+            let mut m = [0u8; 32];
+            rng.fill(&mut m);
+            m
+        })
+        .collect();
+    let t = measure_twice(3 ^ kind as u64, |class, i| {
+        let m = if class == 0 { &fixed[i] } else { &messages[i] };
+        black_box(MlKem768::encapsulate(backend, &ek, black_box(m)));
+    });
+    report(kind, "encapsulate (fixed vs random m)", t, failures);
+
+    // Decapsulation under two keys: each with valid ciphertexts of its own.
+    rng.fill(&mut seed);
+    let dk_b = MlKem768::key_gen(backend, &seed);
+    let ek_b = MlKem768::parse_ek(backend, &MlKem768::ek_bytes(&dk_b))
+        .map_err(|e| format!("{kind}: ek: {e}"))?;
+    let valid_b: Vec<_> = (0..SAMPLES)
+        .map(|_| {
+            let mut m = [0u8; 32];
+            rng.fill(&mut m);
+            MlKem768::encapsulate(backend, &ek_b, &m).0
+        })
+        .collect();
+    let t = measure_twice(4 ^ kind as u64, |class, i| {
+        let (key, ct) = if class == 0 {
+            (&dk, &valid[i])
+        } else {
+            (&dk_b, &valid_b[i])
+        };
+        black_box(MlKem768::decapsulate(backend, key, black_box(ct)));
+    });
+    report(kind, "decapsulate (key A vs key B)", t, failures);
+
+    // Key generation: seeds whose secret noise has few zeros against seeds whose noise has
+    // many (see the module docs).
+    let t = measure_twice(5 ^ kind as u64, |class, i| {
+        let s = &keygen_seeds[class][i];
+        black_box(MlKem768::key_gen(backend, black_box(s)));
+    });
+    report(kind, "key generation (few vs many zeros)", t, failures);
+    Ok(())
+}
+
+/// The two classes of key-generation seeds `d || z` (ML-KEM-768), `SAMPLES` each: the
+/// secret noise `s || e` of class 0 has fewer than [`FEW_ZEROS`] zero coefficients, that of
+/// class 1 more than [`MANY_ZEROS`] (about a fifth of seeds each; the mean is 576 of
+/// 1536). Every seed's rho needs three SHAKE128 blocks for every entry of A-hat, as about
+/// 93 % do, so the public work is alike in both classes; rho is otherwise random in both.
+/// Computed with the `sha3` crate from FIPS 203 Algorithms 13, 7 and 8.
+fn keygen_classes() -> [Vec<[u8; 64]>; 2] {
+    let mut rng = Rng(0x6b65_7967_656e);
+    let mut classes = [Vec::with_capacity(SAMPLES), Vec::with_capacity(SAMPLES)];
+    while classes.iter().any(|c| c.len() < SAMPLES) {
+        let mut seed = [0u8; 64];
+        rng.fill(&mut seed);
+        let g = Sha3_512::new()
+            .chain_update(&seed[..32])
+            .chain_update([3u8])
+            .finalize();
+        let (rho, sigma) = g.split_at(32);
+        if !every_entry_takes_three_blocks(rho) {
+            continue;
+        }
+        let zeros = noise_zeros(sigma);
+        let class = if zeros < FEW_ZEROS {
+            0
+        } else if zeros > MANY_ZEROS {
+            1
+        } else {
+            continue;
+        };
+        if classes[class].len() < SAMPLES {
+            classes[class].push(seed);
+        }
+    }
+    classes
+}
+
+/// Below this many zero coefficients in `s || e`: class 0 of [`keygen_classes`].
+const FEW_ZEROS: usize = 560;
+/// Above this many: class 1.
+const MANY_ZEROS: usize = 592;
+
+/// Whether every entry of A-hat, `SampleNTT(rho || j || i)` for `i, j < 3`, has its 256
+/// coefficients within the first three 168-byte blocks of its stream (public: rho is in
+/// ek).
+fn every_entry_takes_three_blocks(rho: &[u8]) -> bool {
+    (0..3u8).all(|i| {
+        (0..3u8).all(|j| {
+            let mut block = [0u8; 3 * 168];
+            Shake128::default()
+                .chain(rho)
+                .chain([j, i])
+                .finalize_xof()
+                .read(&mut block);
+            let accepted: usize = block
+                .chunks_exact(3)
+                .map(|c| {
+                    let d1 = u16::from(c[0]) | (u16::from(c[1] & 0x0f) << 8);
+                    let d2 = (u16::from(c[1]) >> 4) | (u16::from(c[2]) << 4);
+                    usize::from(d1 < 3329) + usize::from(d2 < 3329)
+                })
+                .sum();
+            accepted >= 256
+        })
+    })
+}
+
+/// The number of zero coefficients of ML-KEM-768's `s || e`: `SamplePolyCBD_2(PRF_2(sigma,
+/// N))` for N = 0 .. 5, a coefficient being zero when its two 2-bit halves have equal
+/// weight.
+fn noise_zeros(sigma: &[u8]) -> usize {
+    (0..6u8)
+        .map(|n| {
+            let mut prf = [0u8; 128];
+            Shake256::default()
+                .chain(sigma)
+                .chain([n])
+                .finalize_xof()
+                .read(&mut prf);
+            prf.iter()
+                .flat_map(|&byte| [byte & 0x0f, byte >> 4])
+                .filter(|&nibble| {
+                    (nibble & 1) + ((nibble >> 1) & 1) == ((nibble >> 2) & 1) + (nibble >> 3)
+                })
+                .count()
+        })
+        .sum()
 }
 
 fn report(kind: BackendKind, what: &str, t: f64, failures: &mut Vec<String>) {
