@@ -22,7 +22,8 @@ impl SamplingBackend for Avx512 {
         let mut lengths = [0usize; crate::batch::MAX_JOBS];
         let n = jobs.estimated_lengths(&mut lengths);
         let lengths = &lengths[..n];
-        if estimated_ticks(lengths, 8) < estimated_ticks(lengths, 4) {
+        // Four jobs or fewer fit four lanes: no estimate needed.
+        if n > 4 && estimated_ticks(lengths, 8) < estimated_ticks(lengths, 4) {
             // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL.
             unsafe { crate::keccak::lanes::run_x8(jobs.drain()) }
         } else {
@@ -44,7 +45,6 @@ const TICKS_SCALAR: usize = 700;
 /// of the schedule, round by round.
 fn estimated_ticks(lengths: &[usize], width: usize) -> usize {
     let mut lanes = [0usize; 8];
-    let mut width = width;
     let mut next = 0;
     let mut ticks = 0;
     loop {
@@ -65,11 +65,11 @@ fn estimated_ticks(lengths: &[usize], width: usize) -> usize {
         if none_waiting && running == 1 {
             return ticks + TICKS_SCALAR * longest;
         }
-        if none_waiting && width == 8 && running <= 4 {
-            // The running jobs move to four lanes (`move_into` packs them at the front).
-            lanes.sort_unstable_by(|a, b| b.cmp(a));
-            width = 4;
-            continue;
+        if none_waiting && running <= 4 {
+            // Every job left runs on four lanes (`move_into` packs them) to the end of the
+            // longest (about: the last one alone would go to the scalar Keccak, which costs
+            // about the same).
+            return ticks + TICKS_X4 * longest;
         }
         ticks += if width == 8 { TICKS_X8 } else { TICKS_X4 };
         for lane in &mut lanes[..width] {
