@@ -3,6 +3,7 @@
 /// Defines the constants and key/ciphertext types of one parameter set (FIPS 203 Table 2).
 macro_rules! parameter_set {
     (
+        module: $module:ident,
         name: $name:literal,
         k: $k:literal, eta1: $eta1:literal, eta2: $eta2:literal, du: $du:literal, dv: $dv:literal,
         sizes: ($ek_size:literal, $dk_size:literal, $ct_size:literal)
@@ -12,7 +13,7 @@ macro_rules! parameter_set {
         use crate::kem::{self, EkState};
         use crate::secret::{Seed, SharedSecret};
         use lattice_poly_ntt::mlkem::CachedNttVector;
-        use rand_core::CryptoRng;
+        use rand_core::{CryptoRng, TryCryptoRng};
         use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
         const K: usize = $k;
@@ -93,13 +94,87 @@ macro_rules! parameter_set {
 
             /// `ML-KEM.Encaps` (FIPS 203 Algorithm 20): a fresh shared secret and the
             /// ciphertext that carries it to the holder of the decapsulation key.
+            ///
+            /// ```
+            #[doc = concat!("use mlkem::", stringify!($module), "::DecapsulationKey;")]
+            /// let mut rng = rand::rng();
+            /// let dk = DecapsulationKey::generate(&mut rng);
+            /// let (ct, secret) = dk.encapsulation_key().encapsulate(&mut rng);
+            /// assert_eq!(dk.decapsulate(&ct), secret);
+            /// ```
             pub fn encapsulate<R: CryptoRng + ?Sized>(
                 &self,
                 rng: &mut R,
             ) -> (Ciphertext, SharedSecret) {
+                match self.try_encapsulate(rng) {
+                    Ok(out) => out,
+                    Err(never) => match never {},
+                }
+            }
+
+            /// [`Self::encapsulate`] with a fallible RNG (an OS RNG, a hardware one): the
+            /// RNG's error if it fails, and nothing is computed.
+            ///
+            /// # Errors
+            /// The RNG's error.
+            pub fn try_encapsulate<R: TryCryptoRng + ?Sized>(
+                &self,
+                rng: &mut R,
+            ) -> Result<(Ciphertext, SharedSecret), R::Error> {
                 let mut m = Zeroizing::new([0u8; 32]);
-                rng.fill_bytes(m.as_mut());
-                self.encapsulate_internal(AnyBackend::best(), &m)
+                rng.try_fill_bytes(m.as_mut())?;
+                Ok(self.encapsulate_internal(AnyBackend::best(), &m))
+            }
+
+            /// [`Self::encapsulate`] with the operating system's RNG (`getrandom`).
+            /// Enabled by the `getrandom` feature.
+            ///
+            /// # Errors
+            /// The OS RNG's error, if it fails.
+            #[cfg(feature = "getrandom")]
+            pub fn encapsulate_with_os_rng(
+                &self,
+            ) -> Result<(Ciphertext, SharedSecret), getrandom::Error> {
+                self.try_encapsulate(&mut getrandom::SysRng)
+            }
+
+            /// Checks an encoded encapsulation key as [`Self::from_bytes`] does (FIPS 203
+            /// section 7.2: length, then every coefficient below q) without building the
+            /// parsed key (no A-hat, no hashing): for validating keys received and stored
+            /// before they are used.
+            ///
+            /// ```
+            #[doc = concat!("use mlkem::", stringify!($module), "::{DecapsulationKey, EncapsulationKey};")]
+            /// let dk = DecapsulationKey::from_seed(&[7; 64]);
+            /// let mut ek = dk.encapsulation_key().as_bytes().to_vec();
+            /// assert!(EncapsulationKey::validate(&ek).is_ok());
+            /// ek[0] = 0xff;
+            /// ek[1] |= 0x0f; // the first coefficient becomes 4095 >= q
+            /// assert_eq!(
+            ///     EncapsulationKey::validate(&ek),
+            ///     Err(mlkem::Error::EncapsulationKeyNotReduced)
+            /// );
+            /// ```
+            ///
+            /// # Errors
+            /// Those of [`Self::from_bytes`].
+            pub fn validate(bytes: &[u8]) -> Result<(), Error> {
+                let bytes: &[u8; ENCAPSULATION_KEY_SIZE] =
+                    bytes
+                        .try_into()
+                        .map_err(|_| Error::EncapsulationKeyLength {
+                            expected: ENCAPSULATION_KEY_SIZE,
+                            actual: bytes.len(),
+                        })?;
+                let mut t_hat = lattice_poly_ntt::mlkem::NttVector::<K>::zero();
+                let reduced = with_backend!(AnyBackend::best(), |b| {
+                    crate::kpke::decode_vector_12_into(b, &bytes[..DK_PKE_SIZE], &mut t_hat)
+                });
+                if reduced {
+                    Ok(())
+                } else {
+                    Err(Error::EncapsulationKeyNotReduced)
+                }
             }
 
             /// `ML-KEM.Encaps_internal` (FIPS 203 Algorithm 17) with a caller-chosen message.
@@ -150,6 +225,19 @@ macro_rules! parameter_set {
 
         impl Eq for EncapsulationKey {}
 
+        /// Hashes the encoded key (equal keys have equal encodings).
+        impl core::hash::Hash for EncapsulationKey {
+            fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+                self.bytes.hash(state);
+            }
+        }
+
+        impl AsRef<[u8]> for EncapsulationKey {
+            fn as_ref(&self) -> &[u8] {
+                &self.bytes
+            }
+        }
+
         impl core::fmt::Debug for EncapsulationKey {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 f.debug_struct("EncapsulationKey").finish_non_exhaustive()
@@ -194,10 +282,69 @@ macro_rules! parameter_set {
 
         impl DecapsulationKey {
             /// `ML-KEM.KeyGen` (FIPS 203 Algorithm 19): a new key from 64 random bytes.
+            ///
+            /// ```
+            #[doc = concat!("use mlkem::", stringify!($module), "::DecapsulationKey;")]
+            /// let dk = DecapsulationKey::generate(&mut rand::rng());
+            /// assert!(dk.seed().is_some());
+            /// ```
             pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
+                match Self::try_generate(rng) {
+                    Ok(key) => key,
+                    Err(never) => match never {},
+                }
+            }
+
+            /// [`Self::generate`] with a fallible RNG: the RNG's error if it fails (the
+            /// partial seed is erased).
+            ///
+            /// # Errors
+            /// The RNG's error.
+            pub fn try_generate<R: TryCryptoRng + ?Sized>(rng: &mut R) -> Result<Self, R::Error> {
                 let mut seed = Seed::new([0u8; crate::SEED_SIZE]);
-                rng.fill_bytes(seed.as_bytes_mut());
-                Self::from_seed_value(AnyBackend::best(), seed)
+                rng.try_fill_bytes(seed.as_bytes_mut())?;
+                Ok(Self::from_seed_value(AnyBackend::best(), seed))
+            }
+
+            /// [`Self::generate`] with the operating system's RNG (`getrandom`). Enabled
+            /// by the `getrandom` feature.
+            ///
+            /// # Errors
+            /// The OS RNG's error, if it fails.
+            #[cfg(feature = "getrandom")]
+            pub fn generate_with_os_rng() -> Result<Self, getrandom::Error> {
+                Self::try_generate(&mut getrandom::SysRng)
+            }
+
+            /// Checks an expanded decapsulation key as [`Self::from_expanded_bytes`] does
+            /// (FIPS 203 section 7.3: length and hash check; and the modulus check of the
+            /// embedded ek) without building the key (no A-hat, no s-hat).
+            ///
+            /// ```
+            #[doc = concat!("use mlkem::", stringify!($module), "::DecapsulationKey;")]
+            /// let dk = DecapsulationKey::from_seed(&[7; 64]);
+            /// let mut bytes = dk.to_expanded_bytes().to_vec();
+            /// assert!(DecapsulationKey::validate_expanded(&bytes).is_ok());
+            /// let h = bytes.len() - 64; // H(ek) sits before z
+            /// bytes[h] ^= 1;
+            /// assert_eq!(
+            ///     DecapsulationKey::validate_expanded(&bytes),
+            ///     Err(mlkem::Error::DecapsulationKeyHashMismatch)
+            /// );
+            /// ```
+            ///
+            /// # Errors
+            /// Those of [`Self::from_expanded_bytes`].
+            pub fn validate_expanded(bytes: &[u8]) -> Result<(), Error> {
+                let (_, ek, h, _) = split_expanded(bytes)?;
+                let computed = with_backend!(AnyBackend::best(), |b| {
+                    lattice_sampling::keccak::sha3_256(b, &[ek])
+                });
+                // Public values: a plain comparison.
+                if computed != *h {
+                    return Err(Error::DecapsulationKeyHashMismatch);
+                }
+                EncapsulationKey::validate(ek)
             }
 
             /// `ML-KEM.KeyGen_internal(d, z)` (FIPS 203 Algorithm 16) from the 64-byte
@@ -490,6 +637,19 @@ macro_rules! parameter_set {
         impl AsRef<[u8]> for Ciphertext {
             fn as_ref(&self) -> &[u8] {
                 &self.bytes
+            }
+        }
+
+        /// Any content of the right length is a valid ciphertext (FIPS 203 section 7.3).
+        impl From<[u8; CIPHERTEXT_SIZE]> for Ciphertext {
+            fn from(bytes: [u8; CIPHERTEXT_SIZE]) -> Self {
+                Self { bytes }
+            }
+        }
+
+        impl From<Ciphertext> for [u8; CIPHERTEXT_SIZE] {
+            fn from(ct: Ciphertext) -> Self {
+                ct.bytes
             }
         }
 

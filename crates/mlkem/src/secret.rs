@@ -34,6 +34,14 @@ impl SharedSecret {
     }
 }
 
+/// The secret's bytes, for a KDF or a cipher key. Compare with `==` (constant time) or
+/// [`ConstantTimeEq`], not by comparing these slices.
+impl AsRef<[u8]> for SharedSecret {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
 impl ConstantTimeEq for SharedSecret {
     fn ct_eq(&self, other: &Self) -> Choice {
         self.0.ct_eq(&other.0)
@@ -84,6 +92,12 @@ impl Seed {
 
     pub(crate) fn z(&self) -> &[u8; 32] {
         self.0[32..].try_into().expect("64 = 32 + 32")
+    }
+}
+
+impl From<[u8; SEED_SIZE]> for Seed {
+    fn from(bytes: [u8; SEED_SIZE]) -> Self {
+        Self::new(bytes)
     }
 }
 

@@ -46,6 +46,19 @@ fn sizes_match_fips203<P: ParamSet>() -> usize {
     1
 }
 
+/// `EncapsulationKey::from_bytes`, checked against `validate`: both must reject the same
+/// keys with the same error.
+fn ek_from_bytes_both<P: ParamSet>(bytes: &[u8]) -> Result<P::Ek, Error> {
+    let parsed = P::ek_from_bytes(bytes);
+    assert_eq!(
+        P::ek_validate(bytes),
+        parsed.as_ref().map(|_| ()).map_err(|e| *e),
+        "{}: validate vs from_bytes",
+        P::NAME
+    );
+    parsed
+}
+
 fn ek_lengths<P: ParamSet>() -> usize {
     let valid = P::ek_bytes(P::dk_ek(&P::dk_from_seed(&seed(1))));
     let mut cases = 0;
@@ -54,7 +67,7 @@ fn ek_lengths<P: ParamSet>() -> usize {
         let mut bytes = valid.clone();
         bytes.resize(len, 0);
         assert_rejects(
-            P::ek_from_bytes(&bytes),
+            ek_from_bytes_both::<P>(&bytes),
             Expect::EkLength {
                 expected: P::EK_SIZE,
                 actual: len,
@@ -80,7 +93,7 @@ fn ek_not_reduced<P: ParamSet>() -> usize {
                 "crafting helper"
             );
             assert_rejects(
-                P::ek_from_bytes(&bytes),
+                ek_from_bytes_both::<P>(&bytes),
                 Expect::EkNotReduced,
                 &format!("{} ek with coefficient {index} = {value}", P::NAME),
             );
@@ -89,7 +102,7 @@ fn ek_not_reduced<P: ParamSet>() -> usize {
         // The boundary value q - 1 is fine.
         let mut bytes = valid.clone();
         set_coeff12(&mut bytes, index, Q - 1);
-        let key = P::ek_from_bytes(&bytes).unwrap_or_else(|e| {
+        let key = ek_from_bytes_both::<P>(&bytes).unwrap_or_else(|e| {
             panic!(
                 "{} ek with coefficient {index} = q - 1 rejected: {e:?}",
                 P::NAME
@@ -107,6 +120,12 @@ fn dk_from_expanded_both<P: ParamSet>(bytes: &[u8]) -> Result<P::Dk, Error> {
     let ct = P::ct_from_bytes(&vec![0x3c; P::CT_SIZE]).expect("ciphertext length");
     let imported = P::dk_from_expanded(bytes);
     let one_shot = P::decapsulate_expanded(bytes, &ct);
+    assert_eq!(
+        P::dk_validate(bytes),
+        imported.as_ref().map(|_| ()).map_err(|e| *e),
+        "{}: validate_expanded vs from_expanded_bytes",
+        P::NAME
+    );
     match (&imported, &one_shot) {
         (Ok(dk), Ok(k)) => assert_eq!(
             ss(k),

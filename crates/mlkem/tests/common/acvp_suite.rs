@@ -208,6 +208,12 @@ fn dk_check_case<P: ParamSet>(test: &Value) -> bool {
         "{what}: vector verdict vs recomputed checks {expect:?}"
     );
     let result = P::dk_from_expanded(&dk);
+    // Validation alone reaches the same verdict as the import.
+    assert_eq!(
+        P::dk_validate(&dk),
+        result.as_ref().map(|_| ()).map_err(|e| *e),
+        "{what}: validate_expanded vs from_expanded_bytes"
+    );
     if passed {
         let key = result.unwrap_or_else(|e| panic!("{what}: valid dk rejected: {e:?}"));
         assert_eq!(h(&P::dk_expanded(&key)), h(&dk), "{what}: re-encode");
@@ -246,6 +252,12 @@ fn ek_check_case<P: ParamSet>(test: &Value) -> bool {
         "{what}: vector verdict vs recomputed checks {expect:?}"
     );
     let result = P::ek_from_bytes(&ek);
+    // Validation alone reaches the same verdict as parsing.
+    assert_eq!(
+        P::ek_validate(&ek),
+        result.as_ref().map(|_| ()).map_err(|e| *e),
+        "{what}: validate vs from_bytes"
+    );
     match expect {
         None => {
             let key = result.unwrap_or_else(|e| panic!("{what}: valid ek rejected: {e:?}"));

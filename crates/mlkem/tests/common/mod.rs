@@ -315,6 +315,11 @@ pub trait ParamSet {
     /// `DecapsulationKey::decapsulate_expanded` (one-shot import and decapsulation).
     fn decapsulate_expanded(dk: &[u8], ct: &Self::Ct) -> Result<SharedSecret, Error>;
 
+    /// `EncapsulationKey::validate` (checks only, nothing built).
+    fn ek_validate(bytes: &[u8]) -> Result<(), Error>;
+    /// `DecapsulationKey::validate_expanded` (checks only, nothing built).
+    fn dk_validate(bytes: &[u8]) -> Result<(), Error>;
+
     /// `Ciphertext::from_bytes`.
     fn ct_from_bytes(bytes: &[u8]) -> Result<Self::Ct, Error>;
     /// `Ciphertext::as_bytes`.
@@ -392,6 +397,12 @@ macro_rules! impl_param_set {
             }
             fn decapsulate_expanded(dk: &[u8], ct: &Self::Ct) -> Result<SharedSecret, Error> {
                 mlkem::$module::DecapsulationKey::decapsulate_expanded_on(current_backend(), dk, ct)
+            }
+            fn ek_validate(bytes: &[u8]) -> Result<(), Error> {
+                mlkem::$module::EncapsulationKey::validate(bytes)
+            }
+            fn dk_validate(bytes: &[u8]) -> Result<(), Error> {
+                mlkem::$module::DecapsulationKey::validate_expanded(bytes)
             }
             fn ct_from_bytes(bytes: &[u8]) -> Result<Self::Ct, Error> {
                 mlkem::$module::Ciphertext::from_bytes(bytes)

@@ -1,0 +1,113 @@
+//! The convenience API around the algorithms: fallible randomness, conversions, hashing.
+
+use mlkem::ml_kem_768::{CIPHERTEXT_SIZE, Ciphertext, DecapsulationKey, EncapsulationKey};
+use rand::TryRng;
+
+/// An RNG that fails after handing out `budget` bytes.
+struct Failing {
+    budget: usize,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+struct Exhausted;
+
+impl core::fmt::Display for Exhausted {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("exhausted")
+    }
+}
+
+impl core::error::Error for Exhausted {}
+
+impl TryRng for Failing {
+    type Error = Exhausted;
+    fn try_next_u32(&mut self) -> Result<u32, Exhausted> {
+        let mut b = [0; 4];
+        self.try_fill_bytes(&mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+    fn try_next_u64(&mut self) -> Result<u64, Exhausted> {
+        let mut b = [0; 8];
+        self.try_fill_bytes(&mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Exhausted> {
+        if dst.len() > self.budget {
+            return Err(Exhausted);
+        }
+        self.budget -= dst.len();
+        dst.fill(0x5a);
+        Ok(())
+    }
+}
+
+impl rand::TryCryptoRng for Failing {}
+
+#[test]
+fn fallible_rng_errors_are_returned() {
+    // Key generation takes 64 bytes, encapsulation 32.
+    assert_eq!(
+        DecapsulationKey::try_generate(&mut Failing { budget: 63 }).err(),
+        Some(Exhausted)
+    );
+    let dk = DecapsulationKey::try_generate(&mut Failing { budget: 64 }).expect("64 bytes");
+    assert_eq!(dk.seed().map(|s| *s.as_bytes()), Some([0x5a; 64]));
+    let ek = dk.encapsulation_key();
+    assert_eq!(
+        ek.try_encapsulate(&mut Failing { budget: 31 }).err(),
+        Some(Exhausted)
+    );
+    let (ct, ss) = ek
+        .try_encapsulate(&mut Failing { budget: 32 })
+        .expect("32 bytes");
+    // The RNG's bytes are the message of Encaps_internal.
+    let (ct2, ss2) = ek.encapsulate_deterministic(&[0x5a; 32]);
+    assert_eq!((ct.as_bytes(), &ss), (ct2.as_bytes(), &ss2));
+    assert_eq!(dk.decapsulate(&ct), ss);
+}
+
+#[cfg(feature = "getrandom")]
+#[test]
+fn os_rng_round_trip() {
+    let dk = DecapsulationKey::generate_with_os_rng().expect("OS RNG");
+    let (ct, ss) = dk
+        .encapsulation_key()
+        .encapsulate_with_os_rng()
+        .expect("OS RNG");
+    assert_eq!(dk.decapsulate(&ct), ss);
+}
+
+#[test]
+fn conversions() {
+    let dk = DecapsulationKey::from_seed(&[3; 64]);
+    let ek = dk.encapsulation_key();
+    let (ct, ss) = ek.encapsulate_deterministic(&[4; 32]);
+    // Byte views.
+    assert_eq!(AsRef::<[u8]>::as_ref(ek), ek.as_bytes());
+    assert_eq!(AsRef::<[u8]>::as_ref(&ss), ss.as_bytes());
+    assert_eq!(AsRef::<[u8]>::as_ref(&ct), ct.as_bytes());
+    // Ciphertexts to and from arrays and slices.
+    let array: [u8; CIPHERTEXT_SIZE] = ct.clone().into();
+    assert_eq!(Ciphertext::from(array), ct);
+    assert_eq!(Ciphertext::try_from(&array[..]), Ok(ct.clone()));
+    assert!(Ciphertext::try_from(&array[1..]).is_err());
+    // Keys from slices.
+    assert_eq!(
+        EncapsulationKey::try_from(&ek.as_bytes()[..]).as_ref(),
+        Ok(ek)
+    );
+    assert_eq!(mlkem::Seed::from([3; 64]), *dk.seed().expect("seeded"));
+}
+
+#[test]
+fn encapsulation_keys_hash_by_their_encoding() {
+    use std::collections::HashSet;
+    let a = DecapsulationKey::from_seed(&[1; 64]);
+    let b = DecapsulationKey::from_seed(&[2; 64]);
+    let a_again = EncapsulationKey::from_bytes(a.encapsulation_key().as_bytes()).expect("own key");
+    let mut set = HashSet::new();
+    assert!(set.insert(a.encapsulation_key().clone()));
+    assert!(set.insert(b.encapsulation_key().clone()));
+    assert!(!set.insert(a_again), "the same key twice");
+    assert_eq!(set.len(), 2);
+}
