@@ -46,6 +46,7 @@
 //! reductions and their domains, and add `const` assertions for the arguments that make them
 //! exact (see [`gf8380417`] for a Barrett reduction of every `u64`).
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 pub mod gf3329;

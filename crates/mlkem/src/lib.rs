@@ -93,6 +93,7 @@
 //! The one-shot `decapsulate_expanded` builds a whole parsed key on the stack; a key
 //! imported once and kept lives wherever the caller puts it (a `Box` for the heap).
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // `unsafe` only in the AVX2 module (`backend::avx2`), each block with a `// SAFETY:` line.
 #![deny(unsafe_code)]
 

@@ -79,6 +79,7 @@
 //! [`dispatch!`] runs an operation monomorphized for it, compiled for its features. [`Avx2`]
 //! accelerates ML-KEM's ring; ML-DSA's ring runs the portable defaults on every token.
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // Only the SIMD backend modules allow `unsafe` (each block with a `// SAFETY:` line).
 #![deny(unsafe_code)]
 

@@ -88,6 +88,7 @@
 //! compiler (returned polynomials, register temporaries) are beyond what `zeroize` reaches;
 //! the noise paths write straight into the caller's output to keep such copies to a minimum.
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // `deny`, not `forbid`: the AVX2 module alone is allowed `unsafe` (see its docs).
 #![deny(unsafe_code)]
 
