@@ -14,8 +14,12 @@ use zeroize::Zeroize;
 pub(crate) const MAX_CIPHERTEXT_SIZE: usize = 1568;
 
 /// A parsed encapsulation key: the K-PKE public key with A-hat expanded, and H(ek).
+///
+/// `pub` only because the sealed parameter-set trait names it as an associated type; this
+/// module is private, so no user can name it.
 #[derive(Clone)]
-pub(crate) struct EkState<const K: usize> {
+#[allow(unreachable_pub)]
+pub struct EkState<const K: usize> {
     pub(crate) pk: PublicKey<K>,
     pub(crate) h: [u8; 32],
 }

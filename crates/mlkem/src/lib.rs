@@ -34,9 +34,13 @@
 //! (lazy accumulation, cached `b*zeta`) and the sampling from `lattice-sampling`.
 //!
 //! # API
-//! One module per parameter set ([`ml_kem_512`], [`ml_kem_768`], [`ml_kem_1024`]), each with
-//! `EncapsulationKey`, `DecapsulationKey` and `Ciphertext`; [`SharedSecret`], [`Seed`] and
-//! [`Error`] are shared. Parsed keys keep what every operation would recompute (t-hat, the
+//! [`EncapsulationKey`], [`DecapsulationKey`] and [`Ciphertext`] are generic over the
+//! [`ParameterSet`] ([`MlKem512`], [`MlKem768`], [`MlKem1024`]; sealed), which carries the
+//! sizes as associated constants, so code can be written once for all three
+//! (`fn f<P: ParameterSet>(dk: &DecapsulationKey<P>)`). The modules [`ml_kem_512`],
+//! [`ml_kem_768`] and [`ml_kem_1024`] name each set's types (`ml_kem_768::EncapsulationKey`
+//! is `EncapsulationKey<MlKem768>`) and sizes. [`SharedSecret`], [`Seed`] and [`Error`] are
+//! shared. Parsed keys keep what every operation would recompute (t-hat, the
 //! expanded matrix A-hat, H(ek), the cached s-hat), so repeated operations on one key skip
 //! that work. For a decapsulation key stored in the expanded FIPS 203 encoding and used once,
 //! `DecapsulationKey::decapsulate_expanded` imports and decapsulates in one call (same checks,
@@ -106,42 +110,78 @@ pub mod encode;
 mod error;
 mod hash;
 mod kem;
+mod keys;
 mod kpke;
 mod params;
 mod secret;
 
 pub use backend::{AnyBackend, BackendKind, backend};
 pub use error::Error;
+pub use keys::{Ciphertext, DecapsulationKey, EncapsulationKey};
+pub use params::{ByteArray, MlKem512, MlKem768, MlKem1024, ParameterSet};
 pub use secret::{SEED_SIZE, SHARED_SECRET_SIZE, Seed, SharedSecret};
 
-/// ML-KEM-512 (FIPS 203 Table 2: k = 2, eta1 = 3, eta2 = 2, du = 10, dv = 4).
+/// ML-KEM-512: the key and ciphertext types of [`MlKem512`] and their sizes, under the names
+/// they had before the types became generic (`ml_kem_512::EncapsulationKey` is
+/// `EncapsulationKey<MlKem512>`).
 pub mod ml_kem_512 {
-    crate::params::parameter_set!(
-        module: ml_kem_512,
-        name: "ML-KEM-512",
-        k: 2, eta1: 3, eta2: 2, du: 10, dv: 4,
-        sizes: (800, 1632, 768)
-    );
+    use crate::{MlKem512, ParameterSet};
+
+    /// An ML-KEM-512 encapsulation key (see [`crate::EncapsulationKey`]).
+    pub type EncapsulationKey = crate::EncapsulationKey<MlKem512>;
+    /// An ML-KEM-512 decapsulation key (see [`crate::DecapsulationKey`]).
+    pub type DecapsulationKey = crate::DecapsulationKey<MlKem512>;
+    /// An ML-KEM-512 ciphertext (see [`crate::Ciphertext`]).
+    pub type Ciphertext = crate::Ciphertext<MlKem512>;
+
+    /// Size in bytes of an encoded encapsulation key: `384 k + 32`.
+    pub const ENCAPSULATION_KEY_SIZE: usize = MlKem512::ENCAPSULATION_KEY_SIZE;
+    /// Size in bytes of an expanded (FIPS 203) decapsulation key: `768 k + 96`.
+    pub const DECAPSULATION_KEY_SIZE: usize = MlKem512::DECAPSULATION_KEY_SIZE;
+    /// Size in bytes of a ciphertext: `32 (du k + dv)`.
+    pub const CIPHERTEXT_SIZE: usize = MlKem512::CIPHERTEXT_SIZE;
 }
 
-/// ML-KEM-768 (FIPS 203 Table 2: k = 3, eta1 = 2, eta2 = 2, du = 10, dv = 4).
+/// ML-KEM-768: the key and ciphertext types of [`MlKem768`] and their sizes, under the names
+/// they had before the types became generic (`ml_kem_768::EncapsulationKey` is
+/// `EncapsulationKey<MlKem768>`).
 pub mod ml_kem_768 {
-    crate::params::parameter_set!(
-        module: ml_kem_768,
-        name: "ML-KEM-768",
-        k: 3, eta1: 2, eta2: 2, du: 10, dv: 4,
-        sizes: (1184, 2400, 1088)
-    );
+    use crate::{MlKem768, ParameterSet};
+
+    /// An ML-KEM-768 encapsulation key (see [`crate::EncapsulationKey`]).
+    pub type EncapsulationKey = crate::EncapsulationKey<MlKem768>;
+    /// An ML-KEM-768 decapsulation key (see [`crate::DecapsulationKey`]).
+    pub type DecapsulationKey = crate::DecapsulationKey<MlKem768>;
+    /// An ML-KEM-768 ciphertext (see [`crate::Ciphertext`]).
+    pub type Ciphertext = crate::Ciphertext<MlKem768>;
+
+    /// Size in bytes of an encoded encapsulation key: `384 k + 32`.
+    pub const ENCAPSULATION_KEY_SIZE: usize = MlKem768::ENCAPSULATION_KEY_SIZE;
+    /// Size in bytes of an expanded (FIPS 203) decapsulation key: `768 k + 96`.
+    pub const DECAPSULATION_KEY_SIZE: usize = MlKem768::DECAPSULATION_KEY_SIZE;
+    /// Size in bytes of a ciphertext: `32 (du k + dv)`.
+    pub const CIPHERTEXT_SIZE: usize = MlKem768::CIPHERTEXT_SIZE;
 }
 
-/// ML-KEM-1024 (FIPS 203 Table 2: k = 4, eta1 = 2, eta2 = 2, du = 11, dv = 5).
+/// ML-KEM-1024: the key and ciphertext types of [`MlKem1024`] and their sizes, under the names
+/// they had before the types became generic (`ml_kem_1024::EncapsulationKey` is
+/// `EncapsulationKey<MlKem1024>`).
 pub mod ml_kem_1024 {
-    crate::params::parameter_set!(
-        module: ml_kem_1024,
-        name: "ML-KEM-1024",
-        k: 4, eta1: 2, eta2: 2, du: 11, dv: 5,
-        sizes: (1568, 3168, 1568)
-    );
+    use crate::{MlKem1024, ParameterSet};
+
+    /// An ML-KEM-1024 encapsulation key (see [`crate::EncapsulationKey`]).
+    pub type EncapsulationKey = crate::EncapsulationKey<MlKem1024>;
+    /// An ML-KEM-1024 decapsulation key (see [`crate::DecapsulationKey`]).
+    pub type DecapsulationKey = crate::DecapsulationKey<MlKem1024>;
+    /// An ML-KEM-1024 ciphertext (see [`crate::Ciphertext`]).
+    pub type Ciphertext = crate::Ciphertext<MlKem1024>;
+
+    /// Size in bytes of an encoded encapsulation key: `384 k + 32`.
+    pub const ENCAPSULATION_KEY_SIZE: usize = MlKem1024::ENCAPSULATION_KEY_SIZE;
+    /// Size in bytes of an expanded (FIPS 203) decapsulation key: `768 k + 96`.
+    pub const DECAPSULATION_KEY_SIZE: usize = MlKem1024::DECAPSULATION_KEY_SIZE;
+    /// Size in bytes of a ciphertext: `32 (du k + dv)`.
+    pub const CIPHERTEXT_SIZE: usize = MlKem1024::CIPHERTEXT_SIZE;
 }
 
 /// The README's example, compiled and run as a doctest.

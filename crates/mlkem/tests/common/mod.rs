@@ -326,98 +326,87 @@ pub trait ParamSet {
     fn ct_bytes(ct: &Self::Ct) -> Vec<u8>;
 }
 
-macro_rules! impl_param_set {
-    ($marker:ident, $module:ident, $name:literal, $k:literal) => {
-        /// Marker for the parameter set of the same name.
-        pub struct $marker;
+pub use mlkem::{MlKem512, MlKem768, MlKem1024};
 
-        impl ParamSet for $marker {
-            const NAME: &'static str = $name;
-            const K: usize = $k;
-            const EK_SIZE: usize = mlkem::$module::ENCAPSULATION_KEY_SIZE;
-            const DK_SIZE: usize = mlkem::$module::DECAPSULATION_KEY_SIZE;
-            const CT_SIZE: usize = mlkem::$module::CIPHERTEXT_SIZE;
+/// Every parameter set of the library, through its generic types: the operations that
+/// compute run on the backend of [`on_every_backend`].
+impl<P: mlkem::ParameterSet> ParamSet for P {
+    const NAME: &'static str = P::NAME;
+    const K: usize = P::K;
+    const EK_SIZE: usize = P::ENCAPSULATION_KEY_SIZE;
+    const DK_SIZE: usize = P::DECAPSULATION_KEY_SIZE;
+    const CT_SIZE: usize = P::CIPHERTEXT_SIZE;
 
-            type Ek = mlkem::$module::EncapsulationKey;
-            type Dk = mlkem::$module::DecapsulationKey;
-            type Ct = mlkem::$module::Ciphertext;
+    type Ek = mlkem::EncapsulationKey<P>;
+    type Dk = mlkem::DecapsulationKey<P>;
+    type Ct = mlkem::Ciphertext<P>;
 
-            fn ek_from_bytes(bytes: &[u8]) -> Result<Self::Ek, Error> {
-                mlkem::$module::EncapsulationKey::from_bytes_on(current_backend(), bytes)
-            }
-            fn ek_bytes(ek: &Self::Ek) -> Vec<u8> {
-                let bytes: &[u8; mlkem::$module::ENCAPSULATION_KEY_SIZE] = ek.as_bytes();
-                bytes.to_vec()
-            }
-            fn encapsulate_deterministic(ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret) {
-                ek.encapsulate_deterministic_on(current_backend(), m)
-            }
-            fn encapsulate<R: rand::CryptoRng + ?Sized>(
-                ek: &Self::Ek,
-                rng: &mut R,
-            ) -> (Self::Ct, SharedSecret) {
-                // What `encapsulate` does, on the chosen backend.
-                let mut m = [0u8; 32];
-                rng.fill_bytes(&mut m);
-                ek.encapsulate_deterministic_on(current_backend(), &m)
-            }
-            fn dk_generate<R: rand::CryptoRng + ?Sized>(rng: &mut R) -> Self::Dk {
-                // What `generate` does, on the chosen backend.
-                let mut seed = [0u8; 64];
-                rng.fill_bytes(&mut seed);
-                mlkem::$module::DecapsulationKey::from_seed_on(current_backend(), &seed)
-            }
-            fn dk_from_seed(seed: &[u8; 64]) -> Self::Dk {
-                mlkem::$module::DecapsulationKey::from_seed_on(current_backend(), seed)
-            }
-            fn dk_from_seed_bytes(bytes: &[u8]) -> Result<Self::Dk, Error> {
-                match <&[u8; 64]>::try_from(bytes) {
-                    Ok(seed) => Ok(Self::dk_from_seed(seed)),
-                    // The length error comes from the library itself.
-                    Err(_) => mlkem::$module::DecapsulationKey::from_seed_bytes(bytes),
-                }
-            }
-            fn dk_seed(dk: &Self::Dk) -> Option<[u8; 64]> {
-                // `seed()` lends the zeroize-on-drop `mlkem::Seed`; copy its bytes out.
-                dk.seed().map(|seed: &mlkem::Seed| *seed.as_bytes())
-            }
-            fn dk_from_expanded(bytes: &[u8]) -> Result<Self::Dk, Error> {
-                mlkem::$module::DecapsulationKey::from_expanded_bytes_on(current_backend(), bytes)
-            }
-            fn dk_expanded(dk: &Self::Dk) -> Vec<u8> {
-                let bytes = dk.to_expanded_bytes();
-                let bytes: &[u8; mlkem::$module::DECAPSULATION_KEY_SIZE] = &bytes;
-                bytes.to_vec()
-            }
-            fn dk_ek(dk: &Self::Dk) -> &Self::Ek {
-                dk.encapsulation_key()
-            }
-            fn decapsulate(dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret {
-                dk.decapsulate_on(current_backend(), ct)
-            }
-            fn decapsulate_expanded(dk: &[u8], ct: &Self::Ct) -> Result<SharedSecret, Error> {
-                mlkem::$module::DecapsulationKey::decapsulate_expanded_on(current_backend(), dk, ct)
-            }
-            fn ek_validate(bytes: &[u8]) -> Result<(), Error> {
-                mlkem::$module::EncapsulationKey::validate(bytes)
-            }
-            fn dk_validate(bytes: &[u8]) -> Result<(), Error> {
-                mlkem::$module::DecapsulationKey::validate_expanded(bytes)
-            }
-            fn ct_from_bytes(bytes: &[u8]) -> Result<Self::Ct, Error> {
-                mlkem::$module::Ciphertext::from_bytes(bytes)
-            }
-            fn ct_bytes(ct: &Self::Ct) -> Vec<u8> {
-                let bytes: &[u8; mlkem::$module::CIPHERTEXT_SIZE] = ct.as_bytes();
-                bytes.to_vec()
-            }
+    fn ek_from_bytes(bytes: &[u8]) -> Result<Self::Ek, Error> {
+        Self::Ek::from_bytes_on(current_backend(), bytes)
+    }
+    fn ek_bytes(ek: &Self::Ek) -> Vec<u8> {
+        ek.as_bytes().as_ref().to_vec()
+    }
+    fn encapsulate_deterministic(ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret) {
+        ek.encapsulate_deterministic_on(current_backend(), m)
+    }
+    fn encapsulate<R: rand::CryptoRng + ?Sized>(
+        ek: &Self::Ek,
+        rng: &mut R,
+    ) -> (Self::Ct, SharedSecret) {
+        // What `encapsulate` does, on the chosen backend.
+        let mut m = [0u8; 32];
+        rng.fill_bytes(&mut m);
+        ek.encapsulate_deterministic_on(current_backend(), &m)
+    }
+    fn dk_generate<R: rand::CryptoRng + ?Sized>(rng: &mut R) -> Self::Dk {
+        // What `generate` does, on the chosen backend.
+        let mut seed = [0u8; 64];
+        rng.fill_bytes(&mut seed);
+        Self::Dk::from_seed_on(current_backend(), &seed)
+    }
+    fn dk_from_seed(seed: &[u8; 64]) -> Self::Dk {
+        Self::Dk::from_seed_on(current_backend(), seed)
+    }
+    fn dk_from_seed_bytes(bytes: &[u8]) -> Result<Self::Dk, Error> {
+        match <&[u8; 64]>::try_from(bytes) {
+            Ok(seed) => Ok(Self::dk_from_seed(seed)),
+            // The length error comes from the library itself.
+            Err(_) => Self::Dk::from_seed_bytes(bytes),
         }
-    };
+    }
+    fn dk_seed(dk: &Self::Dk) -> Option<[u8; 64]> {
+        // `seed()` lends the zeroize-on-drop `mlkem::Seed`; copy its bytes out.
+        dk.seed().map(|seed: &mlkem::Seed| *seed.as_bytes())
+    }
+    fn dk_from_expanded(bytes: &[u8]) -> Result<Self::Dk, Error> {
+        Self::Dk::from_expanded_bytes_on(current_backend(), bytes)
+    }
+    fn dk_expanded(dk: &Self::Dk) -> Vec<u8> {
+        dk.to_expanded_bytes_on(current_backend()).as_ref().to_vec()
+    }
+    fn dk_ek(dk: &Self::Dk) -> &Self::Ek {
+        dk.encapsulation_key()
+    }
+    fn decapsulate(dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret {
+        dk.decapsulate_on(current_backend(), ct)
+    }
+    fn decapsulate_expanded(dk: &[u8], ct: &Self::Ct) -> Result<SharedSecret, Error> {
+        Self::Dk::decapsulate_expanded_on(current_backend(), dk, ct)
+    }
+    fn ek_validate(bytes: &[u8]) -> Result<(), Error> {
+        Self::Ek::validate(bytes)
+    }
+    fn dk_validate(bytes: &[u8]) -> Result<(), Error> {
+        Self::Dk::validate_expanded(bytes)
+    }
+    fn ct_from_bytes(bytes: &[u8]) -> Result<Self::Ct, Error> {
+        Self::Ct::from_bytes(bytes)
+    }
+    fn ct_bytes(ct: &Self::Ct) -> Vec<u8> {
+        ct.as_bytes().as_ref().to_vec()
+    }
 }
-
-impl_param_set!(MlKem512, ml_kem_512, "ML-KEM-512", 2);
-impl_param_set!(MlKem768, ml_kem_768, "ML-KEM-768", 3);
-impl_param_set!(MlKem1024, ml_kem_1024, "ML-KEM-1024", 4);
 
 /// The 32 shared-secret bytes.
 pub fn ss(k: &SharedSecret) -> [u8; 32] {
