@@ -59,6 +59,7 @@
 //! |---|---|---|
 //! | `hazmat` | no | deterministic encapsulation, and the `*_on` functions that pick a backend |
 //! | `getrandom` | no | the OS-RNG conveniences above (`getrandom` 0.4) |
+//! | `kem` | no | the RustCrypto `kem` 0.3 traits, as RustCrypto `ml-kem` 0.3 implements them (module `kem_traits`) |
 //!
 //! # Secrets and how they are erased
 //! | secret | where | erased by |
@@ -110,6 +111,8 @@ pub mod encode;
 mod error;
 mod hash;
 mod kem;
+#[cfg(feature = "kem")]
+pub mod kem_traits;
 mod keys;
 mod kpke;
 mod params;
