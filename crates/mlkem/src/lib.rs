@@ -59,6 +59,8 @@
 //! |---|---|---|
 //! | `hazmat` | no | deterministic encapsulation, and the `*_on` functions that pick a backend |
 //! | `getrandom` | no | the OS-RNG conveniences above (`getrandom` 0.4) |
+//! | `pkcs8` | no | PKCS#8 private keys (seed, expandedKey, both) and SPKI public keys in the IETF LAMPS format, DER (module `pkcs8`; uses `alloc`) |
+//! | `pem` | no | the same in PEM |
 //! | `kem` | no | the RustCrypto `kem` 0.3 traits, as RustCrypto `ml-kem` 0.3 implements them (module `kem_traits`) |
 //!
 //! # Secrets and how they are erased
@@ -105,6 +107,9 @@
 #[cfg(test)]
 extern crate std;
 
+#[cfg(feature = "pkcs8")]
+extern crate alloc;
+
 mod backend;
 pub mod compress;
 pub mod encode;
@@ -116,6 +121,8 @@ pub mod kem_traits;
 mod keys;
 mod kpke;
 mod params;
+#[cfg(feature = "pkcs8")]
+pub mod pkcs8;
 mod secret;
 
 pub use backend::{AnyBackend, BackendKind, backend};
