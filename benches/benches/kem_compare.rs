@@ -190,6 +190,108 @@ macro_rules! set_cells {
     }};
 }
 
+/// The inputs of the X-Wing rows: a seed, an encapsulation seed, and the key and ciphertext
+/// ours derives from them.
+struct XWingFixture {
+    seed: [u8; 32],
+    eseed: [u8; 64],
+    ek: Vec<u8>,
+    ct: Vec<u8>,
+}
+
+impl XWingFixture {
+    fn new() -> Self {
+        let seed = mlkem_benches::inputs::bytes::<32>(0x5857);
+        let eseed = mlkem_benches::inputs::bytes::<64>(0x5858);
+        let dk = xwing::DecapsulationKey::from_seed(&seed);
+        let (ct, _) = dk.encapsulation_key().encapsulate_deterministic(&eseed);
+        Self {
+            seed,
+            eseed,
+            ek: dk.encapsulation_key().as_bytes().to_vec(),
+            ct: ct.as_bytes().to_vec(),
+        }
+    }
+}
+
+/// One X-Wing cell per operation: keygen from the 32-byte seed, encapsulation (parsed key,
+/// and from its bytes), decapsulation (parsed key, and from the seed: the encoded
+/// decapsulation key of X-Wing).
+fn xwing_cell<'a>(
+    operation: Operation,
+    library: &'static str,
+    run: Box<dyn FnMut() + 'a>,
+) -> Cell<'a> {
+    Cell {
+        operation,
+        library,
+        run,
+        iterations: 1,
+        samples: Vec::new(),
+    }
+}
+
+fn xwing_cells(fx: &XWingFixture) -> Vec<Cell<'_>> {
+    use xwing::{Ciphertext, DecapsulationKey, EncapsulationKey};
+    let ek = EncapsulationKey::from_bytes(&fx.ek).expect("own key");
+    let dk = DecapsulationKey::from_seed(&fx.seed);
+    let ct = Ciphertext::from_bytes(&fx.ct).expect("own ciphertext");
+    let ct2 = ct.clone();
+    #[allow(unused_mut)]
+    let mut cells = vec![
+        xwing_cell(
+            Operation::Keygen,
+            "ours",
+            Box::new(move || drop(black_box(DecapsulationKey::from_seed(black_box(&fx.seed))))),
+        ),
+        xwing_cell(
+            Operation::Encaps,
+            "ours",
+            Box::new(move || {
+                drop(black_box(
+                    ek.encapsulate_deterministic(black_box(&fx.eseed)),
+                ));
+            }),
+        ),
+        xwing_cell(
+            Operation::EncapsFromBytes,
+            "ours",
+            Box::new(move || {
+                let ek = EncapsulationKey::from_bytes(black_box(&fx.ek)).expect("own key");
+                drop(black_box(
+                    ek.encapsulate_deterministic(black_box(&fx.eseed)),
+                ));
+            }),
+        ),
+        xwing_cell(
+            Operation::Decaps,
+            "ours",
+            Box::new(move || drop(black_box(dk.decapsulate(black_box(&ct))))),
+        ),
+        xwing_cell(
+            Operation::DecapsFromBytes,
+            "ours",
+            Box::new(move || {
+                let dk = DecapsulationKey::from_seed(black_box(&fx.seed));
+                drop(black_box(dk.decapsulate(black_box(&ct2))));
+            }),
+        ),
+    ];
+    #[cfg(feature = "peers")]
+    cells.extend(
+        mlkem_benches::peers::xwing_cells(&fx.seed, &fx.eseed, &fx.ek, &fx.ct)
+            .into_iter()
+            .map(|(operation, run)| xwing_cell(operation, "rustcrypto", run)),
+    );
+    #[cfg(feature = "peers")]
+    cells.extend(
+        mlkem_benches::peers::libcrux_xwing_cells(&fx.seed, &fx.eseed, &fx.ek, &fx.ct)
+            .into_iter()
+            .map(|(operation, run)| xwing_cell(operation, "libcrux", run)),
+    );
+    cells
+}
+
 fn main() {
     let mut rounds = 61;
     let mut args = std::env::args().skip(1);
@@ -207,6 +309,7 @@ fn main() {
     let fx512 = Fixture::new::<Ours512>("ML-KEM-512");
     let fx768 = Fixture::new::<Ours768>("ML-KEM-768");
     let fx1024 = Fixture::new::<Ours1024>("ML-KEM-1024");
+    let fx_xwing = XWingFixture::new();
     // Every library is checked (and its cells built) before anything is timed.
     let sets = [
         (
@@ -243,6 +346,7 @@ fn main() {
                 ml_kem_1024: [Libcrux, RustCrypto, AwsLc, PqClean]
             ),
         ),
+        ("X-Wing", xwing_cells(&fx_xwing)),
     ];
     // Columns: every library measured in some set, in order of first appearance (ours
     // first).

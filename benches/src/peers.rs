@@ -594,6 +594,138 @@ parameter_set!(
     pqclean: mlkem1024,
 );
 
+/// RustCrypto `x-wing` 0.1 (X-Wing, ML-KEM-768 + X25519): its closures for the X-Wing rows
+/// of `kem_compare`, in the order keygen, encaps, encaps_from_bytes, decaps,
+/// decaps_from_bytes, after checking that it agrees with ours on the fixture. Its
+/// decapsulation key holds only the seed, so its decapsulation expands the key each time.
+#[must_use]
+pub fn xwing_cells<'a>(
+    seed: &'a [u8; 32],
+    eseed: &'a [u8; 64],
+    ek: &'a [u8],
+    ct: &'a [u8],
+) -> Vec<(crate::kem::Operation, Box<dyn FnMut() + 'a>)> {
+    use crate::kem::Operation;
+    use kem::{Decapsulate, Decapsulator, TryKeyInit};
+    use std::hint::black_box;
+    let dk = x_wing::DecapsulationKey::from(*seed);
+    let parsed = x_wing::EncapsulationKey::new_from_slice(ek).expect("x-wing parses our key");
+    assert_eq!(dk.encapsulation_key(), &parsed, "x-wing: same key as ours");
+    let (their_ct, _) = parsed.encapsulate_deterministic(&(*eseed).into());
+    assert_eq!(their_ct.as_slice(), ct, "x-wing: same ciphertext as ours");
+    let ct: x_wing::Ciphertext = ct.try_into().expect("1120 bytes");
+    let ours = xwing::DecapsulationKey::from_seed(seed)
+        .decapsulate(&xwing::Ciphertext::from_bytes(ct.as_slice()).expect("length"));
+    assert_eq!(
+        dk.decapsulate(&ct).as_slice(),
+        ours.as_bytes(),
+        "x-wing: same secret"
+    );
+    let eseed_array = kem::common::array::Array::from(*eseed);
+    let eseed2 = eseed_array;
+    let ct2 = ct;
+    let dk2 = x_wing::DecapsulationKey::from(*seed);
+    vec![
+        (
+            Operation::Keygen,
+            Box::new(move || {
+                let dk = x_wing::DecapsulationKey::from(black_box(*seed));
+                // Its key generation is lazy: the encapsulation key is what costs.
+                drop(black_box(dk.encapsulation_key().clone()));
+            }),
+        ),
+        (
+            Operation::Encaps,
+            Box::new(move || {
+                black_box(parsed.encapsulate_deterministic(black_box(&eseed_array)));
+            }),
+        ),
+        (
+            Operation::EncapsFromBytes,
+            Box::new(move || {
+                let ek = x_wing::EncapsulationKey::new_from_slice(black_box(ek)).expect("valid");
+                black_box(ek.encapsulate_deterministic(black_box(&eseed2)));
+            }),
+        ),
+        (
+            Operation::Decaps,
+            Box::new(move || {
+                black_box(dk2.decapsulate(black_box(&ct2)));
+            }),
+        ),
+        (
+            Operation::DecapsFromBytes,
+            Box::new(move || {
+                let dk = x_wing::DecapsulationKey::from(black_box(*seed));
+                black_box(dk.decapsulate(black_box(&ct)));
+            }),
+        ),
+    ]
+}
+
+/// libcrux's X-Wing (`libcrux-kem` 0.0.10, `XWingKemDraft06`): its closures for the X-Wing
+/// rows of `kem_compare`, as [`xwing_cells`], after checking that it agrees with ours. Its
+/// private key is the seed, so its decapsulation expands the key each time.
+#[must_use]
+pub fn libcrux_xwing_cells<'a>(
+    seed: &'a [u8; 32],
+    eseed: &'a [u8; 64],
+    ek: &'a [u8],
+    ct: &'a [u8],
+) -> Vec<(crate::kem::Operation, Box<dyn FnMut() + 'a>)> {
+    use crate::kem::Operation;
+    use libcrux_kem::{Algorithm, Ct, PrivateKey, PublicKey, key_gen_derand};
+    use std::hint::black_box;
+    const ALG: Algorithm = Algorithm::XWingKemDraft06;
+    let (sk, pk) = key_gen_derand(ALG, seed).expect("libcrux key generation");
+    assert_eq!(pk.encode(), ek, "libcrux: same key as ours");
+    let parsed = PublicKey::decode(ALG, ek).expect("libcrux parses our key");
+    let (_, their_ct) = parsed
+        .encapsulate_derand(eseed)
+        .expect("libcrux encapsulation");
+    assert_eq!(their_ct.encode(), ct, "libcrux: same ciphertext as ours");
+    let ours = xwing::DecapsulationKey::from_seed(seed)
+        .decapsulate(&xwing::Ciphertext::from_bytes(ct).expect("length"));
+    let their_ct = Ct::decode(ALG, ct).expect("libcrux parses our ciphertext");
+    assert_eq!(
+        their_ct
+            .decapsulate(&sk)
+            .expect("libcrux decapsulation")
+            .encode(),
+        ours.as_bytes(),
+        "libcrux: same secret"
+    );
+    vec![
+        (
+            Operation::Keygen,
+            Box::new(move || drop(black_box(key_gen_derand(ALG, black_box(seed))))),
+        ),
+        (
+            Operation::Encaps,
+            Box::new(move || drop(black_box(parsed.encapsulate_derand(black_box(eseed))))),
+        ),
+        (
+            Operation::EncapsFromBytes,
+            Box::new(move || {
+                let pk = PublicKey::decode(ALG, black_box(ek)).expect("valid");
+                drop(black_box(pk.encapsulate_derand(black_box(eseed))));
+            }),
+        ),
+        (
+            Operation::Decaps,
+            Box::new(move || drop(black_box(their_ct.decapsulate(black_box(&sk))))),
+        ),
+        (
+            Operation::DecapsFromBytes,
+            Box::new(move || {
+                let sk = PrivateKey::decode(ALG, black_box(seed)).expect("valid");
+                let ct = Ct::decode(ALG, black_box(ct)).expect("valid");
+                drop(black_box(ct.decapsulate(&sk)));
+            }),
+        ),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use crate::kem::{Fixture, Ours512, Ours768, Ours1024, check};
