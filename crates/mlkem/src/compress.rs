@@ -33,12 +33,27 @@ const _: () = assert!(
 // The product y * M stays far below 2^64.
 const _: () = assert!(COMPRESS_NUMERATOR_MAX < u64::MAX / COMPRESS_MULTIPLIER);
 
-/// `Compress_d(x) = round(2^d * x / q) mod 2^d` for a canonical `x < q` and `1 <= d <= 11`.
+/// `Compress_d(x mod q) = round(2^d * (x mod q) / q) mod 2^d` for `1 <= d <= 11`.
 ///
-/// Rounds half up, as FIPS 203 specifies; constant time.
+/// Total: an `x` that is not canonical is reduced first (FIPS 203 defines `Compress_d` on
+/// `Z_q`), so every input has the answer of its residue. Rounds half up, as FIPS 203
+/// specifies; constant time.
+///
+/// ```
+/// use mlkem::compress::compress;
+/// assert_eq!(compress::<1>(1665), 1); // q/2 rounds to 1
+/// assert_eq!(compress::<4>(3329 + 5), compress::<4>(5));
+/// ```
 #[inline(always)]
 #[must_use]
 pub const fn compress<const D: usize>(x: u16) -> u16 {
+    compress_canonical::<D>(lattice_field::gf3329::barrett_reduce(x as u32))
+}
+
+/// [`compress`] for a canonical `x < q` (the KEM's inputs are), without the reduction.
+#[inline(always)]
+#[must_use]
+pub(crate) const fn compress_canonical<const D: usize>(x: u16) -> u16 {
     const { assert!(D >= 1 && D <= COMPRESS_D_MAX) };
     debug_assert!(x < Q);
     // round(2^d x / q) = floor((2^d x + floor(q/2)) / q) since q is odd.
@@ -47,15 +62,25 @@ pub const fn compress<const D: usize>(x: u16) -> u16 {
     (quotient as u16) & ((1u16 << D) - 1)
 }
 
-/// `Decompress_d(y) = round(q * y / 2^d)` for `y < 2^d`, `1 <= d <= 12`. Output in `[0, q)`.
+/// `Decompress_d(y mod 2^d) = round(q * (y mod 2^d) / 2^d)` for `1 <= d <= 12`. Output in
+/// `[0, q)` for every input.
+///
+/// Total: bits of `y` above the low `d` are ignored (FIPS 203 defines `Decompress_d` on
+/// `Z_{2^d}`).
+///
+/// ```
+/// use mlkem::compress::decompress;
+/// assert_eq!(decompress::<1>(1), 1665);
+/// assert_eq!(decompress::<4>(100), decompress::<4>(100 % 16));
+/// ```
 #[inline(always)]
 #[must_use]
 pub const fn decompress<const D: usize>(y: u16) -> u16 {
     const { assert!(D >= 1 && D <= 12) };
-    debug_assert!((y as u32) < 1 << D);
+    let y = y as u32 & ((1 << D) - 1);
     // (q y + 2^(d-1)) >> d: the rounding is half up, and q (2^d - 1) + 2^(d-1) < q 2^d keeps
     // the result below q.
-    ((Q32 * y as u32 + (1 << (D - 1))) >> D) as u16
+    ((Q32 * y + (1 << (D - 1))) >> D) as u16
 }
 
 #[cfg(test)]
@@ -82,6 +107,25 @@ mod tests {
             );
             assert!(decompress::<D>(y) < Q);
         }
+    }
+
+    /// Every input, canonical or not, has the answer of its residue, and decompression is
+    /// always below q.
+    #[test]
+    fn total_on_every_input() {
+        fn check<const D: usize>() {
+            for x in 0..=u16::MAX {
+                assert_eq!(compress::<D>(x), compress::<D>(x % Q), "compress_{D}({x})");
+                let y = decompress::<D>(x);
+                assert!(y < Q, "decompress_{D}({x}) = {y}");
+                assert_eq!(y, decompress::<D>(x & ((1 << D) - 1)));
+            }
+        }
+        check::<1>();
+        check::<4>();
+        check::<5>();
+        check::<10>();
+        check::<11>();
     }
 
     #[test]

@@ -15,12 +15,43 @@ pub const fn encoded_len(d: usize) -> usize {
     32 * d
 }
 
-/// ByteEncode_d (Algorithm 5): packs 256 values of `D` bits into `32 * D` bytes.
+/// ByteEncode_d (Algorithm 5): packs 256 values of `D` bits into `out`, `32 * D` bytes.
 ///
-/// `out.len()` must be `32 * D`; values must be below `2^D`.
-pub fn byte_encode<const D: usize>(coeffs: &[u16; N], out: &mut [u8]) {
+/// Total: only the low `D` bits of each value are encoded (ByteEncode_d takes its input in
+/// `Z_{2^d}`; for `D = 12`, values of `Z_q` fit), and an `out` of any other length is an
+/// error with nothing written.
+///
+/// ```
+/// use mlkem::encode::{byte_decode, byte_encode};
+/// let mut out = [0u8; 32];
+/// byte_encode::<1>(&[1; 256], &mut out)?;
+/// assert_eq!(out, [0xff; 32]);
+/// assert_eq!(byte_decode::<1>(&out)?, [1; 256]);
+/// assert!(byte_encode::<12>(&[0; 256], &mut out).is_err()); // needs 384 bytes
+/// # Ok::<(), mlkem::Error>(())
+/// ```
+///
+/// # Errors
+/// [`crate::Error::EncodingLength`] if `out.len() != 32 * D`.
+pub fn byte_encode<const D: usize>(coeffs: &[u16; N], out: &mut [u8]) -> Result<(), crate::Error> {
     const { assert!(D >= 1 && D <= 12) };
-    byte_encode_portable::<D>(coeffs, out);
+    check_len(out.len(), D)?;
+    let mask = ((1u32 << D) - 1) as u16;
+    let masked: [u16; N] = core::array::from_fn(|i| coeffs[i] & mask);
+    byte_encode_portable::<D>(&masked, out);
+    Ok(())
+}
+
+/// `Err` unless `len` is `32 * d`.
+fn check_len(len: usize, d: usize) -> Result<(), crate::Error> {
+    if len == encoded_len(d) {
+        Ok(())
+    } else {
+        Err(crate::Error::EncodingLength {
+            expected: encoded_len(d),
+            actual: len,
+        })
+    }
 }
 
 /// The portable [`byte_encode`], also the reference the AVX2 code is tested against.
@@ -39,13 +70,15 @@ pub(crate) fn byte_encode_portable<const D: usize>(coeffs: &[u16; N], out: &mut 
 
 /// ByteDecode_d (Algorithm 6): unpacks `32 * D` bytes into 256 values of `D` bits.
 ///
-/// `bytes.len()` must be `32 * D`. For `D = 12` the values may be up to 4095, so callers
-/// check them against q (the modulus check of FIPS 203 section 7.2); for `D < 12` the values
-/// are then decompressed.
-#[must_use]
-pub fn byte_decode<const D: usize>(bytes: &[u8]) -> [u16; N] {
+/// For `D = 12` the values may be up to 4095, so callers check them against q (the
+/// modulus check of FIPS 203 section 7.2); for `D < 12` the values are then decompressed.
+///
+/// # Errors
+/// [`crate::Error::EncodingLength`] if `bytes.len() != 32 * D`.
+pub fn byte_decode<const D: usize>(bytes: &[u8]) -> Result<[u16; N], crate::Error> {
     const { assert!(D >= 1 && D <= 12) };
-    byte_decode_portable::<D>(bytes)
+    check_len(bytes.len(), D)?;
+    Ok(byte_decode_portable::<D>(bytes))
 }
 
 /// The portable [`byte_decode`], also the reference the AVX2 code is tested against.
@@ -94,15 +127,15 @@ mod tests {
                 ((state >> 8) as u16) & ((1u32 << D) - 1) as u16
             });
             let mut out = vec![0u8; encoded_len(D)];
-            byte_encode::<D>(&f, &mut out);
+            byte_encode::<D>(&f, &mut out).expect("32 d bytes");
             assert_eq!(out, encode_naive(D, &f), "d = {D}");
-            assert_eq!(byte_decode::<D>(&out), f, "d = {D}");
+            assert_eq!(byte_decode::<D>(&out).expect("32 d bytes"), f, "d = {D}");
         }
         let max = [((1u32 << D) - 1) as u16; N];
         let mut out = vec![0u8; encoded_len(D)];
-        byte_encode::<D>(&max, &mut out);
+        byte_encode::<D>(&max, &mut out).expect("32 d bytes");
         assert!(out.iter().all(|&b| b == 0xff));
-        assert_eq!(byte_decode::<D>(&out), max);
+        assert_eq!(byte_decode::<D>(&out).expect("32 d bytes"), max);
     }
 
     /// Bit-by-bit Algorithm 6, straight from the pseudocode.
@@ -123,14 +156,18 @@ mod tests {
             let f: [u16; N] = core::array::from_fn(|_| (next() & ((1 << D) - 1)) as u16);
             let expected = encode_naive(D, &f);
             let mut out = vec![0u8; encoded_len(D)];
-            byte_encode::<D>(&f, &mut out);
+            byte_encode::<D>(&f, &mut out).expect("32 d bytes");
             assert_eq!(out, expected, "byte_encode, d = {D}");
             byte_encode_portable::<D>(&f, &mut out);
             assert_eq!(out, expected, "byte_encode_portable, d = {D}");
 
             let bytes: Vec<u8> = (0..encoded_len(D)).map(|_| next() as u8).collect();
             let expected = decode_naive(D, &bytes);
-            assert_eq!(byte_decode::<D>(&bytes), expected, "byte_decode, d = {D}");
+            assert_eq!(
+                byte_decode::<D>(&bytes).expect("32 d bytes"),
+                expected,
+                "byte_decode, d = {D}"
+            );
             assert_eq!(
                 byte_decode_portable::<D>(&bytes),
                 expected,
@@ -138,7 +175,10 @@ mod tests {
             );
         }
         let ones = vec![0xffu8; encoded_len(D)];
-        assert_eq!(byte_decode::<D>(&ones), [((1u32 << D) - 1) as u16; N]);
+        assert_eq!(
+            byte_decode::<D>(&ones).expect("32 d bytes"),
+            [((1u32 << D) - 1) as u16; N]
+        );
     }
 
     #[test]
@@ -159,5 +199,43 @@ mod tests {
         roundtrip::<10>();
         roundtrip::<11>();
         roundtrip::<12>();
+    }
+
+    /// Wrong lengths are errors, not panics or silent zeros; out-of-range values are masked
+    /// to their low d bits.
+    #[test]
+    fn public_functions_are_total() {
+        fn check<const D: usize>() {
+            for len in [0, 1, 32 * D - 1, 32 * D + 1, 500] {
+                let expected = crate::Error::EncodingLength {
+                    expected: 32 * D,
+                    actual: len,
+                };
+                assert_eq!(
+                    byte_decode::<D>(&std::vec![0xa5; len]).err(),
+                    Some(expected),
+                    "d = {D}"
+                );
+                let mut out = std::vec![0x5a; len];
+                assert_eq!(byte_encode::<D>(&[1; N], &mut out).err(), Some(expected));
+                assert!(out.iter().all(|&b| b == 0x5a), "nothing written");
+            }
+            let mut big = [0u16; N];
+            for (i, c) in big.iter_mut().enumerate() {
+                *c = (i as u16).wrapping_mul(40_503);
+            }
+            let masked: [u16; N] = core::array::from_fn(|i| big[i] & ((1 << D) - 1) as u16);
+            let (mut a, mut b) = (std::vec![0; 32 * D], std::vec![0; 32 * D]);
+            byte_encode::<D>(&big, &mut a).expect("length");
+            byte_encode::<D>(&masked, &mut b).expect("length");
+            assert_eq!(a, b, "d = {D}: the low d bits only");
+            assert_eq!(byte_decode::<D>(&a), Ok(masked));
+        }
+        check::<1>();
+        check::<4>();
+        check::<5>();
+        check::<10>();
+        check::<11>();
+        check::<12>();
     }
 }

@@ -33,6 +33,14 @@ pub enum Error {
         /// The length given.
         actual: usize,
     },
+    /// A buffer of the wrong length for ByteEncode_d / ByteDecode_d (`mlkem::encode`): one
+    /// polynomial takes `32 d` bytes.
+    EncodingLength {
+        /// `32 d`.
+        expected: usize,
+        /// The length given.
+        actual: usize,
+    },
     /// A private-key seed `d || z` that is not 64 bytes long.
     SeedLength {
         /// Always 64.
@@ -66,6 +74,9 @@ impl fmt::Display for Error {
             ),
             Self::CiphertextLength { expected, actual } => {
                 write!(f, "ciphertext is {actual} bytes, expected {expected}")
+            }
+            Self::EncodingLength { expected, actual } => {
+                write!(f, "encoding buffer is {actual} bytes, expected {expected}")
             }
             Self::SeedLength { expected, actual } => {
                 write!(f, "private key seed is {actual} bytes, expected {expected}")

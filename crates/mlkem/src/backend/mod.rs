@@ -17,7 +17,7 @@ mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 
-use crate::compress::{compress, decompress};
+use crate::compress::decompress;
 use crate::encode::{byte_decode_portable, byte_encode_portable};
 use lattice_poly_ntt::Backend;
 use lattice_poly_ntt::backend::Portable;
@@ -56,7 +56,7 @@ pub(crate) trait EncodeBackend: Copy + core::fmt::Debug + 'static {
     #[inline]
     fn compress<const D: usize>(self, coeffs: &[u16; N], out: &mut [u16; N]) {
         for (o, &x) in out.iter_mut().zip(coeffs) {
-            *o = compress::<D>(x);
+            *o = crate::compress::compress_canonical::<D>(x);
         }
     }
 
