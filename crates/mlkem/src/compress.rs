@@ -66,21 +66,32 @@ pub(crate) const fn compress_canonical<const D: usize>(x: u16) -> u16 {
 /// `[0, q)` for every input.
 ///
 /// Total: bits of `y` above the low `d` are ignored (FIPS 203 defines `Decompress_d` on
-/// `Z_{2^d}`).
+/// `Z_{2^d}`). The masked value passes through an optimization barrier: told that it is a
+/// single bit, the compiler would turn `q * y` into a select, which it may compile to a
+/// branch on `y`.
 ///
 /// ```
 /// use mlkem::compress::decompress;
 /// assert_eq!(decompress::<1>(1), 1665);
 /// assert_eq!(decompress::<4>(100), decompress::<4>(100 % 16));
 /// ```
+#[inline]
+#[must_use]
+pub fn decompress<const D: usize>(y: u16) -> u16 {
+    const { assert!(D >= 1 && D <= 12) };
+    decompress_reduced::<D>(core::hint::black_box(y & ((1u32 << D) - 1) as u16))
+}
+
+/// [`decompress`] for `y < 2^d` (the KEM's inputs are: they come from ByteDecode_d), without
+/// the mask.
 #[inline(always)]
 #[must_use]
-pub const fn decompress<const D: usize>(y: u16) -> u16 {
+pub(crate) const fn decompress_reduced<const D: usize>(y: u16) -> u16 {
     const { assert!(D >= 1 && D <= 12) };
-    let y = y as u32 & ((1 << D) - 1);
+    debug_assert!((y as u32) < 1 << D);
     // (q y + 2^(d-1)) >> d: the rounding is half up, and q (2^d - 1) + 2^(d-1) < q 2^d keeps
     // the result below q.
-    ((Q32 * y + (1 << (D - 1))) >> D) as u16
+    ((Q32 * y as u32 + (1 << (D - 1))) >> D) as u16
 }
 
 #[cfg(test)]

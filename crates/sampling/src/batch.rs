@@ -14,7 +14,7 @@ use crate::cbd::Eta;
 use crate::digest::Digest32;
 use crate::expand_a::{Shake, XofSink};
 use crate::keccak::{SHA3_256_RATE, Sponge};
-use crate::sample_ntt::{SAMPLE_NTT_SEED_BYTES, matrix_seed};
+use crate::sample_ntt::{SAMPLE_NTT_SEED_BYTES, SHAKE128_RATE, matrix_seed};
 
 /// Jobs held before a batch runs what it has (pushing more runs the held ones first; jobs
 /// are independent, so the results do not change). ML-KEM-1024 key generation's largest
@@ -98,14 +98,20 @@ impl Job<'_> {
     /// choosing a lane count. Block counts by subtraction: the division scan allows no `div`
     /// in our code, even on public lengths.
     pub(crate) fn estimated_permutations(&self) -> usize {
-        // floor(len / rate) + 1: the block the padding ends.
+        // floor(len / rate) + 1, the block the padding ends, by a multiplication with
+        // ceil(2^40 / rate) and a shift: exact below 7 * 10^9 bytes (the error of the
+        // reciprocal times the length stays below 2^40), a slight underestimate beyond.
+        // Not a loop of subtractions, which LLVM turns back into a `div` at opt-level z.
+        const RECIPROCAL_136: u128 = (1u128 << 40).div_ceil(SHA3_256_RATE as u128);
+        const RECIPROCAL_168: u128 = (1u128 << 40).div_ceil(SHAKE128_RATE as u128);
         let blocks = |len: usize, rate: usize| {
-            let (mut left, mut n) = (len, 1);
-            while left >= rate {
-                left -= rate;
-                n += 1;
-            }
-            n
+            // The two rates of the jobs: 136 (SHA3-256, SHAKE256) and 168 (SHAKE128).
+            let reciprocal = if rate == SHA3_256_RATE {
+                RECIPROCAL_136
+            } else {
+                RECIPROCAL_168
+            };
+            ((len as u128 * reciprocal) >> 40) as usize + 1
         };
         match self {
             Job::Hash32 { message, .. } => {
@@ -330,6 +336,17 @@ mod tests {
     use crate::keccak::{SHA3_DOMAIN, sha3_256};
     use crate::{sample_noise_poly, sample_ntt};
     use proptest::prelude::*;
+
+    /// The block count of the estimate is `floor(len / rate) + 1`, exactly.
+    #[test]
+    fn estimated_blocks_are_exact() {
+        let data = std::vec![0u8; 5000];
+        let mut out = [0u8; 32];
+        for len in 0..data.len() {
+            let job: Job<'_> = Digest32::sha3_256(&data[..len], &mut out).into();
+            assert_eq!(job.estimated_permutations(), len / SHA3_256_RATE + 1, "{len}");
+        }
+    }
     use std::vec::Vec;
 
     /// Absorbs `prefix` on the scalar sponge, then `data` through a batch run with other

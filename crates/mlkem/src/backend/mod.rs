@@ -17,7 +17,6 @@ mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 
-use crate::compress::decompress;
 use crate::encode::{byte_decode_portable, byte_encode_portable};
 use lattice_poly_ntt::Backend;
 use lattice_poly_ntt::backend::Portable;
@@ -64,7 +63,7 @@ pub(crate) trait EncodeBackend: Copy + core::fmt::Debug + 'static {
     #[inline]
     fn decompress<const D: usize>(self, values: &[u16; N], out: &mut [u16; N]) {
         for (o, &y) in out.iter_mut().zip(values) {
-            *o = decompress::<D>(y);
+            *o = crate::compress::decompress_reduced::<D>(y);
         }
     }
 }
