@@ -562,6 +562,11 @@ impl fmt::Debug for Ciphertext {
     }
 }
 
+/// The crate README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 #[cfg(test)]
 mod tests {
     use super::*;
