@@ -64,6 +64,17 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// [`Self::from_bytes`] on a chosen backend (results are the same on every backend; for
     /// tests and benchmarks). Enabled by the `hazmat` feature.
     ///
+    /// ```
+    /// use mlkem::{AnyBackend, BackendKind, ml_kem_768::DecapsulationKey};
+    ///
+    /// let portable = AnyBackend::of(BackendKind::Portable).expect("always available");
+    /// let dk = DecapsulationKey::from_seed(&[1; 64]);
+    /// let ek = dk.encapsulation_key();
+    /// let a = mlkem::ml_kem_768::EncapsulationKey::from_bytes_on(portable, ek.as_bytes());
+    /// let b = mlkem::ml_kem_768::EncapsulationKey::from_bytes(ek.as_bytes());
+    /// assert!(a == b, "the same on every backend");
+    /// ```
+    ///
     /// # Errors
     /// Those of [`Self::from_bytes`].
     #[cfg(feature = "hazmat")]
@@ -176,6 +187,13 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// [`Self::encapsulate`] with the operating system's RNG (`getrandom`). Enabled by the
     /// `getrandom` feature.
     ///
+    /// ```
+    /// let dk = mlkem::ml_kem_768::DecapsulationKey::from_seed(&[5; 64]);
+    /// let (ct, secret) = dk.encapsulation_key().encapsulate_with_os_rng()?;
+    /// assert_eq!(dk.decapsulate(&ct), secret);
+    /// # Ok::<(), getrandom::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// The OS RNG's error, if it fails.
     #[cfg(feature = "getrandom")]
@@ -206,6 +224,17 @@ impl<P: ParameterSet> EncapsulationKey<P> {
 
     /// [`Self::encapsulate_deterministic`] on a chosen backend (for tests and benchmarks).
     /// **Hazardous**, as that function is; `hazmat` feature.
+    ///
+    /// ```
+    /// use mlkem::{AnyBackend, BackendKind, ml_kem_768::DecapsulationKey};
+    ///
+    /// let portable = AnyBackend::of(BackendKind::Portable).expect("always available");
+    /// let dk = DecapsulationKey::from_seed(&[1; 64]);
+    /// let ek = dk.encapsulation_key();
+    /// let a = ek.encapsulate_deterministic_on(portable, &[2; 32]).0;
+    /// let b = ek.encapsulate_deterministic(&[2; 32]).0;
+    /// assert!(a == b, "the same on every backend");
+    /// ```
     #[cfg(feature = "hazmat")]
     #[must_use]
     pub fn encapsulate_deterministic_on(
@@ -350,6 +379,12 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// [`Self::generate`] with the operating system's RNG (`getrandom`). Enabled by the
     /// `getrandom` feature.
     ///
+    /// ```
+    /// let dk = mlkem::ml_kem_768::DecapsulationKey::generate_with_os_rng()?;
+    /// assert!(dk.seed().is_some());
+    /// # Ok::<(), getrandom::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// The OS RNG's error, if it fails.
     #[cfg(feature = "getrandom")]
@@ -375,6 +410,17 @@ impl<P: ParameterSet> DecapsulationKey<P> {
 
     /// [`Self::from_seed`] on a chosen backend (results are the same on every backend; for
     /// tests and benchmarks). Enabled by the `hazmat` feature.
+    ///
+    /// ```
+    /// use mlkem::{AnyBackend, BackendKind, ml_kem_768::DecapsulationKey};
+    ///
+    /// let portable = AnyBackend::of(BackendKind::Portable).expect("always available");
+    /// let dk = DecapsulationKey::from_seed(&[1; 64]);
+    /// let ek = dk.encapsulation_key();
+    /// let a = DecapsulationKey::from_seed_on(portable, &[1; 64]).encapsulation_key().clone();
+    /// let b = ek.clone();
+    /// assert!(a == b, "the same on every backend");
+    /// ```
     #[cfg(feature = "hazmat")]
     #[must_use]
     pub fn from_seed_on(backend: AnyBackend, seed: &[u8; crate::SEED_SIZE]) -> Self {
@@ -494,6 +540,17 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// [`Self::from_expanded_bytes`] on a chosen backend (for tests and benchmarks).
     /// Enabled by the `hazmat` feature.
     ///
+    /// ```
+    /// use mlkem::{AnyBackend, BackendKind, ml_kem_768::DecapsulationKey};
+    ///
+    /// let portable = AnyBackend::of(BackendKind::Portable).expect("always available");
+    /// let dk = DecapsulationKey::from_seed(&[1; 64]);
+    /// let ek = dk.encapsulation_key();
+    /// let a = DecapsulationKey::from_expanded_bytes_on(portable, dk.to_expanded_bytes().as_ref()).map(|k| k.encapsulation_key().clone());
+    /// let b = Ok::<_, mlkem::Error>(ek.clone());
+    /// assert!(a == b, "the same on every backend");
+    /// ```
+    ///
     /// # Errors
     /// Those of [`Self::from_expanded_bytes`].
     #[cfg(feature = "hazmat")]
@@ -541,6 +598,17 @@ impl<P: ParameterSet> DecapsulationKey<P> {
 
     /// [`Self::to_expanded_bytes`] on a chosen backend (for tests). Enabled by the
     /// `hazmat` feature.
+    ///
+    /// ```
+    /// use mlkem::{AnyBackend, BackendKind, ml_kem_768::DecapsulationKey};
+    ///
+    /// let portable = AnyBackend::of(BackendKind::Portable).expect("always available");
+    /// let dk = DecapsulationKey::from_seed(&[1; 64]);
+    /// let ek = dk.encapsulation_key();
+    /// let a = dk.to_expanded_bytes_on(portable);
+    /// let b = dk.to_expanded_bytes();
+    /// assert!(a == b, "the same on every backend");
+    /// ```
     #[cfg(feature = "hazmat")]
     #[must_use]
     pub fn to_expanded_bytes_on(&self, backend: AnyBackend) -> Zeroizing<P::DecapsulationKeyBytes> {
@@ -594,6 +662,17 @@ impl<P: ParameterSet> DecapsulationKey<P> {
 
     /// [`Self::decapsulate`] on a chosen backend (for tests and benchmarks). Enabled by the
     /// `hazmat` feature.
+    ///
+    /// ```
+    /// use mlkem::{AnyBackend, BackendKind, ml_kem_768::DecapsulationKey};
+    ///
+    /// let portable = AnyBackend::of(BackendKind::Portable).expect("always available");
+    /// let dk = DecapsulationKey::from_seed(&[1; 64]);
+    /// let ek = dk.encapsulation_key();
+    /// let a = dk.decapsulate_on(portable, &ek.encapsulate_deterministic(&[3; 32]).0);
+    /// let b = dk.decapsulate(&ek.encapsulate_deterministic(&[3; 32]).0);
+    /// assert!(a == b, "the same on every backend");
+    /// ```
     #[cfg(feature = "hazmat")]
     #[must_use]
     pub fn decapsulate_on(&self, backend: AnyBackend, ct: &Ciphertext<P>) -> SharedSecret {
@@ -639,6 +718,17 @@ impl<P: ParameterSet> DecapsulationKey<P> {
 
     /// [`Self::decapsulate_expanded`] on a chosen backend (for tests and benchmarks).
     /// Enabled by the `hazmat` feature.
+    ///
+    /// ```
+    /// use mlkem::{AnyBackend, BackendKind, ml_kem_768::DecapsulationKey};
+    ///
+    /// let portable = AnyBackend::of(BackendKind::Portable).expect("always available");
+    /// let dk = DecapsulationKey::from_seed(&[1; 64]);
+    /// let ek = dk.encapsulation_key();
+    /// let a = DecapsulationKey::decapsulate_expanded_on(portable, dk.to_expanded_bytes().as_ref(), &ek.encapsulate_deterministic(&[4; 32]).0);
+    /// let b = DecapsulationKey::decapsulate_expanded(dk.to_expanded_bytes().as_ref(), &ek.encapsulate_deterministic(&[4; 32]).0);
+    /// assert!(a == b, "the same on every backend");
+    /// ```
     ///
     /// # Errors
     /// Those of [`Self::decapsulate_expanded`].
@@ -730,6 +820,12 @@ impl<P: ParameterSet> Eq for Ciphertext<P> {}
 impl<P: ParameterSet> Ciphertext<P> {
     /// Wraps ciphertext bytes.
     ///
+    /// ```
+    /// use mlkem::ml_kem_512::Ciphertext;
+    /// assert!(Ciphertext::from_bytes(&[7; 768]).is_ok());
+    /// assert!(Ciphertext::from_bytes(&[7; 767]).is_err());
+    /// ```
+    ///
     /// # Errors
     /// [`Error::CiphertextLength`] if `bytes` is not [`ParameterSet::CIPHERTEXT_SIZE`] long.
     /// Any content of the right length is a valid ciphertext (FIPS 203 section 7.3).
@@ -743,6 +839,11 @@ impl<P: ParameterSet> Ciphertext<P> {
     }
 
     /// The ciphertext bytes.
+    ///
+    /// ```
+    /// let ct = mlkem::ml_kem_512::Ciphertext::from([7; 768]);
+    /// assert_eq!(ct.as_bytes(), &[7; 768]);
+    /// ```
     #[must_use]
     pub const fn as_bytes(&self) -> &P::CiphertextBytes {
         &self.bytes

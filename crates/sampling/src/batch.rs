@@ -344,7 +344,11 @@ mod tests {
         let mut out = [0u8; 32];
         for len in 0..data.len() {
             let job: Job<'_> = Digest32::sha3_256(&data[..len], &mut out).into();
-            assert_eq!(job.estimated_permutations(), len / SHA3_256_RATE + 1, "{len}");
+            assert_eq!(
+                job.estimated_permutations(),
+                len / SHA3_256_RATE + 1,
+                "{len}"
+            );
         }
     }
     use std::vec::Vec;
