@@ -35,7 +35,7 @@ mod backend;
 use backend::backend_of;
 use libfuzzer_sys::fuzz_target;
 use mlkem::AnyBackend;
-use mlkem::Error;
+use mlkem::{Ciphertext, DecapsulationKey, Error, MlKem512, MlKem768, MlKem1024, ParameterSet};
 use sha3::digest::{ExtendableOutput, Update, XofReader};
 use sha3::{Digest, Sha3_256, Shake256};
 
@@ -84,184 +84,179 @@ fn u16_at(bytes: &[u8], i: usize) -> u16 {
     ])
 }
 
-macro_rules! check_set {
-    ($name:ident, $set:ident, $k:literal) => {
-        fn $name(backend: AnyBackend, mode: u8, rest: &[u8]) {
-            use mlkem::$set::{
-                CIPHERTEXT_SIZE, Ciphertext, DECAPSULATION_KEY_SIZE, DecapsulationKey,
-                ENCAPSULATION_KEY_SIZE,
-            };
-            const DK_PKE: usize = 384 * $k;
-            const EK_END: usize = DK_PKE + ENCAPSULATION_KEY_SIZE;
-            const H_END: usize = EK_END + 32;
-
-            /// Decapsulates twice (the second time through clones): the results must agree.
-            fn decapsulate(
-                backend: AnyBackend,
-                dk: &DecapsulationKey,
-                ct: &Ciphertext,
-            ) -> [u8; 32] {
-                let first = dk.decapsulate_on(backend, ct);
-                let second = dk.clone().decapsulate_on(backend, &ct.clone());
-                assert_eq!(first, second, "decapsulation is not deterministic");
-                *first.as_bytes()
-            }
-
-            /// Imports `dk`, checking the verdict against the section 7.3 checks done here.
-            fn import(backend: AnyBackend, dk: &[u8]) -> Option<DecapsulationKey> {
-                let length_ok = dk.len() == DECAPSULATION_KEY_SIZE;
-                let (hash_ok, reduced) = if length_ok {
-                    let mut t = dk[DK_PKE..EK_END - 32].to_vec();
-                    (
-                        h(&dk[DK_PKE..EK_END]) == dk[EK_END..H_END],
-                        fold12(&mut t, false),
-                    )
-                } else {
-                    (false, false)
-                };
-                let imported = DecapsulationKey::from_expanded_bytes_on(backend, dk);
-                // The one-shot decapsulation makes the same checks and, for an accepted
-                // key, gives the same secret as import + decapsulate.
-                let ct0 = Ciphertext::from_bytes(&[0x5c; CIPHERTEXT_SIZE]).expect("length");
-                let one_shot = DecapsulationKey::decapsulate_expanded_on(backend, dk, &ct0);
-                match (&imported, one_shot) {
-                    (Ok(key), Ok(one_shot)) => {
-                        assert_eq!(one_shot, key.decapsulate_on(backend, &ct0));
-                    }
-                    (Err(a), Err(b)) => assert_eq!(*a, b, "one-shot error differs"),
-                    (a, b) => panic!("import {:?} but one-shot {:?}", a.is_ok(), b.is_ok()),
-                }
-                match imported {
-                    Ok(key) => {
-                        assert!(length_ok && hash_ok && reduced, "accepted a malformed dk");
-                        assert!(key.seed().is_none(), "imported key claims a seed");
-                        assert_eq!(
-                            key.encapsulation_key().as_bytes().as_slice(),
-                            &dk[DK_PKE..EK_END]
-                        );
-                        let mut expected = dk.to_vec();
-                        fold12(&mut expected[..DK_PKE], true);
-                        assert_eq!(
-                            key.to_expanded_bytes_on(backend).as_slice(),
-                            expected.as_slice()
-                        );
-                        Some(key)
-                    }
-                    Err(Error::DecapsulationKeyLength { expected, actual }) => {
-                        assert!(!length_ok);
-                        assert_eq!((expected, actual), (DECAPSULATION_KEY_SIZE, dk.len()));
-                        None
-                    }
-                    Err(Error::DecapsulationKeyHashMismatch) => {
-                        assert!(length_ok && !hash_ok, "hash error with a matching H(ek)");
-                        None
-                    }
-                    Err(Error::EncapsulationKeyNotReduced) => {
-                        assert!(length_ok && !reduced, "modulus error for a reduced ek");
-                        None
-                    }
-                    Err(other) => panic!("unexpected error {other:?}"),
-                }
-            }
-
-            fn parse_ct(ct: &[u8]) -> Option<Ciphertext> {
-                match Ciphertext::from_bytes(ct) {
-                    Ok(parsed) => {
-                        assert_eq!(parsed.as_bytes().as_slice(), ct);
-                        Some(parsed)
-                    }
-                    Err(Error::CiphertextLength { expected, actual }) => {
-                        assert_eq!((expected, actual), (CIPHERTEXT_SIZE, ct.len()));
-                        assert_ne!(actual, CIPHERTEXT_SIZE);
-                        None
-                    }
-                    Err(other) => panic!("unexpected error {other:?}"),
-                }
-            }
-
-            /// A ciphertext nobody encapsulated: implicit rejection gives J(z || c).
-            fn check_rejection(
-                backend: AnyBackend,
-                dk: &DecapsulationKey,
-                dk_bytes: &[u8],
-                ct: &Ciphertext,
-            ) {
-                let z = &dk_bytes[H_END..];
-                assert_eq!(
-                    decapsulate(backend, dk, ct),
-                    j(z, ct.as_bytes()),
-                    "fuzzed ciphertext not implicitly rejected"
-                );
-            }
-
-            match mode {
-                0 => {
-                    let split = usize::from(u16_at(rest, 0));
-                    let bytes = rest.get(2..).unwrap_or_default();
-                    let (dk, ct) = bytes.split_at(split.min(bytes.len()));
-                    let key = import(backend, dk);
-                    let ct = parse_ct(ct);
-                    if let (Some(key), Some(ct)) = (key, ct) {
-                        check_rejection(backend, &key, dk, &ct);
-                    }
-                }
-                1 | 2 => {
-                    let mut bytes = padded(rest, DECAPSULATION_KEY_SIZE + CIPHERTEXT_SIZE);
-                    let (dk, ct) = bytes.split_at_mut(DECAPSULATION_KEY_SIZE);
-                    fold12(&mut dk[DK_PKE..EK_END - 32], mode == 1);
-                    let hash = h(&dk[DK_PKE..EK_END]);
-                    dk[EK_END..H_END].copy_from_slice(&hash);
-                    let key = import(backend, dk);
-                    if mode == 1 {
-                        assert!(key.is_some(), "valid dk rejected");
-                    }
-                    let ct = parse_ct(ct).expect("ciphertext of the right length");
-                    if let Some(key) = key {
-                        check_rejection(backend, &key, dk, &ct);
-                    }
-                }
-                _ => {
-                    let seed: [u8; 64] = padded(rest, 64).try_into().expect("64 bytes");
-                    let m: [u8; 32] = padded(rest.get(64..).unwrap_or_default(), 32)
-                        .try_into()
-                        .expect("32");
-                    let offset = usize::from(u16_at(rest, 96));
-                    let mask = rest.get(98..).unwrap_or_default();
-
-                    let key = DecapsulationKey::from_seed_on(backend, &seed);
-                    let expanded = key.to_expanded_bytes_on(backend);
-                    let imported =
-                        import(backend, expanded.as_slice()).expect("exported dk re-imports");
-                    let (honest, secret) = key
-                        .encapsulation_key()
-                        .encapsulate_deterministic_on(backend, &m);
-
-                    let mut tampered = *honest.as_bytes();
-                    for (i, b) in mask.iter().enumerate() {
-                        tampered[(offset + i) % CIPHERTEXT_SIZE] ^= b;
-                    }
-                    let ct = parse_ct(&tampered).expect("right length");
-                    let got = decapsulate(backend, &key, &ct);
-                    assert_eq!(
-                        got,
-                        decapsulate(backend, &imported, &ct),
-                        "seed vs imported key"
-                    );
-                    if ct == honest {
-                        assert_eq!(&got, secret.as_bytes(), "honest ciphertext: wrong secret");
-                    } else {
-                        let z = &expanded[H_END..];
-                        assert_eq!(got, j(z, ct.as_bytes()), "tampered ct not rejected");
-                    }
-                }
-            }
-        }
-    };
+/// Where the parts of an expanded decapsulation key of `P` end: `dk_pke`, `ek`, `H(ek)`.
+const fn dk_pke<P: ParameterSet>() -> usize {
+    384 * P::K
+}
+const fn ek_end<P: ParameterSet>() -> usize {
+    dk_pke::<P>() + P::ENCAPSULATION_KEY_SIZE
+}
+const fn h_end<P: ParameterSet>() -> usize {
+    ek_end::<P>() + 32
 }
 
-check_set!(check_512, ml_kem_512, 2);
-check_set!(check_768, ml_kem_768, 3);
-check_set!(check_1024, ml_kem_1024, 4);
+/// Decapsulates twice (the second time through clones): the results must agree.
+fn decapsulate<P: ParameterSet>(
+    backend: AnyBackend,
+    dk: &DecapsulationKey<P>,
+    ct: &Ciphertext<P>,
+) -> [u8; 32] {
+    let first = dk.decapsulate_on(backend, ct);
+    let second = dk.clone().decapsulate_on(backend, &ct.clone());
+    assert_eq!(first, second, "decapsulation is not deterministic");
+    *first.as_bytes()
+}
+
+/// Imports `dk`, checking the verdict against the section 7.3 checks done here.
+fn import<P: ParameterSet>(backend: AnyBackend, dk: &[u8]) -> Option<DecapsulationKey<P>> {
+    let length_ok = dk.len() == P::DECAPSULATION_KEY_SIZE;
+    let (hash_ok, reduced) = if length_ok {
+        let mut t = dk[dk_pke::<P>()..ek_end::<P>() - 32].to_vec();
+        (
+            h(&dk[dk_pke::<P>()..ek_end::<P>()]) == dk[ek_end::<P>()..h_end::<P>()],
+            fold12(&mut t, false),
+        )
+    } else {
+        (false, false)
+    };
+    let imported = DecapsulationKey::<P>::from_expanded_bytes_on(backend, dk);
+    // The one-shot decapsulation makes the same checks and, for an accepted
+    // key, gives the same secret as import + decapsulate.
+    let ct0 = Ciphertext::<P>::from_bytes(&vec![0x5c; P::CIPHERTEXT_SIZE]).expect("length");
+    let one_shot = DecapsulationKey::<P>::decapsulate_expanded_on(backend, dk, &ct0);
+    match (&imported, one_shot) {
+        (Ok(key), Ok(one_shot)) => {
+            assert_eq!(one_shot, key.decapsulate_on(backend, &ct0));
+        }
+        (Err(a), Err(b)) => assert_eq!(*a, b, "one-shot error differs"),
+        (a, b) => panic!("import {:?} but one-shot {:?}", a.is_ok(), b.is_ok()),
+    }
+    match imported {
+        Ok(key) => {
+            assert!(length_ok && hash_ok && reduced, "accepted a malformed dk");
+            assert!(key.seed().is_none(), "imported key claims a seed");
+            assert_eq!(
+                key.encapsulation_key().as_bytes().as_ref(),
+                &dk[dk_pke::<P>()..ek_end::<P>()]
+            );
+            let mut expected = dk.to_vec();
+            fold12(&mut expected[..dk_pke::<P>()], true);
+            assert_eq!(
+                key.to_expanded_bytes_on(backend).as_ref(),
+                expected.as_slice()
+            );
+            Some(key)
+        }
+        Err(Error::DecapsulationKeyLength { expected, actual }) => {
+            assert!(!length_ok);
+            assert_eq!((expected, actual), (P::DECAPSULATION_KEY_SIZE, dk.len()));
+            None
+        }
+        Err(Error::DecapsulationKeyHashMismatch) => {
+            assert!(length_ok && !hash_ok, "hash error with a matching H(ek)");
+            None
+        }
+        Err(Error::EncapsulationKeyNotReduced) => {
+            assert!(length_ok && !reduced, "modulus error for a reduced ek");
+            None
+        }
+        Err(other) => panic!("unexpected error {other:?}"),
+    }
+}
+
+fn parse_ct<P: ParameterSet>(ct: &[u8]) -> Option<Ciphertext<P>> {
+    match Ciphertext::<P>::from_bytes(ct) {
+        Ok(parsed) => {
+            assert_eq!(parsed.as_bytes().as_ref(), ct);
+            Some(parsed)
+        }
+        Err(Error::CiphertextLength { expected, actual }) => {
+            assert_eq!((expected, actual), (P::CIPHERTEXT_SIZE, ct.len()));
+            assert_ne!(actual, P::CIPHERTEXT_SIZE);
+            None
+        }
+        Err(other) => panic!("unexpected error {other:?}"),
+    }
+}
+
+/// A ciphertext nobody encapsulated: implicit rejection gives J(z || c).
+fn check_rejection<P: ParameterSet>(
+    backend: AnyBackend,
+    dk: &DecapsulationKey<P>,
+    dk_bytes: &[u8],
+    ct: &Ciphertext<P>,
+) {
+    let z = &dk_bytes[h_end::<P>()..];
+    assert_eq!(
+        decapsulate::<P>(backend, dk, ct),
+        j(z, ct.as_ref()),
+        "fuzzed ciphertext not implicitly rejected"
+    );
+}
+
+fn check<P: ParameterSet>(backend: AnyBackend, mode: u8, rest: &[u8]) {
+    match mode {
+        0 => {
+            let split = usize::from(u16_at(rest, 0));
+            let bytes = rest.get(2..).unwrap_or_default();
+            let (dk, ct) = bytes.split_at(split.min(bytes.len()));
+            let key = import::<P>(backend, dk);
+            let ct = parse_ct::<P>(ct);
+            if let (Some(key), Some(ct)) = (key, ct) {
+                check_rejection::<P>(backend, &key, dk, &ct);
+            }
+        }
+        1 | 2 => {
+            let mut bytes = padded(rest, P::DECAPSULATION_KEY_SIZE + P::CIPHERTEXT_SIZE);
+            let (dk, ct) = bytes.split_at_mut(P::DECAPSULATION_KEY_SIZE);
+            fold12(&mut dk[dk_pke::<P>()..ek_end::<P>() - 32], mode == 1);
+            let hash = h(&dk[dk_pke::<P>()..ek_end::<P>()]);
+            dk[ek_end::<P>()..h_end::<P>()].copy_from_slice(&hash);
+            let key = import::<P>(backend, dk);
+            if mode == 1 {
+                assert!(key.is_some(), "valid dk rejected");
+            }
+            let ct = parse_ct::<P>(ct).expect("ciphertext of the right length");
+            if let Some(key) = key {
+                check_rejection::<P>(backend, &key, dk, &ct);
+            }
+        }
+        _ => {
+            let seed: [u8; 64] = padded(rest, 64).try_into().expect("64 bytes");
+            let m: [u8; 32] = padded(rest.get(64..).unwrap_or_default(), 32)
+                .try_into()
+                .expect("32");
+            let offset = usize::from(u16_at(rest, 96));
+            let mask = rest.get(98..).unwrap_or_default();
+
+            let key = DecapsulationKey::<P>::from_seed_on(backend, &seed);
+            let expanded = key.to_expanded_bytes_on(backend);
+            let imported =
+                import::<P>(backend, expanded.as_ref().as_ref()).expect("exported dk re-imports");
+            let (honest, secret) = key
+                .encapsulation_key()
+                .encapsulate_deterministic_on(backend, &m);
+
+            let mut tampered = honest.as_ref().to_vec();
+            for (i, b) in mask.iter().enumerate() {
+                tampered[(offset + i) % P::CIPHERTEXT_SIZE] ^= b;
+            }
+            let ct = parse_ct::<P>(&tampered).expect("right length");
+            let got = decapsulate::<P>(backend, &key, &ct);
+            assert_eq!(
+                got,
+                decapsulate::<P>(backend, &imported, &ct),
+                "seed vs imported key"
+            );
+            if ct == honest {
+                assert_eq!(&got, secret.as_bytes(), "honest ciphertext: wrong secret");
+            } else {
+                let z = &expanded.as_ref().as_ref()[h_end::<P>()..];
+                assert_eq!(got, j(z, ct.as_ref()), "tampered ct not rejected");
+            }
+        }
+    }
+}
 
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else {
@@ -270,8 +265,8 @@ fuzz_target!(|data: &[u8]| {
     let mode = (selector / 3) % 4;
     let backend = backend_of(usize::from(selector / 12));
     match selector % 3 {
-        0 => check_512(backend, mode, rest),
-        1 => check_768(backend, mode, rest),
-        _ => check_1024(backend, mode, rest),
+        0 => check::<MlKem512>(backend, mode, rest),
+        1 => check::<MlKem768>(backend, mode, rest),
+        _ => check::<MlKem1024>(backend, mode, rest),
     }
 });

@@ -25,7 +25,7 @@ mod backend;
 use backend::backend_of;
 use libfuzzer_sys::fuzz_target;
 use mlkem::AnyBackend;
-use mlkem::Error;
+use mlkem::{EncapsulationKey, Error, MlKem512, MlKem768, MlKem1024, ParameterSet};
 
 const Q: u16 = 3329;
 
@@ -72,49 +72,45 @@ fn candidate(mode: u8, rest: &[u8], ek_len: usize) -> Vec<u8> {
     key
 }
 
-macro_rules! check_set {
-    ($name:ident, $set:ident) => {
-        fn $name(backend: AnyBackend, mode: u8, rest: &[u8]) {
-            use mlkem::$set::{CIPHERTEXT_SIZE, ENCAPSULATION_KEY_SIZE, EncapsulationKey};
-            let bytes = candidate(mode, rest, ENCAPSULATION_KEY_SIZE);
+/// One parameter set, through the library's generic types.
+fn check<P: ParameterSet>(backend: AnyBackend, mode: u8, rest: &[u8]) {
+    let ek_size = P::ENCAPSULATION_KEY_SIZE;
+    let bytes = candidate(mode, rest, ek_size);
 
-            let length_ok = bytes.len() == ENCAPSULATION_KEY_SIZE;
-            let reduced = length_ok
-                && decode12(&bytes[..ENCAPSULATION_KEY_SIZE - 32])
-                    .iter()
-                    .all(|&c| c < Q);
+    let length_ok = bytes.len() == ek_size;
+    let reduced = length_ok && decode12(&bytes[..ek_size - 32]).iter().all(|&c| c < Q);
 
-            let parsed = EncapsulationKey::from_bytes_on(backend, &bytes);
-            let via_try_from = EncapsulationKey::try_from(bytes.as_slice());
-            assert_eq!(parsed, via_try_from, "from_bytes and TryFrom disagree");
-            match parsed {
-                Ok(ek) => {
-                    assert!(reduced, "accepted a key the naive decoder rejects");
-                    assert_eq!(ek.as_bytes().as_slice(), bytes.as_slice(), "re-encoding");
-                    let again =
-                        EncapsulationKey::from_bytes_on(backend, ek.as_bytes()).expect("re-parse");
-                    assert_eq!(again, ek);
-                    // Any valid key, however extreme, must encapsulate without panicking.
-                    let (ct, _) = ek.encapsulate_deterministic_on(backend, &[0x5a; 32]);
-                    assert_eq!(ct.as_bytes().len(), CIPHERTEXT_SIZE);
-                }
-                Err(Error::EncapsulationKeyLength { expected, actual }) => {
-                    assert!(!length_ok, "length error for a key of the right length");
-                    assert_eq!((expected, actual), (ENCAPSULATION_KEY_SIZE, bytes.len()));
-                }
-                Err(Error::EncapsulationKeyNotReduced) => {
-                    assert!(length_ok, "modulus error for a key of the wrong length");
-                    assert!(!reduced, "rejected a key whose coefficients are all < q");
-                }
-                Err(other) => panic!("unexpected error {other:?}"),
-            }
+    let parsed = EncapsulationKey::<P>::from_bytes_on(backend, &bytes);
+    let via_try_from = EncapsulationKey::<P>::try_from(bytes.as_slice());
+    assert_eq!(parsed, via_try_from, "from_bytes and TryFrom disagree");
+    // Validation alone reaches the same verdict.
+    assert_eq!(
+        EncapsulationKey::<P>::validate(&bytes),
+        parsed.as_ref().map(|_| ()).map_err(|e| *e),
+        "validate and from_bytes disagree"
+    );
+    match parsed {
+        Ok(ek) => {
+            assert!(reduced, "accepted a key the naive decoder rejects");
+            assert_eq!(ek.as_bytes().as_ref(), bytes.as_slice(), "re-encoding");
+            let again = EncapsulationKey::<P>::from_bytes_on(backend, ek.as_bytes().as_ref())
+                .expect("re-parse");
+            assert_eq!(again, ek);
+            // Any valid key, however extreme, must encapsulate without panicking.
+            let (ct, _) = ek.encapsulate_deterministic_on(backend, &[0x5a; 32]);
+            assert_eq!(ct.as_bytes().as_ref().len(), P::CIPHERTEXT_SIZE);
         }
-    };
+        Err(Error::EncapsulationKeyLength { expected, actual }) => {
+            assert!(!length_ok, "length error for a key of the right length");
+            assert_eq!((expected, actual), (ek_size, bytes.len()));
+        }
+        Err(Error::EncapsulationKeyNotReduced) => {
+            assert!(length_ok, "modulus error for a key of the wrong length");
+            assert!(!reduced, "rejected a key whose coefficients are all < q");
+        }
+        Err(other) => panic!("unexpected error {other:?}"),
+    }
 }
-
-check_set!(check_512, ml_kem_512);
-check_set!(check_768, ml_kem_768);
-check_set!(check_1024, ml_kem_1024);
 
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else {
@@ -123,8 +119,8 @@ fuzz_target!(|data: &[u8]| {
     let mode = (selector / 3) % 4;
     let backend = backend_of(usize::from(selector / 12));
     match selector % 3 {
-        0 => check_512(backend, mode, rest),
-        1 => check_768(backend, mode, rest),
-        _ => check_1024(backend, mode, rest),
+        0 => check::<MlKem512>(backend, mode, rest),
+        1 => check::<MlKem768>(backend, mode, rest),
+        _ => check::<MlKem1024>(backend, mode, rest),
     }
 });
