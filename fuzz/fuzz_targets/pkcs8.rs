@@ -27,7 +27,11 @@ fn check<P: ParameterSet>(pem: bool, bytes: &[u8]) {
     }
     let inherent = DecapsulationKey::<P>::from_pkcs8(bytes);
     let via_trait = DecapsulationKey::<P>::from_pkcs8_der(bytes);
-    assert_eq!(inherent.is_ok(), via_trait.is_ok(), "trait and inherent parser disagree");
+    assert_eq!(
+        inherent.is_ok(),
+        via_trait.is_ok(),
+        "trait and inherent parser disagree"
+    );
     if let Ok(key) = inherent {
         let form = if key.seed().is_some() {
             PrivateKeyForm::Seed

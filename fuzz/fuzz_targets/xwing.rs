@@ -80,7 +80,9 @@ fuzz_target!(|data: &[u8]| {
         }
     } else {
         let eseed: [u8; 64] = padded(rest);
-        let offset = usize::from(u16::from_le_bytes(padded(rest.get(64..).unwrap_or_default())));
+        let offset = usize::from(u16::from_le_bytes(padded(
+            rest.get(64..).unwrap_or_default(),
+        )));
         let mask = rest.get(66..).unwrap_or_default();
         let (ct, ss) = dk.encapsulation_key().encapsulate_deterministic(&eseed);
         let mut bytes = *ct.as_bytes();
