@@ -1,4 +1,5 @@
-//! PKCS#8 / SPKI in the IETF LAMPS ML-KEM format: every vendored example (`vectors/lamps/`)
+//! PKCS#8 / SPKI in the IETF LAMPS ML-KEM format: every vendored example (`vectors/lamps/`:
+//! the three private-key forms, the public key and the certificate's public key, per set)
 //! parses and re-encodes to the same bytes; `both` keys whose halves disagree are rejected;
 //! keys written by RustCrypto `ml-kem` (with `pkcs8`) read here and vice versa; malformed
 //! DER is an error.
@@ -23,6 +24,32 @@ fn pem_der(text: &str, label: &str) -> Vec<u8> {
     let (found, der) = pkcs8::der::pem::decode_vec(text.as_bytes()).expect("valid PEM");
     assert_eq!(found, label);
     der
+}
+
+/// The DER of the `subjectPublicKeyInfo` of an X.509 certificate (the 7th field of
+/// `tbsCertificate`, RFC 5280), found with `der`'s reader.
+fn certificate_spki(der: &[u8]) -> Vec<u8> {
+    use pkcs8::der::{Reader, SliceReader};
+    let mut reader = SliceReader::new(der).expect("DER");
+    let spki = reader
+        .sequence(|certificate| {
+            let spki = certificate.sequence(|tbs| {
+                // version [0], serialNumber, signature, issuer, validity, subject, SPKI.
+                let mut fields = Vec::new();
+                while !tbs.is_finished() {
+                    fields.push(tbs.tlv_bytes()?.to_vec());
+                }
+                Ok::<_, pkcs8::der::Error>(fields.swap_remove(6))
+            })?;
+            // signatureAlgorithm, signatureValue.
+            while !certificate.is_finished() {
+                certificate.tlv_bytes()?;
+            }
+            Ok::<_, pkcs8::der::Error>(spki)
+        })
+        .expect("an X.509 certificate");
+    reader.finish().expect("nothing after the certificate");
+    spki
 }
 
 fn lamps_set<P: ParameterSet>() -> usize {
@@ -86,13 +113,28 @@ fn lamps_set<P: ParameterSet>() -> usize {
         pem,
         "{n} .pub PEM round trip"
     );
-    checked + 1
+    // The certificate's public key: the same key, and it re-encodes to the same SPKI.
+    let cert = pem_der(
+        &common::read_text(&format!("lamps/ML-KEM-{n}.crt")),
+        "CERTIFICATE",
+    );
+    let spki = certificate_spki(&cert);
+    let from_cert = EncapsulationKey::<P>::from_spki_der(&spki).expect("the certificate's key");
+    assert_eq!(&from_cert, expected.encapsulation_key(), "{n} .crt");
+    assert_eq!(
+        from_cert.to_public_key_der().expect("encodable").as_bytes(),
+        spki
+    );
+    checked + 2
 }
 
 #[test]
 fn lamps_examples_round_trip() {
     let count = lamps_set::<MlKem512>() + lamps_set::<MlKem768>() + lamps_set::<MlKem1024>();
-    assert_eq!(count, 12, "every vendored LAMPS key file");
+    assert_eq!(
+        count, 15,
+        "every vendored LAMPS example (keys and certificates)"
+    );
 }
 
 /// A `both` key with the seed of one key and the expanded key of another.
