@@ -2,6 +2,9 @@
 //!
 //! `cargo run --release --example roundtrip`
 
+use mlkem::{
+    Ciphertext, DecapsulationKey, EncapsulationKey, MlKem512, MlKem768, MlKem1024, ParameterSet,
+};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -27,57 +30,60 @@ fn micros(d: Duration) -> String {
     format!("{:>8.1} µs", d.as_secs_f64() * 1e6)
 }
 
-macro_rules! round_trip {
-    ($name:literal, $set:ident) => {{
-        use mlkem::$set::{
-            CIPHERTEXT_SIZE, Ciphertext, DECAPSULATION_KEY_SIZE, DecapsulationKey,
-            ENCAPSULATION_KEY_SIZE, EncapsulationKey,
-        };
-        let mut rng = rand::rng();
+/// One parameter set: a checked exchange through the byte encodings, then the timings.
+fn round_trip<P: ParameterSet>() {
+    let name = P::NAME;
+    let mut rng = rand::rng();
 
-        // One full exchange through the byte encodings, checked.
-        let dk = DecapsulationKey::generate(&mut rng);
-        let ek = EncapsulationKey::from_bytes(dk.encapsulation_key().as_bytes())
-            .expect("own key parses");
-        let (ct, sender) = ek.encapsulate(&mut rng);
-        let ct = Ciphertext::from_bytes(ct.as_bytes()).expect("own ciphertext parses");
-        let receiver = dk.decapsulate(&ct);
-        assert_eq!(sender, receiver, "{}: shared secrets differ", $name);
-        let dk_bytes = dk.to_expanded_bytes();
-        let dk_again =
-            DecapsulationKey::from_expanded_bytes(dk_bytes.as_ref()).expect("own expanded key parses");
-        assert_eq!(dk_again.decapsulate(&ct), sender, "{}: expanded key disagrees", $name);
-        let one_shot = DecapsulationKey::decapsulate_expanded(dk_bytes.as_ref(), &ct)
-            .expect("own expanded key parses");
-        assert_eq!(one_shot, sender, "{}: one-shot decapsulation disagrees", $name);
+    // One full exchange through the byte encodings, checked.
+    let dk = DecapsulationKey::<P>::generate(&mut rng);
+    let ek = EncapsulationKey::<P>::from_bytes(dk.encapsulation_key().as_bytes().as_ref())
+        .expect("own key parses");
+    let (ct, sender) = ek.encapsulate(&mut rng);
+    let ct = Ciphertext::<P>::from_bytes(ct.as_bytes().as_ref()).expect("own ciphertext parses");
+    let receiver = dk.decapsulate(&ct);
+    assert_eq!(sender, receiver, "{name}: shared secrets differ");
+    let dk_bytes = dk.to_expanded_bytes();
+    let dk_again = DecapsulationKey::<P>::from_expanded_bytes(dk_bytes.as_ref())
+        .expect("own expanded key parses");
+    assert_eq!(
+        dk_again.decapsulate(&ct),
+        sender,
+        "{name}: expanded key disagrees"
+    );
+    let one_shot = DecapsulationKey::<P>::decapsulate_expanded(dk_bytes.as_ref(), &ct)
+        .expect("own expanded key parses");
+    assert_eq!(one_shot, sender, "{name}: one-shot decapsulation disagrees");
 
-        let seed = *dk.seed().expect("generated keys keep their seed").as_bytes();
-        let ek_bytes = *ek.as_bytes();
-        let ct_bytes = *ct.as_bytes();
-        let keygen = time(|| DecapsulationKey::from_seed(&seed));
-        let encaps = time(|| ek.encapsulate(&mut rng));
-        let decaps = time(|| dk.decapsulate(&ct));
-        let encaps_bytes = time(|| {
-            EncapsulationKey::from_bytes(&ek_bytes).map(|ek| ek.encapsulate(&mut rand::rng()))
-        });
-        // A key seen once: the expanded dk and the ciphertext as bytes, in one call.
-        let decaps_bytes = time(|| {
-            Ciphertext::from_bytes(&ct_bytes)
-                .and_then(|ct| DecapsulationKey::decapsulate_expanded(dk_bytes.as_ref(), &ct))
-        });
-        println!(
-            "{:<12} ek {:>4} B  dk {:>4} B (seed 64 B)  ct {:>4} B  ss 32 B  | keygen {}  encaps {} ({} from ek bytes)  decaps {} ({} from expanded dk bytes)",
-            $name,
-            ENCAPSULATION_KEY_SIZE,
-            DECAPSULATION_KEY_SIZE,
-            CIPHERTEXT_SIZE,
-            micros(keygen),
-            micros(encaps),
-            micros(encaps_bytes),
-            micros(decaps),
-            micros(decaps_bytes),
-        );
-    }};
+    let seed = *dk
+        .seed()
+        .expect("generated keys keep their seed")
+        .as_bytes();
+    let ek_bytes = ek.as_bytes().as_ref().to_vec();
+    let ct_bytes = ct.as_bytes().as_ref().to_vec();
+    let keygen = time(|| DecapsulationKey::<P>::from_seed(&seed));
+    let encaps = time(|| ek.encapsulate(&mut rng));
+    let decaps = time(|| dk.decapsulate(&ct));
+    let encaps_bytes = time(|| {
+        EncapsulationKey::<P>::from_bytes(&ek_bytes).map(|ek| ek.encapsulate(&mut rand::rng()))
+    });
+    // A key seen once: the expanded dk and the ciphertext as bytes, in one call.
+    let decaps_bytes = time(|| {
+        Ciphertext::<P>::from_bytes(&ct_bytes)
+            .and_then(|ct| DecapsulationKey::<P>::decapsulate_expanded(dk_bytes.as_ref(), &ct))
+    });
+    println!(
+        "{:<12} ek {:>4} B  dk {:>4} B (seed 64 B)  ct {:>4} B  ss 32 B  | keygen {}  encaps {} ({} from ek bytes)  decaps {} ({} from expanded dk bytes)",
+        name,
+        P::ENCAPSULATION_KEY_SIZE,
+        P::DECAPSULATION_KEY_SIZE,
+        P::CIPHERTEXT_SIZE,
+        micros(keygen),
+        micros(encaps),
+        micros(encaps_bytes),
+        micros(decaps),
+        micros(decaps_bytes),
+    );
 }
 
 fn main() {
@@ -85,8 +91,8 @@ fn main() {
         "ML-KEM round trip: keygen from seed, encaps/decaps on parsed keys (and, in parentheses, from key bytes); median of {ITERATIONS} runs"
     );
     println!("backend: {} (the fastest this CPU has)", mlkem::backend());
-    round_trip!("ML-KEM-512", ml_kem_512);
-    round_trip!("ML-KEM-768", ml_kem_768);
-    round_trip!("ML-KEM-1024", ml_kem_1024);
+    round_trip::<MlKem512>();
+    round_trip::<MlKem768>();
+    round_trip::<MlKem1024>();
     println!("all three parameter sets: shared secrets match");
 }
