@@ -111,3 +111,37 @@ fn encapsulation_keys_hash_by_their_encoding() {
     assert!(!set.insert(a_again), "the same key twice");
     assert_eq!(set.len(), 2);
 }
+
+/// No `Debug` output of a type that can hold secret-derived data shows it: every secret
+/// here is made of the byte 0xab (171), which must not appear in any form.
+#[test]
+fn debug_output_shows_no_secret() {
+    use lattice_poly_ntt::mlkem::{CachedNttVector, NttVector, Poly, PolyVector};
+    let dk = DecapsulationKey::from_seed(&[0xab; 64]);
+    let (ct, ss) = dk
+        .encapsulation_key()
+        .encapsulate_deterministic(&[0xab; 32]);
+    let poly = Poly::from_coeffs([171; 256]).expect("canonical");
+    let vector = PolyVector::<3>::new([poly.clone(), poly.clone(), poly.clone()]);
+    let ntt: NttVector<3> = vector.ntt(lattice_poly_ntt::backend::Portable);
+    let cached: CachedNttVector<3> = ntt.cached(lattice_poly_ntt::backend::Portable);
+    let secret = [0xabu8; 64];
+    let mut out = [0u8; 32];
+    let digest = lattice_sampling::Digest32::shake256([&secret, &secret], &mut out);
+    let outputs = [
+        format!("{dk:?}"),
+        format!("{ss:?}"),
+        format!("{:?}", dk.seed().expect("seeded")),
+        format!("{ct:?}"),
+        format!("{poly:?}"),
+        format!("{vector:?}"),
+        format!("{ntt:?}"),
+        format!("{cached:?}"),
+        format!("{digest:?}"),
+    ];
+    for text in &outputs {
+        for pattern in ["171", "ab", "AB"] {
+            assert!(!text.contains(pattern), "{pattern} in {text}");
+        }
+    }
+}

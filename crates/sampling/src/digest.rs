@@ -35,11 +35,24 @@ pub enum DigestKind {
 /// assert_eq!(a_hat, sample_matrix::<3>(b, &rho));
 /// assert_eq!(h, sha3_256(b, &[&ek]));
 /// ```
-#[derive(Debug)]
 pub struct Digest32<'a> {
     pub(crate) kind: DigestKind,
     pub(crate) message: [&'a [u8]; 2],
     pub(crate) out: &'a mut [u8; 32],
+}
+
+/// Shows the kind and the message length only: the message (`z || c` for J) and the output
+/// may be secret.
+impl core::fmt::Debug for Digest32<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Digest32")
+            .field("kind", &self.kind)
+            .field(
+                "message_len",
+                &(self.message[0].len() + self.message[1].len()),
+            )
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a> Digest32<'a> {
