@@ -37,8 +37,10 @@ pub fn byte_encode<const D: usize>(coeffs: &[u16; N], out: &mut [u8]) -> Result<
     const { assert!(D >= 1 && D <= 12) };
     check_len(out.len(), D)?;
     let mask = ((1u32 << D) - 1) as u16;
-    let masked: [u16; N] = core::array::from_fn(|i| coeffs[i] & mask);
+    // The values may be secret (a caller encoding s-hat): the copy is erased.
+    let mut masked: [u16; N] = core::array::from_fn(|i| coeffs[i] & mask);
     byte_encode_portable::<D>(&masked, out);
+    zeroize::Zeroize::zeroize(masked.as_mut_slice());
     Ok(())
 }
 

@@ -311,8 +311,9 @@ impl EncapsulationKey {
     ) -> (Ciphertext, SharedSecret) {
         let (m, ek_x) = eseed.split_at(32);
         let m: &[u8; 32] = m.try_into().expect("32 bytes");
-        let ek_x: [u8; 32] = ek_x.try_into().expect("32 bytes");
-        let ek_x = StaticSecret::from(ek_x);
+        // The ephemeral secret's copy is erased (`StaticSecret` erases its own).
+        let ek_x: Zeroizing<[u8; 32]> = Zeroizing::new(ek_x.try_into().expect("32 bytes"));
+        let ek_x = StaticSecret::from(*ek_x);
         let ct_x = PublicKey::from(&ek_x);
         let ss_x = ek_x.diffie_hellman(&self.pk_x);
         let (ct_m, ss_m) = self.pk_m.encapsulate_deterministic(m);
