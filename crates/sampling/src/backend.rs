@@ -15,23 +15,9 @@ pub struct Jobs<'b, 'a> {
 }
 
 impl<'a> Jobs<'_, 'a> {
-    /// `(longest, total)`: estimated Keccak permutations of the longest job and of all of
-    /// them (for a backend choosing how many lanes to use). Public: it depends on the jobs'
-    /// kinds and message lengths only.
-    #[must_use]
-    pub fn estimated_permutations(&self) -> (usize, usize) {
-        let mut longest = 0;
-        let mut total = 0;
-        for job in self.jobs.iter().flatten() {
-            let n = job.estimated_permutations();
-            longest = longest.max(n);
-            total += n;
-        }
-        (longest, total)
-    }
-
-    /// Writes each job's estimated permutations to `out`, in order; returns the number of
-    /// jobs. Public, as [`Self::estimated_permutations`].
+    /// Writes each job's estimated Keccak permutations to `out`, in order (for a backend
+    /// choosing how many lanes to use); returns the number of jobs. Public: it depends on
+    /// the jobs' kinds and message lengths only.
     pub(crate) fn estimated_lengths(&self, out: &mut [usize; crate::batch::MAX_JOBS]) -> usize {
         let mut n = 0;
         for (o, job) in out.iter_mut().zip(self.jobs.iter().flatten()) {
