@@ -48,14 +48,14 @@
 //! they are compared and printed. The harness works on copies; it never changes the shadow
 //! state of memory the library owns.
 //!
-//! One derivation of public data happens inside KeyGen, out of the harness's reach: `rho`
-//! is the first half of `G(d || k)` and so derives from the secret `d`, and `SampleNTT`
-//! rejection-samples A-hat from it (branches on public data, allowed by DESIGN.md).
-//! `cargo xtask ct` accepts the reports of that one step, and only those: error contexts
-//! raised in the `SampleNTT` candidate parser whose stack passes through `fn key_gen` of
-//! `kpke.rs` (see `xtask/src/ct.rs`). The same sampling code runs on a defined rho when the
-//! harness parses the public key for encapsulation and imports the expanded key, where
-//! nothing is accepted.
+//! One value becomes public inside KeyGen, out of the harness's reach: `rho`, the first
+//! half of `G(d || k)`, derives from the secret `d`, and `SampleNTT` rejection-samples
+//! A-hat from it (branches on public data, allowed by DESIGN.md). The library declassifies
+//! it itself, at that point, through its `ct-validation` feature
+//! (`lattice_sampling::ct_validation::declassify`, called in `mlkem::kpke::key_gen`), which
+//! this crate enables; `cargo xtask ct` accepts no report at all. Without the feature, or
+//! if the call moved after the sampling, the run would fail with reports from the
+//! `SampleNTT` parser.
 #![forbid(clippy::undocumented_unsafe_blocks)]
 
 mod dudect;

@@ -24,37 +24,28 @@
 //!    --fullpath-after= ... ct-harness kem --require-valgrind` (see `ct-harness/src/main.rs`
 //!    for what it runs, marks and declassifies). The log is parsed into error contexts,
 //!    cross-checked against valgrind's `ERROR SUMMARY`; every context is a failure,
-//!    printed with the first frame in our code, the top of its stack and its origin, except
-//!    the one accepted below. The harness must also report success (results correct, the
-//!    marking effective).
+//!    printed with the first frame in our code, the top of its stack and its origin. The
+//!    harness must also report success (results correct, the marking effective).
 //! 3. **the division scan** of the same binary ([`divscan`]), including its own negative
 //!    control (`ct_harness::leaky::divide_by_secret` must be found).
 //!
-//! # The one accepted report: rho in KeyGen
+//! # Public values derived from secrets: declassified by the library
 //! K-PKE.KeyGen derives `rho` from the secret seed (`(rho, sigma) = G(d || k)`), and then
 //! rejection-samples A-hat from it, branching on SHAKE128 output: public by design (rho is
 //! part of the encapsulation key, and DESIGN.md allows rejection sampling on rho), but
-//! memcheck sees undefined data, and rho never leaves `kpke::key_gen` before that, so the
-//! harness cannot declassify it first. An error context is accepted when it is a branch or
-//! value use, its stack passes through `fn key_gen` of `crates/mlkem/src/kpke.rs` (its line
-//! range is found by reading the source, so it follows edits), and it is raised inside the
-//! `SampleNTT` candidate parser (a frame named `parse_candidates...`, or in
-//! `crates/sampling/src/simd/rej.rs`). Key generation runs the matrix streams in the same
-//! batches as the noise, so the parser condition is what keeps the noise (and everything
-//! else in KeyGen) checked. Valgrind suppressions cannot express this: they match inlined
-//! frames by name only, and valgrind 3.19 names some of them `UnknownInlinedFun`; source
-//! lines are reliable. Nor do frame names matter here: on AVX2 the operation runs in a
-//! closure passed to `lattice_poly_ntt::backend::avx2::with_features` (the `dispatch!` of
-//! the backend tokens), so the stack holds that frame, `{closure#0}` frames and generic
-//! instances such as `key_gen<lattice_poly_ntt::backend::avx2::Avx2, 2, 3>` between the
-//! parser and the harness; only the source line in `fn key_gen` and the parser are
-//! matched. The same sampling code runs on a defined rho in every
-//! `EncapsulationKey::from_bytes_on`, where nothing is accepted.
-//!
+//! derived from undefined data, and it never leaves `kpke::key_gen` before it is used.
+//! The harness builds `mlkem` with its `ct-validation` feature, under which `key_gen` marks
+//! rho defined (`lattice_sampling::ct_validation::declassify`, a valgrind client request)
+//! right after computing it, the way BoringSSL's `CONSTTIME_DECLASSIFY` works. So no report
+//! is accepted here: no rule matching source lines or frames that a refactoring could
+//! break or widen. If the hook were lost, the `SampleNTT` parser's branches on rho would be
+//! reported and the run would fail; `sigma` and everything derived from it stay marked.
+
 //! # Divisions and opt-levels
 //! A division is accepted only when it is slice, range or iterator length arithmetic in
 //! `core` or `hybrid-array` (`chunks_exact(n)` and `as_chunks::<N>()` divide a slice length
-//! by the chunk size, `step_by` a range length by the step, `Zip` the length of its inputs),
+//! by the chunk size, `step_by` a range length by the step, `Zip` the length of its inputs,
+//! `offset_from_unsigned` a distance between two addresses by the element size),
 //! identified by the innermost inlined function of the instruction in the debug info (see
 //! `divscan::Division::is_length_arithmetic`): every length in ML-KEM is fixed by the
 //! parameter set, so these operands are public. Every other `div`/`idiv` fails, listed with
@@ -153,19 +144,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let root = workspace_root();
     ensure_tool("valgrind", "valgrind")?;
     ensure_tool("objdump", "binutils")?;
-    let key_gen = rho_expansion_lines(&root);
-    match key_gen {
-        Some((first, last)) => println!(
-            "ct: accepting memcheck reports from the SampleNTT parser on rho during KeyGen \
-             (crates/mlkem/src/kpke.rs:{first}-{last}, fn key_gen)"
-        ),
-        None => println!("ct: no fn key_gen found in kpke.rs: no report is accepted"),
-    }
-
     let mut outcomes = Vec::new();
     for level in &levels {
         println!("\n== ct: {} ==", level.name);
-        let outcome = check_level(&root, *level, key_gen);
+        let outcome = check_level(&root, *level);
         for failure in &outcome.failures {
             println!("FAIL [{}] {failure}", level.name);
         }
@@ -316,17 +298,6 @@ fn ensure_tool(tool: &str, package: &str) -> Result<(), String> {
     }
 }
 
-/// The lines (1-based, inclusive) of `fn key_gen` in `crates/mlkem/src/kpke.rs`.
-fn rho_expansion_lines(root: &Path) -> Option<(usize, usize)> {
-    let source = std::fs::read_to_string(root.join("crates/mlkem/src/kpke.rs")).ok()?;
-    let lines: Vec<&str> = source.lines().collect();
-    let start = lines
-        .iter()
-        .position(|l| l.contains("fn key_gen") && !l.trim_start().starts_with("//"))?;
-    let length = lines[start..].iter().position(|l| l.starts_with('}'))?;
-    Some((start + 1, start + length + 1))
-}
-
 /// Builds the harness for one level; returns the binary.
 fn build(root: &Path, level: Level) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -400,7 +371,7 @@ fn valgrind(binary: &Path, mode: &str, log_path: &Path) -> Result<Run, String> {
 }
 
 /// Builds, runs and scans one level.
-fn check_level(root: &Path, level: Level, key_gen: Option<(usize, usize)>) -> Outcome {
+fn check_level(root: &Path, level: Level) -> Outcome {
     let start = Instant::now();
     let mut outcome = Outcome::default();
     let binary = match build(root, level) {
@@ -427,7 +398,7 @@ fn check_level(root: &Path, level: Level, key_gen: Option<(usize, usize)>) -> Ou
         }
     }
     match valgrind(&binary, "kem", &log_dir.join("memcheck-kem.log")) {
-        Ok(run) => check_kem(root, &run, key_gen, &mut outcome),
+        Ok(run) => check_kem(root, &run, &mut outcome),
         Err(e) => {
             outcome.failures.push(format!("memcheck run: {e}"));
             "did not run".clone_into(&mut outcome.kem);
@@ -485,26 +456,6 @@ fn check_control(run: &Run, outcome: &mut Outcome) {
     }
 }
 
-/// Whether `error` comes from expanding A-hat from rho inside K-PKE.KeyGen (module docs).
-fn is_rho_expansion(error: &memcheck::ErrorContext, key_gen: Option<(usize, usize)>) -> bool {
-    let Some((first, last)) = key_gen else {
-        return false;
-    };
-    let in_key_gen = |f: &memcheck::Frame| {
-        f.location
-            .rsplit_once("crates/mlkem/src/kpke.rs:")
-            .and_then(|(_, line)| line.parse::<usize>().ok())
-            .is_some_and(|line| (first..=last).contains(&line))
-    };
-    let in_parser = |f: &memcheck::Frame| {
-        f.function.contains("parse_candidates")
-            || f.location.contains("crates/sampling/src/simd/rej.rs:")
-    };
-    (error.is_branch() || error.is_value_use())
-        && error.stack.iter().any(in_key_gen)
-        && error.stack.iter().any(in_parser)
-}
-
 /// Whether a frame is in our code (library crates or harness).
 fn is_our_frame(frame: &memcheck::Frame) -> bool {
     frame.location.contains("/crates/")
@@ -522,13 +473,9 @@ fn show_frame(root: &Path, frame: &memcheck::Frame) -> String {
     )
 }
 
-/// Step 2: the real run must be clean, apart from rho in KeyGen.
-fn check_kem(root: &Path, run: &Run, key_gen: Option<(usize, usize)>, outcome: &mut Outcome) {
-    let (accepted, violations): (Vec<_>, Vec<_>) = run
-        .log
-        .errors
-        .iter()
-        .partition(|e| is_rho_expansion(e, key_gen));
+/// Step 2: the real run must be clean: every error context is a violation.
+fn check_kem(root: &Path, run: &Run, outcome: &mut Outcome) {
+    let violations = &run.log.errors;
     let harness_ok = run.stdout.contains(KEM_PASSED);
     let backends = harness_backends(&run.stdout);
     let summary = run.log.summary;
@@ -540,16 +487,14 @@ fn check_kem(root: &Path, run: &Run, key_gen: Option<(usize, usize)>, outcome: &
     };
     print!("{}", run.stdout);
     println!(
-        "memcheck run ({:.1}s): {} error contexts, {} accepted (rho in KeyGen), {} violations; {:?}; valgrind exit code {:?} ({})",
+        "memcheck run ({:.1}s): {} error contexts (all violations); {:?}; valgrind exit code {:?} ({})",
         run.seconds,
         run.log.errors.len(),
-        accepted.len(),
-        violations.len(),
         summary,
         run.exit_code,
         run.log_path.display()
     );
-    for error in &violations {
+    for error in violations {
         let ours = error.stack.iter().find(|f| is_our_frame(f)).map_or_else(
             || "(no frame in our code)".to_string(),
             |f| show_frame(root, f),
@@ -587,7 +532,7 @@ fn check_kem(root: &Path, run: &Run, key_gen: Option<(usize, usize)>, outcome: &
         ));
     }
     outcome.kem = if violations.is_empty() && harness_ok && parsed_all && exit_ok {
-        format!("pass [{backends}] ({} rho accepted)", accepted.len())
+        format!("pass [{backends}] (0 reports)")
     } else if violations.is_empty() {
         "FAIL (harness/log)".into()
     } else {
@@ -663,115 +608,6 @@ fn check_divisions(root: &Path, scan: &divscan::Scan, outcome: &mut Outcome) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use memcheck::{ErrorContext, Frame};
-
-    fn frame(function: &str, location: &str) -> Frame {
-        Frame {
-            function: function.into(),
-            location: location.into(),
-        }
-    }
-
-    fn branch(stack: Vec<Frame>) -> ErrorContext {
-        ErrorContext {
-            kind: "Conditional jump or move depends on uninitialised value(s)".into(),
-            stack,
-            ..ErrorContext::default()
-        }
-    }
-
-    #[test]
-    fn only_the_parser_on_rho_in_key_gen_is_accepted() {
-        let key_gen = Some((100, 160));
-        let parser = frame(
-            "parse_candidates_avx2",
-            "/w/crates/sampling/src/simd/rej.rs:117",
-        );
-        let run = frame(
-            "lattice_sampling::simd::lanes::run",
-            "/w/crates/sampling/src/simd/lanes.rs:405",
-        );
-        let cbd = frame("cbd2_avx2", "/w/crates/sampling/src/simd/cbd.rs:40");
-        let in_key_gen = frame("mlkem::kpke::key_gen", "/w/crates/mlkem/src/kpke.rs:150");
-        let past_key_gen = frame("mlkem::kpke::encrypt", "/w/crates/mlkem/src/kpke.rs:161");
-        // The parser, reached from key_gen: accepted.
-        assert!(is_rho_expansion(
-            &branch(vec![parser.clone(), run.clone(), in_key_gen.clone()]),
-            key_gen
-        ));
-        // The portable parser by name, through an inlined frame.
-        assert!(is_rho_expansion(
-            &branch(vec![
-                frame(
-                    "UnknownInlinedFun",
-                    "/w/crates/sampling/src/sample_ntt.rs:111"
-                ),
-                frame(
-                    "parse_candidates",
-                    "/w/crates/sampling/src/sample_ntt.rs:111"
-                ),
-                in_key_gen.clone(),
-            ]),
-            key_gen
-        ));
-        // Noise in the same batch of key_gen: checked.
-        assert!(!is_rho_expansion(
-            &branch(vec![cbd, run.clone(), in_key_gen.clone()]),
-            key_gen
-        ));
-        // The parser outside key_gen (encryption, key import): checked.
-        assert!(!is_rho_expansion(
-            &branch(vec![parser.clone(), run, past_key_gen]),
-            key_gen
-        ));
-        // Without a key_gen range, nothing is accepted.
-        assert!(!is_rho_expansion(&branch(vec![parser, in_key_gen]), None));
-    }
-
-    #[test]
-    fn the_rho_exemption_sees_through_the_backend_dispatch() {
-        // The shape of an AVX2 stack from a real log: key_gen inlined into the closure run
-        // by `with_features`, itself called from the `dispatch!` in `from_seed_value`.
-        let key_gen = Some((167, 219));
-        let avx2_stack = |innermost: Frame, key_gen_line: usize| {
-            vec![
-                innermost,
-                frame(
-                    "consume<lattice_sampling::simd::lanes::run::{closure_env#2}<..>>",
-                    "/w/crates/sampling/src/simd/lanes.rs:181",
-                ),
-                frame(
-                    "lattice_sampling::simd::lanes::run",
-                    "/w/crates/sampling/src/simd/lanes.rs:416",
-                ),
-                frame("UnknownInlinedFun", "/w/crates/sampling/src/batch.rs:281"),
-                frame(
-                    "key_gen<lattice_poly_ntt::backend::avx2::Avx2, 2, 3>",
-                    &format!("/w/crates/mlkem/src/kpke.rs:{key_gen_line}"),
-                ),
-                frame("{closure#0}", "/w/crates/mlkem/src/params.rs:243"),
-                frame(
-                    "lattice_poly_ntt::backend::avx2::with_features",
-                    "/w/crates/poly-ntt/src/backend/avx2/mod.rs:75",
-                ),
-                frame(
-                    "run<(), mlkem::ml_kem_512::{impl#8}::from_seed_value::{closure_env#0}>",
-                    "/w/crates/poly-ntt/src/backend/avx2/mod.rs:65",
-                ),
-            ]
-        };
-        let parser = frame(
-            "parse_candidates_avx2",
-            "/w/crates/sampling/src/simd/rej.rs:117",
-        );
-        let cbd = frame("cbd2_avx2", "/w/crates/sampling/src/simd/cbd.rs:40");
-        assert!(is_rho_expansion(
-            &branch(avx2_stack(parser.clone(), 186)),
-            key_gen
-        ));
-        assert!(!is_rho_expansion(&branch(avx2_stack(cbd, 186)), key_gen));
-        assert!(!is_rho_expansion(&branch(avx2_stack(parser, 230)), key_gen));
-    }
 
     #[test]
     fn harness_backends_lists_the_skipped_ones() {

@@ -213,6 +213,15 @@ pub(crate) fn key_gen<B: KemBackend, const K: usize, const ETA1: usize>(
     let first = const { rows_with_noise(K) };
     // Line 1: (rho, sigma) = G(d || k).
     let (rho, mut sigma) = crate::hash::g(b, d, &[K as u8]);
+    // rho is public from here on: line 19 puts it into ek, and lines 3-7 (SampleNTT's
+    // rejection sampling, which branches on its XOF output) may depend on it. Only the
+    // constant-time validation build says so to valgrind; sigma stays secret.
+    #[cfg(feature = "ct-validation")]
+    let rho = {
+        let mut rho = rho;
+        lattice_sampling::ct_validation::declassify(&mut rho);
+        rho
+    };
     let PublicKey { t_hat, a_hat } = pk;
     // Lines 3-7 for the first rows, and lines 8-15: s and e from PRF_eta1(sigma, N),
     // N = 0 .. 2k-1, in one batch.

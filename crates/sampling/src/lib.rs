@@ -89,7 +89,8 @@
 //! the noise paths write straight into the caller's output to keep such copies to a minimum.
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
-// `deny`, not `forbid`: the AVX2 module alone is allowed `unsafe` (see its docs).
+// `deny`, not `forbid`: the SIMD backends are allowed `unsafe` (see their docs), and so is
+// the `ct-validation` hook (one `asm!`, a valgrind client request).
 #![deny(unsafe_code)]
 
 #[cfg(test)]
@@ -98,6 +99,9 @@ extern crate std;
 mod backend;
 mod batch;
 mod cbd;
+#[cfg(feature = "ct-validation")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ct-validation")))]
+pub mod ct_validation;
 mod digest;
 mod expand_a;
 pub mod keccak;
