@@ -41,6 +41,10 @@ pub enum Error {
         /// The length given.
         actual: usize,
     },
+    /// A self-test failed (feature `self-test`, [`crate::self_test`]): a known answer did
+    /// not match, now or earlier in this process, or a new key failed its
+    /// pairwise-consistency test. The library refuses to work from then on.
+    SelfTestFailed,
     /// A private-key seed `d || z` that is not 64 bytes long.
     SeedLength {
         /// Always 64.
@@ -78,6 +82,10 @@ impl fmt::Display for Error {
             Self::EncodingLength { expected, actual } => {
                 write!(f, "encoding buffer is {actual} bytes, expected {expected}")
             }
+            Self::SelfTestFailed => f.write_str(
+                "a self-test failed (known answer or pairwise consistency): the library is in \
+                 its error state",
+            ),
             Self::SeedLength { expected, actual } => {
                 write!(f, "private key seed is {actual} bytes, expected {expected}")
             }

@@ -58,6 +58,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// [`ParameterSet::ENCAPSULATION_KEY_SIZE`] long; [`Error::EncapsulationKeyNotReduced`]
     /// if a coefficient is not below q.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        self_test_gate()?;
         Self::from_bytes_with(AnyBackend::best(), bytes)
     }
 
@@ -82,7 +83,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
         Self::from_bytes_with(backend, bytes)
     }
 
-    fn from_bytes_with(backend: AnyBackend, bytes: &[u8]) -> Result<Self, Error> {
+    pub(crate) fn from_bytes_with(backend: AnyBackend, bytes: &[u8]) -> Result<Self, Error> {
         check_length(bytes, P::ENCAPSULATION_KEY_SIZE, |expected, actual| {
             Error::EncapsulationKeyLength { expected, actual }
         })?;
@@ -245,7 +246,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
         self.encapsulate_internal(backend, m)
     }
 
-    fn encapsulate_internal(
+    pub(crate) fn encapsulate_internal(
         &self,
         backend: AnyBackend,
         m: &[u8; 32],
@@ -443,10 +444,11 @@ impl<P: ParameterSet> DecapsulationKey<P> {
             expected: crate::SEED_SIZE,
             actual: bytes.len(),
         })?;
+        self_test_gate()?;
         Ok(Self::from_seed(seed))
     }
 
-    fn from_seed_value(backend: AnyBackend, seed: Seed) -> Self {
+    pub(crate) fn from_seed_value(backend: AnyBackend, seed: Seed) -> Self {
         // Built in place: key generation writes A-hat, t-hat and s-hat straight into the
         // key instead of returning them through several layers of copies.
         let mut key = Self {
@@ -534,6 +536,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// coefficient of `dk_pke` not below q is reduced, not rejected (FIPS 203 does not
     /// check it; the decoded value is used mod q).
     pub fn from_expanded_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        self_test_gate()?;
         Self::from_expanded_bytes_with(AnyBackend::best(), bytes)
     }
 
@@ -558,7 +561,10 @@ impl<P: ParameterSet> DecapsulationKey<P> {
         Self::from_expanded_bytes_with(backend, bytes)
     }
 
-    fn from_expanded_bytes_with(backend: AnyBackend, bytes: &[u8]) -> Result<Self, Error> {
+    pub(crate) fn from_expanded_bytes_with(
+        backend: AnyBackend,
+        bytes: &[u8],
+    ) -> Result<Self, Error> {
         let (dk_pke, ek_bytes, h, z) = split_expanded::<P>(bytes)?;
         // Filled in place: no copy of A-hat through return values.
         let mut key = Self {
@@ -615,7 +621,10 @@ impl<P: ParameterSet> DecapsulationKey<P> {
         self.to_expanded_bytes_with(backend)
     }
 
-    fn to_expanded_bytes_with(&self, backend: AnyBackend) -> Zeroizing<P::DecapsulationKeyBytes> {
+    pub(crate) fn to_expanded_bytes_with(
+        &self,
+        backend: AnyBackend,
+    ) -> Zeroizing<P::DecapsulationKeyBytes> {
         let mut out = Zeroizing::new(P::DecapsulationKeyBytes::zeroed());
         let (dk_pke, rest) = out.as_mut().split_at_mut(384 * P::K);
         let (ek, rest) = rest.split_at_mut(P::ENCAPSULATION_KEY_SIZE);
@@ -679,7 +688,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
         self.decapsulate_with(backend, ct)
     }
 
-    fn decapsulate_with(&self, backend: AnyBackend, ct: &Ciphertext<P>) -> SharedSecret {
+    pub(crate) fn decapsulate_with(&self, backend: AnyBackend, ct: &Ciphertext<P>) -> SharedSecret {
         P::decaps(
             backend,
             &self.s_hat,
@@ -713,6 +722,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// Those of [`Self::from_expanded_bytes`]. A wrong ciphertext is not an error
     /// (implicit rejection, as in [`Self::decapsulate`]).
     pub fn decapsulate_expanded(bytes: &[u8], ct: &Ciphertext<P>) -> Result<SharedSecret, Error> {
+        self_test_gate()?;
         Self::decapsulate_expanded_with(AnyBackend::best(), bytes, ct)
     }
 
@@ -741,7 +751,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
         Self::decapsulate_expanded_with(backend, bytes, ct)
     }
 
-    fn decapsulate_expanded_with(
+    pub(crate) fn decapsulate_expanded_with(
         backend: AnyBackend,
         bytes: &[u8],
         ct: &Ciphertext<P>,
@@ -760,6 +770,15 @@ impl<P: ParameterSet> core::fmt::Debug for DecapsulationKey<P> {
 }
 
 /// `Err(error(expected, actual))` unless `bytes` is `expected` bytes long.
+/// With the `self-test` feature, the known-answer tests on first use ([`crate::self_test::run`]);
+/// without it, nothing.
+#[inline(always)]
+fn self_test_gate() -> Result<(), Error> {
+    #[cfg(feature = "self-test")]
+    crate::self_test::run()?;
+    Ok(())
+}
+
 fn check_length(
     bytes: &[u8],
     expected: usize,

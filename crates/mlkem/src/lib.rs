@@ -124,6 +124,8 @@ mod params;
 #[cfg(feature = "pkcs8")]
 pub mod pkcs8;
 mod secret;
+#[cfg(feature = "self-test")]
+pub mod self_test;
 
 pub use backend::{AnyBackend, BackendKind, backend};
 pub use error::Error;
