@@ -84,6 +84,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     }
 
     pub(crate) fn from_bytes_with(backend: AnyBackend, bytes: &[u8]) -> Result<Self, Error> {
+        crate::backend::speculation_barrier();
         check_length(bytes, P::ENCAPSULATION_KEY_SIZE, |expected, actual| {
             Error::EncapsulationKeyLength { expected, actual }
         })?;
@@ -251,6 +252,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
         backend: AnyBackend,
         m: &[u8; 32],
     ) -> (Ciphertext<P>, SharedSecret) {
+        crate::backend::speculation_barrier();
         let mut ct = P::CiphertextBytes::zeroed();
         let key = P::encaps(backend, &self.state, m, ct.as_mut());
         (Ciphertext { bytes: ct }, key)
@@ -449,6 +451,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     }
 
     pub(crate) fn from_seed_value(backend: AnyBackend, seed: Seed) -> Self {
+        crate::backend::speculation_barrier();
         // Built in place: key generation writes A-hat, t-hat and s-hat straight into the
         // key instead of returning them through several layers of copies.
         let mut key = Self {
@@ -565,6 +568,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
         backend: AnyBackend,
         bytes: &[u8],
     ) -> Result<Self, Error> {
+        crate::backend::speculation_barrier();
         let (dk_pke, ek_bytes, h, z) = split_expanded::<P>(bytes)?;
         // Filled in place: no copy of A-hat through return values.
         let mut key = Self {
@@ -689,6 +693,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     }
 
     pub(crate) fn decapsulate_with(&self, backend: AnyBackend, ct: &Ciphertext<P>) -> SharedSecret {
+        crate::backend::speculation_barrier();
         P::decaps(
             backend,
             &self.s_hat,
@@ -756,6 +761,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
         bytes: &[u8],
         ct: &Ciphertext<P>,
     ) -> Result<SharedSecret, Error> {
+        crate::backend::speculation_barrier();
         let (dk_pke, ek, h, z) = split_expanded::<P>(bytes)?;
         P::decaps_expanded(backend, dk_pke, ek, h, z, ct.bytes.as_ref())
     }

@@ -10,12 +10,16 @@
 //! an [`AnyBackend`] (`*_on`).
 //!
 //! This module is the only place of the crate that names an instruction set: the AVX2
-//! kernels are in `avx2`; the AVX-512 token runs them too (`avx512`).
+//! kernels are in `avx2`; the AVX-512 token runs them too (`avx512`); `speculation` holds
+//! the `lfence` every public operation starts with.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+mod speculation;
+
+pub(crate) use speculation::barrier as speculation_barrier;
 
 use crate::encode::{byte_decode_portable, byte_encode_portable};
 use lattice_poly_ntt::Backend;
