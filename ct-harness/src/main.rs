@@ -34,6 +34,8 @@
 //!   was secret-derived before it was declassified, so a run in which the secrets silently
 //!   lost their marking fails.
 //! - `ct-harness leaky`: the negative control of [`leaky`].
+//! - `ct-harness residue [--strict]`: the secrets each operation leaves on the dead stack
+//!   ([`residue`]), natively, on every backend the CPU has.
 //! - `ct-harness dudect`: the statistical timing test of [`dudect`], run natively (not under
 //!   valgrind), which covers the AVX-512 backend that valgrind cannot execute.
 //!
@@ -61,6 +63,7 @@
 mod dudect;
 mod leaky;
 mod ops;
+mod residue;
 mod valgrind;
 
 use mlkem::{AnyBackend, BackendKind};
@@ -70,16 +73,19 @@ use sha3::digest::{ExtendableOutput, Update, XofReader};
 use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str = "usage: ct-harness [kem | leaky | dudect] [--require-valgrind]";
+const USAGE: &str =
+    "usage: ct-harness [kem | leaky | dudect | residue] [--require-valgrind] [--strict]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut mode = "kem";
     let mut require_valgrind = false;
+    let mut strict = false;
     for arg in &args {
         match arg.as_str() {
-            "kem" | "leaky" | "dudect" => mode = arg,
+            "kem" | "leaky" | "dudect" | "residue" => mode = arg,
             "--require-valgrind" => require_valgrind = true,
+            "--strict" => strict = true,
             _ => {
                 eprintln!("ct-harness: unknown argument `{arg}`\n{USAGE}");
                 return ExitCode::FAILURE;
@@ -89,6 +95,7 @@ fn main() -> ExitCode {
     let result = match mode {
         "leaky" => leaky::run(require_valgrind),
         "dudect" => dudect::run(),
+        "residue" => residue::run(strict),
         _ => run_kem(require_valgrind),
     };
     match result {

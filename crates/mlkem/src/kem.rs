@@ -5,9 +5,9 @@ use crate::backend::KemBackend;
 use crate::hash;
 use crate::kpke::{self, PublicKey};
 use crate::secret::SharedSecret;
-use lattice_poly_ntt::mlkem::CachedNttVector;
+use lattice_poly_ntt::mlkem::{CachedNttVector, NttVector};
 use lattice_sampling::{Batch, Digest32};
-use subtle::ConstantTimeEq;
+use subtle::{ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroize;
 
 /// The largest ciphertext of the three parameter sets (ML-KEM-1024).
@@ -157,12 +157,15 @@ fn select_shared_secret(
     ct: &[u8],
     ct_prime: &[u8],
 ) -> SharedSecret {
-    let mut key = SharedSecret::new(*key_prime);
-    let rejection = SharedSecret::new(*k_bar);
-    // `[u8; 32]` is `Copy`: wrapping leaves these copies behind, so erase them.
+    let rejected = !ct_eq_bytes(ct, ct_prime);
+    for (k, &r) in key_prime.iter_mut().zip(k_bar.iter()) {
+        k.conditional_assign(&r, rejected);
+    }
+    // Built in the return value, never borrowed (a borrowed local is returned through a
+    // copy nothing erases); `[u8; 32]` is `Copy`, so erase the sources.
+    let key = SharedSecret::new(*key_prime);
     key_prime.zeroize();
     k_bar.zeroize();
-    key.conditional_assign(&rejection, !ct_eq_bytes(ct, ct_prime));
     key
 }
 
@@ -192,7 +195,8 @@ pub(crate) fn decaps_expanded<
     ct: &[u8],
 ) -> Result<SharedSecret, crate::Error> {
     // Built in place: no unerased temporary of the cached s-hat.
-    let mut s_hat_raw = kpke::decode_vector_12_reduced::<B, K>(b, dk_pke);
+    let mut s_hat_raw = NttVector::<K>::zero();
+    kpke::decode_vector_12_reduced_into::<B, K>(b, dk_pke, &mut s_hat_raw);
     let mut s_hat = CachedNttVector::<K>::zero();
     s_hat_raw.cached_into(b, &mut s_hat);
     s_hat_raw.zeroize();

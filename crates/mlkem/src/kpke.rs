@@ -57,25 +57,26 @@ pub(crate) fn decode_vector_12_into<B: KemBackend, const K: usize>(
     ok
 }
 
-/// `ByteDecode_12` of a secret vector, each value taken mod q as Algorithm 6 specifies for
-/// d = 12 (values up to 4095 < 2q, so one conditional subtraction, in constant time).
+/// `ByteDecode_12` of a secret vector into `out`, each value taken mod q as Algorithm 6
+/// specifies for d = 12 (values up to 4095 < 2q, so one conditional subtraction, in
+/// constant time). In place: no polynomial of s-hat passes through a return value, whose
+/// copy nothing could erase.
 #[inline(always)]
-pub(crate) fn decode_vector_12_reduced<B: KemBackend, const K: usize>(
+pub(crate) fn decode_vector_12_reduced_into<B: KemBackend, const K: usize>(
     b: B,
     bytes: &[u8],
-) -> NttVector<K> {
+    out: &mut NttVector<K>,
+) {
     debug_assert_eq!(bytes.len(), K * POLY_BYTES);
-    NttVector::new(core::array::from_fn(|i| {
-        let mut p = NttPoly::zero();
-        let mut raw = [0u16; N];
-        b.byte_decode::<12>(&bytes[i * POLY_BYTES..(i + 1) * POLY_BYTES], &mut raw);
+    let mut raw = [0u16; N];
+    for (p, chunk) in out.0.iter_mut().zip(bytes.chunks_exact(POLY_BYTES)) {
+        b.byte_decode::<12>(chunk, &mut raw);
         for (c, &x) in p.coeffs_mut().iter_mut().zip(&raw) {
             // x < 2^12 <= REDUCE_ONCE_INPUT_MAX = 2q - 1.
             *c = lattice_field::gf3329::reduce_once(x);
         }
-        raw.as_mut_slice().zeroize();
-        p
-    }))
+    }
+    raw.as_mut_slice().zeroize();
 }
 
 /// `ByteEncode_12` of a vector into `out` (`384 K` bytes).

@@ -268,7 +268,8 @@ macro_rules! parameter_set {
                 with_backend!(backend, |b| {
                     // The hash check, then the modulus check of the embedded ek too.
                     state.parse_checking_hash_into(b, ek, h)?;
-                    let mut decoded = crate::kpke::decode_vector_12_reduced::<_, $k>(b, dk_pke);
+                    let mut decoded = NttVector::<$k>::zero();
+                    crate::kpke::decode_vector_12_reduced_into::<_, $k>(b, dk_pke, &mut decoded);
                     // In place: no unerased temporary of the cached s-hat.
                     decoded.cached_into(b, s_hat);
                     decoded.zeroize();

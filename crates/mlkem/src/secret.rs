@@ -26,12 +26,6 @@ impl SharedSecret {
     pub const fn as_bytes(&self) -> &[u8; SHARED_SECRET_SIZE] {
         &self.0
     }
-
-    pub(crate) fn conditional_assign(&mut self, other: &Self, choice: Choice) {
-        for (a, b) in self.0.iter_mut().zip(&other.0) {
-            subtle::ConditionallySelectable::conditional_assign(a, b, choice);
-        }
-    }
 }
 
 /// The secret's bytes, for a KDF or a cipher key. Compare with `==` (constant time) or
