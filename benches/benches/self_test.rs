@@ -1,4 +1,5 @@
-//! The cost of the `self-test` feature of `mlkem` (ML-KEM-768, the backend the crate
+//! The cost of the `self-test` feature of `mlkem` (`cargo bench -p mlkem-benches --features
+//! self-test --bench self_test`; ML-KEM-768, the backend the crate
 //! selects): the known-answer tests of all three parameter sets (`self_test::rerun`, what
 //! the first checked operation of a process pays once), and each checked operation beside
 //! the unchecked one. `generate_checked` includes the pairwise-consistency test (one
