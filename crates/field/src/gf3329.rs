@@ -47,7 +47,8 @@ const _: () = assert!(
         < (Q as u128) << BARRETT_SHIFT
 );
 
-/// Largest operand accepted by [`mul`], [`add`] and [`sub`]: `q - 1` (canonical inputs).
+/// Largest operand accepted by [`add`] and [`sub`]: `q - 1` (canonical inputs; [`mul`]
+/// takes every `u16`).
 pub const CANONICAL_MAX: u16 = Q - 1;
 
 /// Smallest input accepted by [`from_signed`]: `-(q - 1)`.
@@ -103,13 +104,13 @@ pub const fn sub(a: u16, b: u16) -> u16 {
     reduce_once(a + Q - b)
 }
 
-/// `a * b mod q` for canonical `a`, `b` (both `<= CANONICAL_MAX`). Output in `[0, q)`.
+/// `a * b mod q` for any `a`, `b` (canonical or not). Output in `[0, q)`.
 ///
-/// The product is below `q^2 < 2^24`, well inside [`barrett_reduce`]'s domain.
+/// The product is below `(2^16 - 1)^2 < 2^32` (below `q^2 < 2^24` for canonical operands),
+/// inside [`barrett_reduce`]'s domain, all of `u32`.
 #[inline(always)]
 #[must_use]
 pub const fn mul(a: u16, b: u16) -> u16 {
-    debug_assert!(a <= CANONICAL_MAX && b <= CANONICAL_MAX);
     barrett_reduce(a as u32 * b as u32)
 }
 

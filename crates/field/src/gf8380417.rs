@@ -15,7 +15,8 @@
 /// The ML-DSA modulus q = 8380417 = 2^23 - 2^13 + 1.
 pub const Q: u32 = 8380417;
 
-/// Largest canonical element, `q - 1`: the largest operand of [`add`], [`sub`], [`mul`].
+/// Largest canonical element, `q - 1`: the largest operand of [`add`] and [`sub`] ([`mul`]
+/// takes every `u32`).
 pub const CANONICAL_MAX: u32 = Q - 1;
 
 /// Largest input accepted by [`reduce_once`]: `2q - 1`.
@@ -91,11 +92,13 @@ pub const fn sub(a: u32, b: u32) -> u32 {
     reduce_once(a + Q - b)
 }
 
-/// `a * b mod q` for canonical `a`, `b`. Output in `[0, q)`.
+/// `a * b mod q` for any `a`, `b` (canonical or not). Output in `[0, q)`.
+///
+/// The product is below `(2^32 - 1)^2 < 2^64`, inside [`barrett_reduce`]'s domain, all of
+/// `u64`.
 #[inline(always)]
 #[must_use]
 pub const fn mul(a: u32, b: u32) -> u32 {
-    debug_assert!(a <= CANONICAL_MAX && b <= CANONICAL_MAX);
     barrett_reduce(a as u64 * b as u64)
 }
 

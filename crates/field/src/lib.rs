@@ -75,8 +75,8 @@ pub trait Field: Copy + Default + Debug + Eq + Send + Sync + 'static {
     const ONE: Self::Elem;
     /// The wide zero, an empty accumulator entry.
     const WIDE_ZERO: Self::Wide;
-    /// Largest canonical element, `q - 1`: the largest operand of [`Self::add`],
-    /// [`Self::sub`], [`Self::mul`] and [`Self::mul_wide`].
+    /// Largest canonical element, `q - 1`: the largest operand of [`Self::add`] and
+    /// [`Self::sub`] ([`Self::mul`] and [`Self::mul_wide`] take any element-type value).
     const CANONICAL_MAX: Self::Elem;
     /// Largest input of [`Self::reduce_once`]: `2q - 1`.
     const REDUCE_ONCE_INPUT_MAX: u64;
@@ -98,9 +98,11 @@ pub trait Field: Copy + Default + Debug + Eq + Send + Sync + 'static {
     fn add(a: Self::Elem, b: Self::Elem) -> Self::Elem;
     /// `a - b mod q` for canonical `a`, `b`.
     fn sub(a: Self::Elem, b: Self::Elem) -> Self::Elem;
-    /// `a * b mod q` for canonical `a`, `b`.
+    /// `a * b mod q`, canonical, for any `a`, `b` of the element type (the product of two
+    /// such values fits the wide type, inside the reduction's domain).
     fn mul(a: Self::Elem, b: Self::Elem) -> Self::Elem;
-    /// The exact product `a * b` (at most `(q-1)^2`) for canonical `a`, `b`, unreduced.
+    /// The exact product `a * b`, unreduced, for any `a`, `b` of the element type (it fits
+    /// the wide type); at most `(q-1)^2` for canonical `a`, `b`, the bound accumulators use.
     fn mul_wide(a: Self::Elem, b: Self::Elem) -> Self::Wide;
     /// `acc + x` without reduction. The caller bounds the sum (overflow checks catch a
     /// broken bound in debug builds).
@@ -118,9 +120,14 @@ pub trait Field: Copy + Default + Debug + Eq + Send + Sync + 'static {
 /// `x^e mod m` by square-and-multiply, for compile-time tables and checks.
 ///
 /// Uses `%`: call it on public constants only (in practice in `const` items, where it runs
-/// at compile time). `m` must be nonzero.
+/// at compile time). Total: `m = 0` has no residues and gives 0 (as `m = 1` does), so a
+/// ring description with a zero modulus fails its root-of-unity check instead of dividing
+/// by zero.
 #[must_use]
 pub const fn pow_mod(x: u64, mut e: u64, m: u64) -> u64 {
+    if m == 0 {
+        return 0;
+    }
     let m = m as u128;
     let mut base = x as u128 % m;
     let mut acc = 1 % m;
@@ -134,10 +141,13 @@ pub const fn pow_mod(x: u64, mut e: u64, m: u64) -> u64 {
     acc as u64
 }
 
-/// The inverse of `x` mod the prime `p` (Fermat), for compile-time constants; 0 has none
-/// and gives 0.
+/// The inverse of `x` mod the prime `p` (Fermat), for compile-time constants; a multiple of
+/// `p` has none and gives 0, and so does every `x` for `p < 2` (no field).
 #[must_use]
 pub const fn inverse_mod(x: u64, p: u64) -> u64 {
+    if p < 2 || x.is_multiple_of(p) {
+        return 0;
+    }
     pow_mod(x, p - 2, p)
 }
 
@@ -146,7 +156,8 @@ pub const fn inverse_mod(x: u64, p: u64) -> u64 {
 /// compile time for their NTT's root.
 #[must_use]
 pub const fn is_primitive_root_of_unity(z: u64, order: u64, p: u64) -> bool {
-    order >= 2
+    p >= 2
+        && order >= 2
         && order.is_power_of_two()
         && pow_mod(z, order, p) == 1
         && pow_mod(z, order / 2, p) == p - 1
@@ -193,7 +204,7 @@ impl Field for Gf3329 {
     }
     #[inline(always)]
     fn mul_wide(a: u16, b: u16) -> u32 {
-        debug_assert!(a <= Self::CANONICAL_MAX && b <= Self::CANONICAL_MAX);
+        // (2^16 - 1)^2 < 2^32: exact for every pair of u16.
         a as u32 * b as u32
     }
     #[inline(always)]
@@ -256,7 +267,7 @@ impl Field for Gf8380417 {
     }
     #[inline(always)]
     fn mul_wide(a: u32, b: u32) -> u64 {
-        debug_assert!(a <= Self::CANONICAL_MAX && b <= Self::CANONICAL_MAX);
+        // (2^32 - 1)^2 < 2^64: exact for every pair of u32.
         a as u64 * b as u64
     }
     #[inline(always)]
@@ -278,8 +289,13 @@ impl Field for Gf8380417 {
 }
 
 // Both instances: 2q - 1 fits the element type with its top bit clear (reduce_once's sign
-// trick), and a product of canonical elements fits the wide type.
+// trick), a product of canonical elements fits the wide type, and so does a product of any
+// two element-type values (`mul` and `mul_wide` take every value).
 const _: () = {
+    assert!((u16::MAX as u128) * (u16::MAX as u128) <= Gf3329::WIDE_MAX);
+    assert!(Gf3329::WIDE_MAX <= Gf3329::REDUCE_WIDE_INPUT_MAX);
+    assert!((u32::MAX as u128) * (u32::MAX as u128) <= Gf8380417::WIDE_MAX);
+    assert!(Gf8380417::WIDE_MAX <= Gf8380417::REDUCE_WIDE_INPUT_MAX);
     assert!(Gf3329::REDUCE_ONCE_INPUT_MAX < 1 << 15);
     assert!(Gf8380417::REDUCE_ONCE_INPUT_MAX < 1 << 31);
     assert!((Gf3329::MODULUS as u128 - 1) * (Gf3329::MODULUS as u128 - 1) <= Gf3329::WIDE_MAX);

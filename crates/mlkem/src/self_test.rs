@@ -313,7 +313,7 @@ mod tests {
             ("encaps c digest", |k| k.encaps.c_sha3[0] ^= 1),
             ("encaps k", |k| k.encaps.k[9] ^= 1),
             ("encaps ek (rho)", |k| {
-                k.encaps.ek = flipped(k.encaps.ek, 1183)
+                k.encaps.ek = flipped(k.encaps.ek, 1183);
             }),
         ];
         let backend = AnyBackend::best();

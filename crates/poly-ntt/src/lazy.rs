@@ -13,7 +13,7 @@
 //! nothing for pointwise rings), computed once and reused by every product.
 
 use crate::backend::Backend;
-use crate::ring::{Ring, zeroize_array};
+use crate::ring::{KernelCall, Ring, zeroize_array};
 use crate::{NttPoly, Poly};
 use zeroize::Zeroize;
 
@@ -69,7 +69,7 @@ impl<R: Ring> CachedNttPoly<R> {
     #[inline]
     pub fn set<B: Backend<R>>(&mut self, backend: B, poly: &NttPoly<R>) {
         self.poly.clone_from(poly);
-        backend.mul_cache(self.poly.coeffs(), &mut self.cache);
+        backend.mul_cache(KernelCall::NEW, self.poly.coeffs(), &mut self.cache);
     }
 
     /// Replaces `self` with the NTT of `poly` (a copy; the caller erases `poly` if secret)
@@ -77,7 +77,7 @@ impl<R: Ring> CachedNttPoly<R> {
     #[inline]
     pub fn set_ntt_of<B: Backend<R>>(&mut self, backend: B, poly: &Poly<R>) {
         poly.ntt_into(backend, &mut self.poly);
-        backend.mul_cache(self.poly.coeffs(), &mut self.cache);
+        backend.mul_cache(KernelCall::NEW, self.poly.coeffs(), &mut self.cache);
     }
 
     /// The polynomial.
@@ -143,8 +143,13 @@ impl<R: Ring, B: Backend<R>> Accumulator<R, B> {
     pub fn add_product(&mut self, a: &NttPoly<R>, b: &CachedNttPoly<R>) {
         assert!(self.terms < B::MAX_TERMS, "lazy accumulator bound exceeded");
         self.terms += 1;
-        self.backend
-            .accumulate(&mut self.acc, a.coeffs(), b.poly.coeffs(), &b.cache);
+        self.backend.accumulate(
+            KernelCall::NEW,
+            &mut self.acc,
+            a.coeffs(),
+            b.poly.coeffs(),
+            &b.cache,
+        );
     }
 
     /// Number of products taken so far.
@@ -173,7 +178,8 @@ impl<R: Ring, B: Backend<R>> Accumulator<R, B> {
     /// Reduces every sum once into `out`.
     #[inline]
     pub fn reduce_into(&self, out: &mut NttPoly<R>) {
-        self.backend.reduce_accumulator(&self.acc, out.coeffs_mut());
+        self.backend
+            .reduce_accumulator(KernelCall::NEW, &self.acc, out.coeffs_mut());
     }
 
     /// Empties the accumulator for reuse.

@@ -3,7 +3,7 @@
 //!
 //! ```
 //! use lattice_field::{Gf3329, pow_mod};
-//! use lattice_poly_ntt::ring::{Ring, accumulate_pointwise, bit_reversed_powers};
+//! use lattice_poly_ntt::ring::{KernelCall, Ring, accumulate_pointwise, bit_reversed_powers};
 //! use lattice_poly_ntt::{NttVector, Poly, Portable};
 //!
 //! /// Z_3329[X]/(X^64 + 1) with a complete 6-layer NTT (17^2 is a primitive 128th root).
@@ -35,9 +35,9 @@
 //!     type RhsCache = ();
 //!     const ZERO_RHS_CACHE: () = ();
 //!     const PRODUCT_TERM_MAX: u128 = 3328 * 3328;
-//!     fn rhs_cache(_: &[u16; 64], (): &mut ()) {}
-//!     fn accumulate(acc: &mut [u32; 64], a: &[u16; 64], b: &[u16; 64], (): &()) {
-//!         accumulate_pointwise::<Self>(acc, a, b);
+//!     fn rhs_cache(_: KernelCall, _: &[u16; 64], (): &mut ()) {}
+//!     fn accumulate(k: KernelCall, acc: &mut [u32; 64], a: &[u16; 64], b: &[u16; 64], (): &()) {
+//!         accumulate_pointwise::<Self>(k, acc, a, b);
 //!     }
 //!     fn zeroize_rhs_cache((): &mut ()) {}
 //! }

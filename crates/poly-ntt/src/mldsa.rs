@@ -23,7 +23,7 @@
 //! assert_eq!(av.0[1].get(2), Some(1)); // X * X = X^2
 //! ```
 
-use crate::ring::{Ring, accumulate_pointwise, bit_reversed_powers};
+use crate::ring::{KernelCall, Ring, accumulate_pointwise, bit_reversed_powers};
 use lattice_field::gf8380417::{CANONICAL_MAX, Q};
 use lattice_field::{Gf8380417, inverse_mod};
 
@@ -77,12 +77,12 @@ impl Ring for MlDsa {
     const ZERO_RHS_CACHE: () = ();
     const PRODUCT_TERM_MAX: u128 = PRODUCT_TERM_MAX as u128;
 
-    fn rhs_cache(_b: &[u32; N], (): &mut ()) {}
+    fn rhs_cache(_: KernelCall, _b: &[u32; N], (): &mut ()) {}
 
     #[inline]
-    fn accumulate(acc: &mut [u64; N], a: &[u32; N], b: &[u32; N], (): &()) {
+    fn accumulate(call: KernelCall, acc: &mut [u64; N], a: &[u32; N], b: &[u32; N], (): &()) {
         // Each entry grows by at most (q-1)^2 = PRODUCT_TERM_MAX.
-        accumulate_pointwise::<Self>(acc, a, b);
+        accumulate_pointwise::<Self>(call, acc, a, b);
     }
 
     fn zeroize_rhs_cache((): &mut ()) {}

@@ -5,7 +5,7 @@
 //! so that forgetting an NTT (or doing one twice) is a type error instead of a wrong key.
 
 use crate::backend::Backend;
-use crate::ring::{Elem, Ring, zeroize_array};
+use crate::ring::{Elem, KernelCall, Ring, zeroize_array};
 use lattice_field::Field;
 use zeroize::Zeroize;
 
@@ -69,13 +69,13 @@ macro_rules! poly_type {
             /// `self += other` coefficient-wise, mod q, with `backend`.
             #[inline]
             pub fn add_assign<B: Backend<R>>(&mut self, backend: B, other: &Self) {
-                backend.add(&mut self.coeffs, &other.coeffs);
+                backend.add(KernelCall::NEW, &mut self.coeffs, &other.coeffs);
             }
 
             /// `self -= other` coefficient-wise, mod q, with `backend`.
             #[inline]
             pub fn sub_assign<B: Backend<R>>(&mut self, backend: B, other: &Self) {
-                backend.sub(&mut self.coeffs, &other.coeffs);
+                backend.sub(KernelCall::NEW, &mut self.coeffs, &other.coeffs);
             }
 
             /// Coefficient `i` (for tests and examples; `None` past `n`).
@@ -136,7 +136,7 @@ impl<R: Ring> Poly<R> {
     pub fn ntt_into<B: Backend<R>>(&self, backend: B, out: &mut NttPoly<R>) {
         // The backend contract keeps outputs canonical.
         *out.coeffs_mut() = *self.coeffs();
-        backend.ntt(out.coeffs_mut());
+        backend.ntt_canonical(KernelCall::NEW, out.coeffs_mut());
     }
 }
 
@@ -155,7 +155,7 @@ impl<R: Ring> NttPoly<R> {
     #[inline]
     pub fn inverse_ntt_into<B: Backend<R>>(&self, backend: B, out: &mut Poly<R>) {
         *out.coeffs_mut() = *self.coeffs();
-        backend.inverse_ntt(out.coeffs_mut());
+        backend.inverse_ntt_canonical(KernelCall::NEW, out.coeffs_mut());
     }
 }
 

@@ -15,7 +15,7 @@
 //!
 //! ```compile_fail
 //! use lattice_field::Gf3329;
-//! use lattice_poly_ntt::ring::{Ring, accumulate_pointwise};
+//! use lattice_poly_ntt::ring::{KernelCall, Ring, accumulate_pointwise};
 //! use lattice_poly_ntt::{Poly, Portable};
 //!
 //! #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -35,9 +35,9 @@
 //!     type RhsCache = ();
 //!     const ZERO_RHS_CACHE: () = ();
 //!     const PRODUCT_TERM_MAX: u128 = 3328 * 3328;
-//!     fn rhs_cache(_: &[u16; 256], (): &mut ()) {}
-//!     fn accumulate(acc: &mut [u32; 256], a: &[u16; 256], b: &[u16; 256], (): &()) {
-//!         accumulate_pointwise::<Self>(acc, a, b);
+//!     fn rhs_cache(_: KernelCall, _: &[u16; 256], (): &mut ()) {}
+//!     fn accumulate(k: KernelCall, acc: &mut [u32; 256], a: &[u16; 256], b: &[u16; 256], (): &()) {
+//!         accumulate_pointwise::<Self>(k, acc, a, b);
 //!     }
 //!     fn zeroize_rhs_cache((): &mut ()) {}
 //! }
@@ -62,6 +62,29 @@ pub trait CoeffArray<T>:
 }
 
 impl<T, const N: usize> CoeffArray<T> for [T; N] where T: Copy + Eq + Debug + Send + Sync + 'static {}
+
+/// The first argument of every raw kernel: [`Ring::rhs_cache`], [`Ring::accumulate`],
+/// [`accumulate_pointwise`] and the kernels of [`Backend`](crate::Backend).
+///
+/// Those take bare coefficient arrays and rely on them being canonical (and, for an
+/// accumulator, on its entries being in the backend's own layout and below its bound): on
+/// other values they would panic in a debug build or give results that differ between
+/// backends. Only this crate can make a `KernelCall`, and it calls the kernels only from its
+/// typed API ([`Poly`](crate::Poly), [`NttPoly`](crate::NttPoly),
+/// [`CachedNttPoly`](crate::CachedNttPoly), [`Accumulator`](crate::Accumulator)), whose
+/// values keep those invariants, so no caller outside can reach a kernel with inputs it was
+/// not written for. A ring implemented outside this crate receives one in its
+/// [`Ring::rhs_cache`] and [`Ring::accumulate`] and passes it on (to
+/// [`accumulate_pointwise`]).
+#[derive(Clone, Copy, Debug)]
+pub struct KernelCall {
+    _private: (),
+}
+
+impl KernelCall {
+    /// The token, for this crate's typed API only.
+    pub(crate) const NEW: Self = Self { _private: () };
+}
 
 /// A polynomial ring `Z_q[X]/(X^n + 1)` with an NTT of [`Self::NTT_LAYERS`] layers.
 ///
@@ -143,14 +166,23 @@ pub trait Ring: Copy + Default + Debug + Eq + Send + Sync + 'static {
             "a product term is at least (q-1)^2"
         );
         assert!(Self::MAX_TERMS >= 1, "one product must fit the accumulator");
+        assert!(
+            (1u128 << (8 * core::mem::size_of::<Elem<Self>>())) - 1
+                <= Self::Field::REDUCE_WIDE_INPUT_MAX,
+            "reduce_wide must accept every element-type value (the public NTT reduces its input)"
+        );
     };
 
-    /// The cache of a right-hand side `b` (portable).
-    fn rhs_cache(b: &Self::Coeffs, out: &mut Self::RhsCache);
+    /// The cache of a right-hand side `b` (portable), for canonical `b`. Called by this
+    /// crate only (see [`KernelCall`]).
+    fn rhs_cache(call: KernelCall, b: &Self::Coeffs, out: &mut Self::RhsCache);
 
     /// Adds the unreduced NTT-domain product of `a` and `b` (with `b`'s cache) to `acc`
-    /// (portable; every entry grows by at most [`Self::PRODUCT_TERM_MAX`]).
+    /// (portable; every entry grows by at most [`Self::PRODUCT_TERM_MAX`]), for canonical
+    /// `a`, `b` and cache. Called by this crate only (see [`KernelCall`]), within
+    /// [`Self::MAX_TERMS`] products per accumulator.
     fn accumulate(
+        call: KernelCall,
         acc: &mut Self::WideCoeffs,
         a: &Self::Coeffs,
         b: &Self::Coeffs,
@@ -167,10 +199,20 @@ pub(crate) fn zeroize_array<T: DefaultIsZeroes>(a: &mut impl AsMut<[T]>) {
     a.as_mut().zeroize();
 }
 
+/// Every coefficient taken mod q (the field's wide reduction of the widened value, exact for
+/// every element-type value: [`Ring::CHECKS`]), so that the public NTTs accept any array.
+#[inline]
+pub(crate) fn canonicalize<R: Ring>(f: &mut R::Coeffs) {
+    let () = R::CHECKS;
+    for c in f.as_mut() {
+        *c = R::Field::reduce_wide(R::Field::widen(*c));
+    }
+}
+
 /// The forward NTT of any ring, in place (FIPS 203 Algorithm 9, FIPS 204 Algorithm 41, with
 /// `len` stopping at `n / 2^layers`). Canonical input and output.
 #[inline]
-pub fn ntt<R: Ring>(f: &mut R::Coeffs) {
+pub(crate) fn ntt<R: Ring>(f: &mut R::Coeffs) {
     let () = R::CHECKS;
     let f = f.as_mut();
     let stop = R::N >> R::NTT_LAYERS;
@@ -193,7 +235,7 @@ pub fn ntt<R: Ring>(f: &mut R::Coeffs) {
 /// The inverse NTT of any ring, in place, including the scaling by `2^-layers`
 /// (FIPS 203 Algorithm 10, FIPS 204 Algorithm 42). Canonical input and output.
 #[inline]
-pub fn inverse_ntt<R: Ring>(f: &mut R::Coeffs) {
+pub(crate) fn inverse_ntt<R: Ring>(f: &mut R::Coeffs) {
     let () = R::CHECKS;
     let f = f.as_mut();
     let mut zetas = R::ZETAS[1..].iter().rev();
@@ -218,23 +260,23 @@ pub fn inverse_ntt<R: Ring>(f: &mut R::Coeffs) {
 
 /// Reduces every accumulator entry once (the portable reduction of every ring).
 #[inline]
-pub fn reduce_accumulator<R: Ring>(acc: &R::WideCoeffs, out: &mut R::Coeffs) {
+pub(crate) fn reduce_accumulator<R: Ring>(acc: &R::WideCoeffs, out: &mut R::Coeffs) {
     for (o, &a) in out.as_mut().iter_mut().zip(acc.as_ref()) {
         *o = R::Field::reduce_wide(a);
     }
 }
 
-/// `a[i] = a[i] + b[i] mod q` (portable).
+/// `a[i] = a[i] + b[i] mod q` (portable), for canonical `a`, `b`.
 #[inline]
-pub fn add<R: Ring>(a: &mut R::Coeffs, b: &R::Coeffs) {
+pub(crate) fn add<R: Ring>(a: &mut R::Coeffs, b: &R::Coeffs) {
     for (x, &y) in a.as_mut().iter_mut().zip(b.as_ref()) {
         *x = R::Field::add(*x, y);
     }
 }
 
-/// `a[i] = a[i] - b[i] mod q` (portable).
+/// `a[i] = a[i] - b[i] mod q` (portable), for canonical `a`, `b`.
 #[inline]
-pub fn sub<R: Ring>(a: &mut R::Coeffs, b: &R::Coeffs) {
+pub(crate) fn sub<R: Ring>(a: &mut R::Coeffs, b: &R::Coeffs) {
     for (x, &y) in a.as_mut().iter_mut().zip(b.as_ref()) {
         *x = R::Field::sub(*x, y);
     }
@@ -242,9 +284,14 @@ pub fn sub<R: Ring>(a: &mut R::Coeffs, b: &R::Coeffs) {
 
 /// The pointwise product of a complete NTT (base rings of degree 1): `acc[i] += a[i] * b[i]`,
 /// for rings whose [`Ring::accumulate`] is this (ML-DSA's). Each entry grows by at most
-/// `(q-1)^2`.
+/// `(q-1)^2` for canonical `a`, `b` (reached only through a [`KernelCall`]).
 #[inline]
-pub fn accumulate_pointwise<R: Ring>(acc: &mut R::WideCoeffs, a: &R::Coeffs, b: &R::Coeffs) {
+pub fn accumulate_pointwise<R: Ring>(
+    _: KernelCall,
+    acc: &mut R::WideCoeffs,
+    a: &R::Coeffs,
+    b: &R::Coeffs,
+) {
     for ((s, &x), &y) in acc.as_mut().iter_mut().zip(a.as_ref()).zip(b.as_ref()) {
         *s = R::Field::add_wide(*s, R::Field::mul_wide(x, y));
     }
@@ -252,9 +299,12 @@ pub fn accumulate_pointwise<R: Ring>(acc: &mut R::WideCoeffs, a: &R::Coeffs, b: 
 
 /// `ZETA^BitRev(i)` for `i < 2^layers`, as `u64`s, for ring descriptions that build their
 /// twiddle table at compile time (then narrow it to the element type).
+///
+/// `LEN` must be a power of two (checked at compile time); a zero `q` gives zeros
+/// ([`pow_mod`]).
 #[must_use]
 pub const fn bit_reversed_powers<const LEN: usize>(zeta: u64, q: u64) -> [u64; LEN] {
-    assert!(LEN.is_power_of_two());
+    const { assert!(LEN.is_power_of_two(), "the table length is a power of two") };
     let bits = LEN.trailing_zeros();
     let mut table = [0u64; LEN];
     let mut i = 0;

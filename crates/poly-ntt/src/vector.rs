@@ -194,8 +194,8 @@ impl<R: Ring, const ROWS: usize, const COLS: usize> Matrix<R, ROWS, COLS> {
     /// Rows `rows` of `A * v` into the same rows of `out` (the others are left alone): for
     /// a caller that gets the rows of `A` a few at a time, as ML-KEM key generation does.
     ///
-    /// # Panics
-    /// If `rows` reaches past `ROWS`.
+    /// Row indices at or past `ROWS` (there are no such rows) are ignored, as is an empty or
+    /// reversed range.
     pub fn mul_vector_rows<B: Backend<R>>(
         &self,
         backend: B,
@@ -205,7 +205,7 @@ impl<R: Ring, const ROWS: usize, const COLS: usize> Matrix<R, ROWS, COLS> {
     ) {
         const { assert!(COLS <= B::MAX_TERMS) };
         let mut acc = Accumulator::new(backend);
-        for i in rows {
+        for i in rows.start..rows.end.min(ROWS) {
             acc.clear();
             for (a, vj) in self.rows[i].iter().zip(&v.0) {
                 acc.add_product(a, vj);

@@ -7,7 +7,7 @@
 //! multi-way hashing.
 
 use lattice_poly_ntt::mlkem::NttPoly;
-use lattice_poly_ntt::mlkem::{N, Poly};
+use lattice_poly_ntt::mlkem::{MAX_RANK, N, Poly};
 
 use crate::backend::{Jobs, SamplingBackend};
 use crate::cbd::Eta;
@@ -244,22 +244,18 @@ impl<'a, B: SamplingBackend> Batch<'a, B> {
     /// `SampleNTT` job per entry: entry `j` of `rows[r]` is `SampleNTT(rho || j || i)` with
     /// `i = first_row + r`.
     ///
-    /// Not constant time with respect to rho, by design (rho is public).
+    /// A matrix has `K` rows: entries of `rows` that would be rows `K` and beyond are left
+    /// alone (none if `first_row >= K`). `K` is at most 4 (checked at compile time).
     ///
-    /// # Panics
-    /// If `first_row + rows.len() > K` or `K > 4`.
+    /// Not constant time with respect to rho, by design (rho is public).
     pub fn matrix_rows<const K: usize>(
         &mut self,
         rho: &[u8; 32],
         first_row: usize,
         rows: &'a mut [[NttPoly; K]],
     ) {
-        assert!(
-            K <= lattice_poly_ntt::mlkem::MAX_RANK && first_row + rows.len() <= K,
-            "rows {first_row}..{} of a {K} x {K} matrix",
-            first_row + rows.len()
-        );
-        for (i, row) in (first_row..).zip(rows) {
+        const { assert!(K <= MAX_RANK, "ML-KEM ranks are at most 4") };
+        for (i, row) in (first_row..K).zip(rows) {
             for (j, poly) in row.iter_mut().enumerate() {
                 // i, j < K <= 4: the casts are exact.
                 self.push(Job::SampleNtt {

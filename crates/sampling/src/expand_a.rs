@@ -133,22 +133,19 @@ impl<'a, B: SamplingBackend> Batch<'a, B> {
     /// Rows `first_row ..` of ML-DSA's `K x L` matrix A-hat (FIPS 204 Algorithm 32):
     /// entry `s` of `rows[r]` is `RejNTTPoly(rho || s || i)` with `i = first_row + r`.
     ///
-    /// Not constant time with respect to rho, by design (rho is public).
+    /// A matrix has `K` rows: entries of `rows` that would be rows `K` and beyond are left
+    /// alone (none if `first_row >= K`). Every index fits its seed byte: `K` and `L` are at
+    /// most 256 (checked at compile time).
     ///
-    /// # Panics
-    /// If `first_row + rows.len() > K` or an index does not fit a byte.
+    /// Not constant time with respect to rho, by design (rho is public).
     pub fn mldsa_matrix_rows<const K: usize, const L: usize>(
         &mut self,
         rho: &[u8; 32],
         first_row: usize,
         rows: &'a mut [[NttPoly; L]],
     ) {
-        assert!(
-            K <= 256 && L <= 256 && first_row + rows.len() <= K,
-            "rows {first_row}..{} of a {K} x {L} matrix",
-            first_row + rows.len()
-        );
-        for (i, row) in (first_row..).zip(rows) {
+        const { assert!(K <= 256 && L <= 256, "matrix indices are single bytes") };
+        for (i, row) in (first_row..K).zip(rows) {
             for (s, poly) in row.iter_mut().enumerate() {
                 self.push(Job::RejNttPoly {
                     // rho || IntegerToBytes(s, 1) || IntegerToBytes(r, 1): the same layout as

@@ -11,6 +11,7 @@ use super::Backend;
 use super::avx2::Avx2;
 use crate::mldsa::MlDsa;
 use crate::mlkem::{MlKem, N, PAIRS};
+use crate::ring::KernelCall;
 
 /// The AVX-512 capability token: it exists only on a CPU with AVX-512F, AVX-512VL and
 /// AVX-512BW besides the AVX2 token's features (made by [`Avx512::detect`], which checks once
@@ -67,38 +68,45 @@ impl Backend<MlKem> for Avx512 {
     };
 
     #[inline]
-    fn ntt(self, coeffs: &mut [u16; N]) {
-        Backend::<MlKem>::ntt(self.avx2, coeffs);
+    fn ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
+        Backend::<MlKem>::ntt_canonical(self.avx2, call, coeffs);
     }
 
     #[inline]
-    fn inverse_ntt(self, coeffs: &mut [u16; N]) {
-        Backend::<MlKem>::inverse_ntt(self.avx2, coeffs);
+    fn inverse_ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
+        Backend::<MlKem>::inverse_ntt_canonical(self.avx2, call, coeffs);
     }
 
     #[inline]
-    fn mul_cache(self, b: &[u16; N], out: &mut [u16; PAIRS]) {
-        Backend::<MlKem>::mul_cache(self.avx2, b, out);
+    fn mul_cache(self, call: KernelCall, b: &[u16; N], out: &mut [u16; PAIRS]) {
+        Backend::<MlKem>::mul_cache(self.avx2, call, b, out);
     }
 
     #[inline]
-    fn accumulate(self, acc: &mut [u32; N], a: &[u16; N], b: &[u16; N], b_zeta: &[u16; PAIRS]) {
-        Backend::<MlKem>::accumulate(self.avx2, acc, a, b, b_zeta);
+    fn accumulate(
+        self,
+        call: KernelCall,
+        acc: &mut [u32; N],
+        a: &[u16; N],
+        b: &[u16; N],
+        b_zeta: &[u16; PAIRS],
+    ) {
+        Backend::<MlKem>::accumulate(self.avx2, call, acc, a, b, b_zeta);
     }
 
     #[inline]
-    fn reduce_accumulator(self, acc: &[u32; N], out: &mut [u16; N]) {
-        Backend::<MlKem>::reduce_accumulator(self.avx2, acc, out);
+    fn reduce_accumulator(self, call: KernelCall, acc: &[u32; N], out: &mut [u16; N]) {
+        Backend::<MlKem>::reduce_accumulator(self.avx2, call, acc, out);
     }
 
     #[inline]
-    fn add(self, a: &mut [u16; N], b: &[u16; N]) {
-        Backend::<MlKem>::add(self.avx2, a, b);
+    fn add(self, call: KernelCall, a: &mut [u16; N], b: &[u16; N]) {
+        Backend::<MlKem>::add(self.avx2, call, a, b);
     }
 
     #[inline]
-    fn sub(self, a: &mut [u16; N], b: &[u16; N]) {
-        Backend::<MlKem>::sub(self.avx2, a, b);
+    fn sub(self, call: KernelCall, a: &mut [u16; N], b: &[u16; N]) {
+        Backend::<MlKem>::sub(self.avx2, call, a, b);
     }
 }
 

@@ -152,7 +152,7 @@ macro_rules! dispatch {
     };
 }
 
-use crate::ring::{self, Ring};
+use crate::ring::{self, KernelCall, Ring};
 #[cfg(feature = "bounds-probe")]
 use lattice_field::Field;
 
@@ -190,8 +190,13 @@ const fn same_index(i: usize) -> usize {
 /// ring and falls back for the rest. [`Portable`] implements the trait for every ring with
 /// the defaults alone; [`Avx2`] overrides every kernel for ML-KEM's ring.
 ///
-/// Every function takes and returns canonical coefficients (in `[0, q)`) in the order of
-/// FIPS 203 / FIPS 204, so backends are interchangeable at every call.
+/// The kernels take and return canonical coefficients (in `[0, q)`) in the order of
+/// FIPS 203 / FIPS 204, so backends are interchangeable at every call. They take a
+/// [`KernelCall`] first, which only this crate can make: they are reached through the typed
+/// API ([`Poly`](crate::Poly), [`CachedNttPoly`](crate::CachedNttPoly),
+/// [`Accumulator`](crate::Accumulator), ...), whose values are canonical. The two methods
+/// callable on bare arrays, [`Self::ntt`] and [`Self::inverse_ntt`], accept any array:
+/// they reduce it first, so their result is the same on every backend for every input.
 pub trait Backend<R: Ring>: Copy + core::fmt::Debug + 'static {
     /// How many products one accumulator can take with this backend's lane width and final
     /// reduction (at most [`Ring::MAX_TERMS`]).
@@ -214,24 +219,42 @@ pub trait Backend<R: Ring>: Copy + core::fmt::Debug + 'static {
         lane_max: R::Field::WIDE_MAX,
     };
 
-    /// Forward NTT in place (FIPS 203 Algorithm 9, FIPS 204 Algorithm 41).
+    /// Forward NTT in place (FIPS 203 Algorithm 9, FIPS 204 Algorithm 41) of the
+    /// coefficients taken mod q: any array is accepted (each coefficient is reduced first,
+    /// which changes nothing for a canonical one), the output is canonical and the same on
+    /// every backend. Backends override [`Self::ntt_canonical`], not this.
     #[inline]
     fn ntt(self, coeffs: &mut R::Coeffs) {
-        ring::ntt::<R>(coeffs);
+        ring::canonicalize::<R>(coeffs);
+        self.ntt_canonical(KernelCall::NEW, coeffs);
     }
 
     /// Inverse NTT in place, including the final scaling (FIPS 203 Algorithm 10, FIPS 204
-    /// Algorithm 42).
+    /// Algorithm 42), of the coefficients taken mod q, as [`Self::ntt`]. Backends override
+    /// [`Self::inverse_ntt_canonical`], not this.
     #[inline]
     fn inverse_ntt(self, coeffs: &mut R::Coeffs) {
+        ring::canonicalize::<R>(coeffs);
+        self.inverse_ntt_canonical(KernelCall::NEW, coeffs);
+    }
+
+    /// The forward NTT kernel, for canonical coefficients.
+    #[inline]
+    fn ntt_canonical(self, _: KernelCall, coeffs: &mut R::Coeffs) {
+        ring::ntt::<R>(coeffs);
+    }
+
+    /// The inverse NTT kernel (with the final scaling), for canonical coefficients.
+    #[inline]
+    fn inverse_ntt_canonical(self, _: KernelCall, coeffs: &mut R::Coeffs) {
         ring::inverse_ntt::<R>(coeffs);
     }
 
-    /// The product cache of a right-hand side `b` ([`Ring::RhsCache`]; for ML-KEM
-    /// `out[i] = b[2i + 1] * gamma_i mod q`).
+    /// The product cache of a canonical right-hand side `b` ([`Ring::RhsCache`]; for
+    /// ML-KEM `out[i] = b[2i + 1] * gamma_i mod q`).
     #[inline]
-    fn mul_cache(self, b: &R::Coeffs, out: &mut R::RhsCache) {
-        R::rhs_cache(b, out);
+    fn mul_cache(self, call: KernelCall, b: &R::Coeffs, out: &mut R::RhsCache) {
+        R::rhs_cache(call, b, out);
     }
 
     /// Adds the unreduced NTT-domain product of `a` and `b` to `acc` (for ML-KEM, FIPS 203
@@ -243,29 +266,31 @@ pub trait Backend<R: Ring>: Copy + core::fmt::Debug + 'static {
     #[inline]
     fn accumulate(
         self,
+        call: KernelCall,
         acc: &mut R::WideCoeffs,
         a: &R::Coeffs,
         b: &R::Coeffs,
         b_cache: &R::RhsCache,
     ) {
-        R::accumulate(acc, a, b, b_cache);
+        R::accumulate(call, acc, a, b, b_cache);
     }
 
-    /// Reduces every accumulator entry to its canonical representative.
+    /// Reduces every accumulator entry (filled by this backend's [`Self::accumulate`]) to its
+    /// canonical representative.
     #[inline]
-    fn reduce_accumulator(self, acc: &R::WideCoeffs, out: &mut R::Coeffs) {
+    fn reduce_accumulator(self, _: KernelCall, acc: &R::WideCoeffs, out: &mut R::Coeffs) {
         ring::reduce_accumulator::<R>(acc, out);
     }
 
-    /// `a[i] = a[i] + b[i] mod q` for every coefficient, in place (constant time).
+    /// `a[i] = a[i] + b[i] mod q` for every canonical coefficient, in place (constant time).
     #[inline]
-    fn add(self, a: &mut R::Coeffs, b: &R::Coeffs) {
+    fn add(self, _: KernelCall, a: &mut R::Coeffs, b: &R::Coeffs) {
         ring::add::<R>(a, b);
     }
 
-    /// `a[i] = a[i] - b[i] mod q` for every coefficient, in place (constant time).
+    /// `a[i] = a[i] - b[i] mod q` for every canonical coefficient, in place (constant time).
     #[inline]
-    fn sub(self, a: &mut R::Coeffs, b: &R::Coeffs) {
+    fn sub(self, _: KernelCall, a: &mut R::Coeffs, b: &R::Coeffs) {
         ring::sub::<R>(a, b);
     }
 }

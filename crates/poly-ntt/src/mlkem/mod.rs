@@ -27,7 +27,7 @@
 pub mod zetas;
 
 use crate::backend::Backend;
-use crate::ring::Ring;
+use crate::ring::{KernelCall, Ring};
 use lattice_field::Gf3329;
 use lattice_field::gf3329::{CANONICAL_MAX, add, mul};
 use zeroize::Zeroize;
@@ -72,13 +72,19 @@ impl Ring for MlKem {
     const ZERO_RHS_CACHE: [u16; PAIRS] = [0; PAIRS];
     const PRODUCT_TERM_MAX: u128 = PRODUCT_TERM_MAX as u128;
 
-    fn rhs_cache(b: &[u16; N], out: &mut [u16; PAIRS]) {
+    fn rhs_cache(_: KernelCall, b: &[u16; N], out: &mut [u16; PAIRS]) {
         for i in 0..PAIRS {
             out[i] = mul(b[2 * i + 1], zetas::GAMMAS[i]);
         }
     }
 
-    fn accumulate(acc: &mut [u32; N], a: &[u16; N], b: &[u16; N], b_zeta: &[u16; PAIRS]) {
+    fn accumulate(
+        _: KernelCall,
+        acc: &mut [u32; N],
+        a: &[u16; N],
+        b: &[u16; N],
+        b_zeta: &[u16; PAIRS],
+    ) {
         for i in 0..PAIRS {
             let (a0, a1) = (a[2 * i] as u32, a[2 * i + 1] as u32);
             let (b0, b1) = (b[2 * i] as u32, b[2 * i + 1] as u32);

@@ -134,7 +134,8 @@ pub(crate) fn permute_bmi(s: &mut [u64; 25]) {
     permute_rounds(s);
 }
 
-/// The portable Keccak-f\[1600\], whatever the CPU (the default of [`SamplingBackend::f1600`]).
+/// The portable Keccak-f\[1600\], whatever the CPU (the default of
+/// [`SamplingBackend::f1600`](crate::SamplingBackend::f1600)).
 pub fn f1600_portable(state: &mut [u64; 25]) {
     permute_rounds(state);
 }

@@ -65,7 +65,9 @@ impl<const RATE: usize> Drop for Sponge<RATE> {
 }
 
 impl<const RATE: usize> Sponge<RATE> {
-    const ASSERT_RATE: () = assert!(RATE.is_multiple_of(8) && RATE < 200);
+    // A whole number of lanes, at least one (absorbing and squeezing move a block per
+    // permutation), and less than the 200-byte state (room for a capacity).
+    const ASSERT_RATE: () = assert!(RATE.is_multiple_of(8) && RATE >= 8 && RATE < 200);
 
     /// An empty sponge.
     #[must_use]

@@ -28,6 +28,7 @@
 use super::Backend;
 use crate::mlkem::zetas::{GAMMAS, ZETAS};
 use crate::mlkem::{MlKem, N, PAIRS};
+use crate::ring::KernelCall;
 use core::arch::x86_64::{
     __m256i, _mm_loadu_si128, _mm256_add_epi16, _mm256_add_epi32, _mm256_and_si256,
     _mm256_blend_epi16, _mm256_cvtepu16_epi32, _mm256_loadu_si256, _mm256_madd_epi16,
@@ -156,44 +157,51 @@ impl Backend<MlKem> for Avx2 {
     };
 
     #[inline]
-    fn ntt(self, coeffs: &mut [u16; N]) {
+    fn ntt_canonical(self, _: KernelCall, coeffs: &mut [u16; N]) {
         // SAFETY: `self` exists, so the CPU supports AVX2.
         unsafe { ntt_avx2(coeffs) }
     }
 
     #[inline]
-    fn inverse_ntt(self, coeffs: &mut [u16; N]) {
+    fn inverse_ntt_canonical(self, _: KernelCall, coeffs: &mut [u16; N]) {
         // SAFETY: `self` exists, so the CPU supports AVX2.
         unsafe { inverse_ntt_avx2(coeffs) }
     }
 
     #[inline]
-    fn mul_cache(self, b: &[u16; N], out: &mut [u16; PAIRS]) {
+    fn mul_cache(self, _: KernelCall, b: &[u16; N], out: &mut [u16; PAIRS]) {
         // SAFETY: `self` exists, so the CPU supports AVX2.
         unsafe { mul_cache_avx2(b, out) }
     }
 
     #[inline]
-    fn accumulate(self, acc: &mut [u32; N], a: &[u16; N], b: &[u16; N], b_zeta: &[u16; PAIRS]) {
+    fn accumulate(
+        self,
+        _: KernelCall,
+        acc: &mut [u32; N],
+        a: &[u16; N],
+        b: &[u16; N],
+        b_zeta: &[u16; PAIRS],
+    ) {
         // SAFETY: `self` exists, so the CPU supports AVX2.
         unsafe { accumulate_avx2(acc, a, b, b_zeta) }
     }
 
     #[inline]
-    fn reduce_accumulator(self, acc: &[u32; N], out: &mut [u16; N]) {
+    fn reduce_accumulator(self, _: KernelCall, acc: &[u32; N], out: &mut [u16; N]) {
         // SAFETY: `self` exists, so the CPU supports AVX2.
         unsafe { reduce_accumulator_avx2(acc, out) }
     }
 
     #[inline]
-    fn add(self, a: &mut [u16; N], b: &[u16; N]) {
+    fn add(self, _: KernelCall, a: &mut [u16; N], b: &[u16; N]) {
         debug_assert!(canonical(a, b), "non-canonical operand");
         // SAFETY: `self` exists, so the CPU supports AVX2.
         unsafe { add_avx2(a, b) }
     }
 
     #[inline]
-    fn sub(self, a: &mut [u16; N], b: &[u16; N]) {
+    fn sub(self, _: KernelCall, a: &mut [u16; N], b: &[u16; N]) {
         debug_assert!(canonical(a, b), "non-canonical operand");
         // SAFETY: `self` exists, so the CPU supports AVX2.
         unsafe { sub_avx2(a, b) }
