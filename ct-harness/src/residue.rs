@@ -41,6 +41,10 @@ mod stack {
 
     /// Zeroes the `REGION` bytes of stack below the caller's frame (and maps those pages).
     #[inline(never)]
+    #[allow(
+        clippy::large_stack_arrays,
+        reason = "the point: a stack frame as deep as any operation's"
+    )]
     pub(super) fn clear_below() {
         let mut area = [0u8; REGION];
         std::hint::black_box(&mut area);
@@ -188,7 +192,10 @@ fn check_set<P: Kem>(backend: AnyBackend, label: u8, report: &mut String) -> usi
     let seed: [u8; 64] = crate::test_bytes(label);
     let m: [u8; 32] = crate::test_bytes(label.wrapping_add(100));
     let (d, z) = seed.split_at(32);
-    let mut dump = Box::new([0u8; REGION]);
+    let mut dump: Box<[u8; REGION]> = vec![0u8; REGION]
+        .into_boxed_slice()
+        .try_into()
+        .expect("REGION bytes");
     let mut findings = 0;
     let mut record = |op: &str, dump: &[u8], secrets: &Secrets, report: &mut String| {
         let found = search(dump, secrets);

@@ -779,6 +779,13 @@ impl<P: ParameterSet> core::fmt::Debug for DecapsulationKey<P> {
 /// With the `self-test` feature, the known-answer tests on first use ([`crate::self_test::run`]);
 /// without it, nothing.
 #[inline(always)]
+#[cfg_attr(
+    not(feature = "self-test"),
+    allow(
+        clippy::unnecessary_wraps,
+        reason = "fails only with the self-test feature"
+    )
+)]
 fn self_test_gate() -> Result<(), Error> {
     #[cfg(feature = "self-test")]
     crate::self_test::run()?;
