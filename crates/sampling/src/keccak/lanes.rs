@@ -35,7 +35,7 @@ use super::x4_vl::keccak_f1600_x4_vl;
 use super::x8::keccak_f1600_x8;
 use super::{SHA3_256_RATE, SHAKE_DOMAIN, permute_bmi};
 use crate::batch::Job;
-use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd3_into};
+use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta};
 use crate::simd::{cbd, rej};
 
 /// Words in the largest rate (SHAKE128).
@@ -220,7 +220,7 @@ impl<'a> Lane<'a> {
                 if self.filled < CBD3_WORDS {
                     return false;
                 }
-                cbd3_into(bytes_of(noise).try_into().expect("192 bytes"), out);
+                cbd::cbd3_avx2(bytes_of(noise).try_into().expect("192 bytes"), out);
                 true
             }
         }

@@ -1,13 +1,17 @@
-//! SamplePolyCBD_2 (FIPS 203 Algorithm 8, eta = 2) on 32 bytes (64 coefficients) at a time.
+//! SamplePolyCBD_eta (FIPS 203 Algorithm 8): eta = 2 on 32 bytes (64 coefficients) at a
+//! time, eta = 3 on 24 bytes (32 coefficients) at a time.
 //!
-//! Constant time: only shifts, masks, byte additions and fixed shuffles on the secret bytes.
+//! Constant time: only shifts, masks, additions and fixed shuffles on the secret bytes.
 
-use crate::cbd::CBD2_INPUT_BYTES;
+use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES};
 use core::arch::x86_64::{
-    __m256i, _mm256_add_epi8, _mm256_add_epi16, _mm256_and_si256, _mm256_castsi256_si128,
-    _mm256_cvtepu8_epi16, _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_permute2x128_si256,
-    _mm256_set1_epi8, _mm256_set1_epi16, _mm256_srai_epi16, _mm256_srli_epi16, _mm256_storeu_si256,
-    _mm256_sub_epi8, _mm256_sub_epi16, _mm256_unpackhi_epi8, _mm256_unpacklo_epi8,
+    __m256i, _mm256_add_epi8, _mm256_add_epi16, _mm256_add_epi32, _mm256_and_si256,
+    _mm256_castsi256_si128, _mm256_cvtepu8_epi16, _mm256_extracti128_si256, _mm256_loadu_si256,
+    _mm256_loadu2_m128i, _mm256_or_si256, _mm256_permute2x128_si256, _mm256_set1_epi8,
+    _mm256_set1_epi16, _mm256_set1_epi32, _mm256_setr_epi8, _mm256_shuffle_epi8, _mm256_slli_epi32,
+    _mm256_srai_epi16, _mm256_srli_epi16, _mm256_srli_epi32, _mm256_storeu_si256, _mm256_sub_epi8,
+    _mm256_sub_epi16, _mm256_unpackhi_epi8, _mm256_unpackhi_epi16, _mm256_unpacklo_epi8,
+    _mm256_unpacklo_epi16,
 };
 use lattice_field::gf3329::Q;
 use lattice_poly_ntt::mlkem::N;
@@ -64,10 +68,81 @@ pub(crate) fn cbd2_avx2(bytes: &[u8; CBD2_INPUT_BYTES], coeffs: &mut [u16; N]) {
     }
 }
 
+/// `v mod q` for 16-bit lanes `v` in `[-3, 3]`: `v + q` where `v` is negative.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn signed_to_field(v: __m256i) -> __m256i {
+    _mm256_add_epi16(
+        v,
+        _mm256_and_si256(_mm256_srai_epi16(v, 15), _mm256_set1_epi16(Q as i16)),
+    )
+}
+
+/// Algorithm 8 with eta = 3 into `coeffs` (values in `[0, q)`), same output as the scalar
+/// `cbd3_into`: 3 bytes (24 bits: `x0 y0 x1 y1 x2 y2 x3 y3`, 3 bits each) per 4
+/// coefficients, 8 such groups per step, one in each 32-bit lane.
+#[target_feature(enable = "avx2")]
+pub(crate) fn cbd3_avx2(bytes: &[u8; CBD3_INPUT_BYTES], coeffs: &mut [u16; N]) {
+    // Groups 0-3 are bytes 0..12 of the step, taken from a load of bytes 0..16; groups 4-7
+    // are bytes 12..24, at offsets 4..16 of a load of bytes 8..24 (so the last step reads
+    // no byte past the input). Each group goes to the low 3 bytes of its lane, 0 above.
+    let spread = _mm256_setr_epi8(
+        0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1, //
+        4, 5, 6, -1, 7, 8, 9, -1, 10, 11, 12, -1, 13, 14, 15, -1,
+    );
+    let bits = _mm256_set1_epi32(0x0024_9249);
+    let low12 = _mm256_set1_epi32(0x0000_0fff);
+    let high12 = _mm256_set1_epi32(0x0fff_0000);
+    let m7 = _mm256_set1_epi16(7);
+    for (step, out) in bytes.chunks_exact(24).zip(coeffs.chunks_exact_mut(32)) {
+        // SAFETY: `step` is 24 readable bytes; the loads read bytes 0..16 and 8..24 of it,
+        // unaligned loads need no alignment.
+        let raw = unsafe { _mm256_loadu2_m128i(step[8..].as_ptr().cast(), step.as_ptr().cast()) };
+        let t = _mm256_shuffle_epi8(raw, spread);
+        // Each 3-bit field of d holds the sum of its three bits of t (at most 3: no carry
+        // between fields; the zero top byte of t brings nothing in).
+        let d = _mm256_add_epi32(
+            _mm256_add_epi32(
+                _mm256_and_si256(t, bits),
+                _mm256_and_si256(_mm256_srli_epi32(t, 1), bits),
+            ),
+            _mm256_and_si256(_mm256_srli_epi32(t, 2), bits),
+        );
+        // Fields 0-3 (coefficients 0, 1) in the low 16-bit word, fields 4-7 (coefficients
+        // 2, 3) in the high one.
+        let w = _mm256_or_si256(
+            _mm256_and_si256(d, low12),
+            _mm256_and_si256(_mm256_slli_epi32(d, 4), high12),
+        );
+        // In each word: a = x - y from bits 0-5, b = x - y from bits 6-11, in [-3, 3].
+        let a = _mm256_sub_epi16(
+            _mm256_and_si256(w, m7),
+            _mm256_and_si256(_mm256_srli_epi16(w, 3), m7),
+        );
+        let b = _mm256_sub_epi16(
+            _mm256_and_si256(_mm256_srli_epi16(w, 6), m7),
+            _mm256_and_si256(_mm256_srli_epi16(w, 9), m7),
+        );
+        let (a, b) = (signed_to_field(a), signed_to_field(b));
+        // Words (a, b) interleaved are the coefficients in order: per 128-bit half,
+        // unpacklo holds its lanes 0-1 (coefficients 4l .. 4l+3 of lanes l), unpackhi
+        // lanes 2-3.
+        let lo = _mm256_unpacklo_epi16(a, b);
+        let hi = _mm256_unpackhi_epi16(a, b);
+        let first = _mm256_permute2x128_si256(lo, hi, 0x20); // groups 0-3: coefficients 0-15
+        let second = _mm256_permute2x128_si256(lo, hi, 0x31); // groups 4-7: 16-31
+        for (v, chunk) in [first, second].into_iter().zip(out.chunks_exact_mut(16)) {
+            // SAFETY: `chunk` is 16 writable u16 (32 bytes); `storeu` has no alignment
+            // requirement.
+            unsafe { _mm256_storeu_si256(chunk.as_mut_ptr().cast(), v) };
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cbd::cbd2_into;
+    use crate::cbd::{cbd2_into, cbd3_into};
     use proptest::prelude::*;
 
     fn check(bytes: &[u8; CBD2_INPUT_BYTES]) {
@@ -90,10 +165,35 @@ mod tests {
         }
     }
 
+    fn check3(bytes: &[u8; CBD3_INPUT_BYTES]) {
+        let Some(_) = super::super::Avx2::detect() else {
+            return;
+        };
+        let (mut simd, mut scalar) = ([0u16; N], [0u16; N]);
+        // SAFETY: AVX2 is present (checked above).
+        unsafe { cbd3_avx2(bytes, &mut simd) };
+        cbd3_into(bytes, &mut scalar);
+        assert_eq!(simd, scalar);
+    }
+
+    #[test]
+    fn cbd3_every_byte_value_in_every_position() {
+        for v in 0..=255u8 {
+            let bytes: [u8; CBD3_INPUT_BYTES] = core::array::from_fn(|i| v.wrapping_add(i as u8));
+            check3(&bytes);
+            check3(&[v; CBD3_INPUT_BYTES]);
+        }
+    }
+
     proptest! {
         #[test]
         fn matches_scalar(bytes in proptest::collection::vec(any::<u8>(), CBD2_INPUT_BYTES)) {
             check(&bytes.try_into().unwrap());
+        }
+
+        #[test]
+        fn cbd3_matches_scalar(bytes in proptest::collection::vec(any::<u8>(), CBD3_INPUT_BYTES)) {
+            check3(&bytes.try_into().unwrap());
         }
     }
 }
