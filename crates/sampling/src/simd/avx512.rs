@@ -42,8 +42,10 @@ const TICKS_SCALAR: usize = 700;
 /// The estimated time of the lane scheduler on jobs of `lengths` permutations (in order)
 /// with `width` lanes at the start (8: narrowing to 4 once at most four jobs are left, as
 /// `run_x8` does; 4: as `run_vl`), the last job alone on the scalar Keccak: a simulation
-/// of the schedule, round by round.
+/// of the schedule from one job's end to the next (nothing changes in between), so it takes
+/// about as many steps as there are jobs, not rounds.
 fn estimated_ticks(lengths: &[usize], width: usize) -> usize {
+    let round = if width == 8 { TICKS_X8 } else { TICKS_X4 };
     let mut lanes = [0usize; 8];
     let mut next = 0;
     let mut ticks = 0;
@@ -56,8 +58,14 @@ fn estimated_ticks(lengths: &[usize], width: usize) -> usize {
                 next += 1;
             }
         }
-        let running = lanes.iter().filter(|&&left| left > 0).count();
-        let longest = lanes.iter().copied().max().unwrap_or(0);
+        let (mut running, mut longest, mut shortest) = (0, 0, usize::MAX);
+        for &left in &lanes[..width] {
+            if left > 0 {
+                running += 1;
+                longest = longest.max(left);
+                shortest = shortest.min(left);
+            }
+        }
         let none_waiting = next == lengths.len();
         if running == 0 {
             return ticks;
@@ -71,9 +79,10 @@ fn estimated_ticks(lengths: &[usize], width: usize) -> usize {
             // about the same).
             return ticks + TICKS_X4 * longest;
         }
-        ticks += if width == 8 { TICKS_X8 } else { TICKS_X4 };
+        // The rounds until the next job ends.
+        ticks += round * shortest;
         for lane in &mut lanes[..width] {
-            *lane = lane.saturating_sub(1);
+            *lane = lane.saturating_sub(shortest);
         }
     }
 }
@@ -84,6 +93,55 @@ mod tests {
     use crate::{Batch, Digest32, Eta, sample_matrix, sample_noise_vector};
     use lattice_poly_ntt::backend::{Avx512, Portable};
     use lattice_poly_ntt::mlkem::Poly;
+
+    /// The schedule simulated round by round: the definition [`super::estimated_ticks`]
+    /// jumps through from one job's end to the next.
+    fn ticks_round_by_round(lengths: &[usize], width: usize) -> usize {
+        use super::{TICKS_SCALAR, TICKS_X4, TICKS_X8};
+        let mut lanes = [0usize; 8];
+        let mut next = 0;
+        let mut ticks = 0;
+        loop {
+            for lane in &mut lanes[..width] {
+                if *lane == 0
+                    && let Some(&len) = lengths.get(next)
+                {
+                    *lane = len.max(1);
+                    next += 1;
+                }
+            }
+            let running = lanes.iter().filter(|&&left| left > 0).count();
+            let longest = lanes.iter().copied().max().unwrap_or(0);
+            let none_waiting = next == lengths.len();
+            if running == 0 {
+                return ticks;
+            }
+            if none_waiting && running == 1 {
+                return ticks + TICKS_SCALAR * longest;
+            }
+            if none_waiting && running <= 4 {
+                return ticks + TICKS_X4 * longest;
+            }
+            ticks += if width == 8 { TICKS_X8 } else { TICKS_X4 };
+            for lane in &mut lanes[..width] {
+                *lane = lane.saturating_sub(1);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_estimate_jumps_to_the_same_result(
+            lengths in proptest::collection::vec(0usize..20, 0..32),
+            wide in proptest::bool::ANY,
+        ) {
+            let width = if wide { 8 } else { 4 };
+            proptest::prop_assert_eq!(
+                super::estimated_ticks(&lengths, width),
+                ticks_round_by_round(&lengths, width)
+            );
+        }
+    }
 
     /// The cost model simulates the schedule the lanes run: one 8-way round for up to eight
     /// one-permutation jobs, narrowing to four lanes, a last job alone on the scalar Keccak.
