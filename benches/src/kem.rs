@@ -404,7 +404,9 @@ macro_rules! ours {
 
             #[inline]
             fn encaps_from_bytes(ek: &[u8], m: &[u8; 32]) -> (Self::Ct, Self::Ss) {
-                Self::parse_ek(ek).encapsulate_deterministic_on(B::backend(), m)
+                // The one-shot form: parse, check and encapsulate, nothing kept.
+                Self::Ek::encapsulate_encoded_deterministic_on(B::backend(), ek, m)
+                    .expect("valid key")
             }
 
             #[inline]

@@ -1,6 +1,6 @@
 //! Runs one operation in a loop, for profilers:
 //! `profile_loop <op> [iterations] [512|768|1024]` (default ML-KEM-768), op one of keygen,
-//! encaps, encaps_from_bytes, decaps, decaps_from_bytes (the one-shot), import_then_decaps,
+//! encaps, encaps_from_bytes (the one-shot), decaps, decaps_from_bytes (the one-shot), import_then_decaps,
 //! ek_parse, dk_parse.
 use mlkem::{
     Ciphertext, DecapsulationKey, EncapsulationKey, MlKem512, MlKem768, MlKem1024, ParameterSet,
@@ -22,9 +22,11 @@ fn run_set<P: ParameterSet>(op: &str, n: usize) {
                     .encapsulate_deterministic(&[i as u8; 32]),
             )),
             "encaps_from_bytes" => drop(black_box(
-                EncapsulationKey::<P>::from_bytes(black_box(&ek_bytes))
-                    .unwrap()
-                    .encapsulate_deterministic(&[i as u8; 32]),
+                EncapsulationKey::<P>::encapsulate_encoded_deterministic(
+                    black_box(&ek_bytes),
+                    &[i as u8; 32],
+                )
+                .unwrap(),
             )),
             "decaps_from_bytes" => drop(black_box(
                 DecapsulationKey::<P>::decapsulate_expanded(black_box(&dk_bytes[..]), &ct).unwrap(),

@@ -259,6 +259,87 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     }
 }
 
+impl<P: ParameterSet> EncapsulationKey<P> {
+    /// Parses and checks an encoded encapsulation key and encapsulates to it, in one call:
+    /// the same checks and results as [`Self::from_bytes`] followed by
+    /// [`Self::encapsulate`], for a key used once (a TLS client's key share). Nothing is
+    /// kept: the parsed key lives on the stack for the call.
+    ///
+    /// ```
+    /// use mlkem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
+    ///
+    /// let dk = DecapsulationKey::generate(&mut rand::rng());
+    /// let ek_bytes = dk.encapsulation_key().as_bytes();
+    /// let (ct, secret) = EncapsulationKey::encapsulate_encoded(ek_bytes, &mut rand::rng())?;
+    /// assert_eq!(dk.decapsulate(&ct), secret);
+    /// assert!(EncapsulationKey::encapsulate_encoded(&[0; 10], &mut rand::rng()).is_err());
+    /// # Ok::<(), mlkem::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Those of [`Self::from_bytes`].
+    pub fn encapsulate_encoded<R: CryptoRng + ?Sized>(
+        bytes: &[u8],
+        rng: &mut R,
+    ) -> Result<(Ciphertext<P>, SharedSecret), Error> {
+        let mut m = Zeroizing::new([0u8; 32]);
+        rng.fill_bytes(m.as_mut());
+        Self::encapsulate_encoded_with(AnyBackend::best(), bytes, &m)
+    }
+
+    /// [`Self::encapsulate_encoded`] with a caller-chosen message (`Encaps_internal`).
+    /// **Hazardous**, as [`Self::encapsulate_deterministic`] is; `hazmat` feature.
+    ///
+    /// ```
+    /// use mlkem::ml_kem_512::{DecapsulationKey, EncapsulationKey};
+    ///
+    /// let dk = DecapsulationKey::from_seed(&[4; 64]);
+    /// let ek = dk.encapsulation_key();
+    /// let one_shot = EncapsulationKey::encapsulate_encoded_deterministic(ek.as_bytes(), &[5; 32])?;
+    /// assert!(one_shot == ek.encapsulate_deterministic(&[5; 32]));
+    /// # Ok::<(), mlkem::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Those of [`Self::from_bytes`].
+    #[cfg(feature = "hazmat")]
+    pub fn encapsulate_encoded_deterministic(
+        bytes: &[u8],
+        m: &[u8; 32],
+    ) -> Result<(Ciphertext<P>, SharedSecret), Error> {
+        Self::encapsulate_encoded_with(AnyBackend::best(), bytes, m)
+    }
+
+    /// [`Self::encapsulate_encoded_deterministic`] on a chosen backend (for tests and
+    /// benchmarks). **Hazardous**; `hazmat` feature.
+    ///
+    /// # Errors
+    /// Those of [`Self::from_bytes`].
+    #[cfg(feature = "hazmat")]
+    pub fn encapsulate_encoded_deterministic_on(
+        backend: AnyBackend,
+        bytes: &[u8],
+        m: &[u8; 32],
+    ) -> Result<(Ciphertext<P>, SharedSecret), Error> {
+        Self::encapsulate_encoded_with(backend, bytes, m)
+    }
+
+    pub(crate) fn encapsulate_encoded_with(
+        backend: AnyBackend,
+        bytes: &[u8],
+        m: &[u8; 32],
+    ) -> Result<(Ciphertext<P>, SharedSecret), Error> {
+        crate::backend::speculation_barrier();
+        self_test_gate()?;
+        check_length(bytes, P::ENCAPSULATION_KEY_SIZE, |expected, actual| {
+            Error::EncapsulationKeyLength { expected, actual }
+        })?;
+        let mut ct = P::CiphertextBytes::zeroed();
+        let key = P::encaps_encoded(backend, bytes, m, ct.as_mut())?;
+        Ok((Ciphertext { bytes: ct }, key))
+    }
+}
+
 impl<P: ParameterSet> PartialEq for EncapsulationKey<P> {
     fn eq(&self, other: &Self) -> bool {
         self.bytes == other.bytes

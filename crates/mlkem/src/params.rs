@@ -156,6 +156,14 @@ pub(crate) mod sealed {
             z: &[u8; 32],
             ct: &[u8],
         ) -> SharedSecret;
+        /// The one-shot encapsulation to an encoded key (length checked): the modulus
+        /// check, then `ML-KEM.Encaps_internal`, with the parsed key on the stack only.
+        fn encaps_encoded(
+            backend: AnyBackend,
+            ek: &[u8],
+            m: &[u8; 32],
+            ct_out: &mut [u8],
+        ) -> Result<SharedSecret, Error>;
         /// The one-shot decapsulation of an expanded key's parts (lengths checked).
         fn decaps_expanded(
             backend: AnyBackend,
@@ -298,6 +306,23 @@ macro_rules! parameter_set {
                     $du,
                     $dv,
                 >(b, s_hat, state, z, ct))
+            }
+
+            fn encaps_encoded(
+                backend: AnyBackend,
+                ek: &[u8],
+                m: &[u8; 32],
+                ct_out: &mut [u8],
+            ) -> Result<SharedSecret, Error> {
+                with_backend!(backend, |b| {
+                    let mut state = kem::EkState::<$k>::zero();
+                    if !state.parse_into(b, ek) {
+                        return Err(Error::EncapsulationKeyNotReduced);
+                    }
+                    Ok(kem::encaps_internal::<_, $k, $eta1, $eta2, $du, $dv>(
+                        b, &state, m, ct_out,
+                    ))
+                })
             }
 
             fn decaps_expanded(

@@ -114,6 +114,14 @@ fn encapsulation_case<P: ParamSet>(test: &Value) {
         "{} encapsulation tcId {id}: c",
         P::NAME
     );
+    let (c1, k1) = P::encapsulate_encoded(&ek_bytes, &m)
+        .unwrap_or_else(|e| panic!("{} encapsulation tcId {id}: one-shot: {e:?}", P::NAME));
+    assert_eq!(
+        (h(&P::ct_bytes(&c1)), h(&ss(&k1))),
+        (h(&want_c), h(&want_k)),
+        "{} encapsulation tcId {id}: one-shot c, k",
+        P::NAME
+    );
     assert_eq!(
         h(&ss(&k)),
         h(&want_k),

@@ -290,6 +290,9 @@ pub trait ParamSet {
     fn ek_bytes(ek: &Self::Ek) -> Vec<u8>;
     /// `EncapsulationKey::encapsulate_deterministic` (hazmat).
     fn encapsulate_deterministic(ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret);
+    /// `EncapsulationKey::encapsulate_encoded_deterministic` (hazmat; one-shot parse and
+    /// encapsulation).
+    fn encapsulate_encoded(ek: &[u8], m: &[u8; 32]) -> Result<(Self::Ct, SharedSecret), Error>;
     /// `EncapsulationKey::encapsulate`.
     fn encapsulate<R: rand::CryptoRng + ?Sized>(
         ek: &Self::Ek,
@@ -349,6 +352,9 @@ impl<P: mlkem::ParameterSet> ParamSet for P {
     }
     fn encapsulate_deterministic(ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret) {
         ek.encapsulate_deterministic_on(current_backend(), m)
+    }
+    fn encapsulate_encoded(ek: &[u8], m: &[u8; 32]) -> Result<(Self::Ct, SharedSecret), Error> {
+        Self::Ek::encapsulate_encoded_deterministic_on(current_backend(), ek, m)
     }
     fn encapsulate<R: rand::CryptoRng + ?Sized>(
         ek: &Self::Ek,

@@ -306,6 +306,12 @@ fn encaps_file<P: ParamSet>(n: &str, backend: &str) -> (usize, usize) {
                 assert_eq!(h(&P::ct_bytes(&c)), h(&want_c), "{what}: c");
                 assert_eq!(h(&ss(&k)), h(&want_k), "{what}: K");
             });
+            // The one-shot form: the same verdict, and the same c and K when it accepts.
+            let one_shot = P::encapsulate_encoded(&ek, &m).map(|(c, k)| {
+                assert_eq!(h(&P::ct_bytes(&c)), h(&want_c), "{what}: one-shot c");
+                assert_eq!(h(&ss(&k)), h(&want_k), "{what}: one-shot K");
+            });
+            assert_eq!(one_shot, outcome, "{what}: one-shot verdict");
             judge(
                 &mut tally,
                 &what,
