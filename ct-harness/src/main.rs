@@ -17,7 +17,9 @@
 //!      encapsulation key (`t-hat || rho`) is declassified when it is output;
 //!   2. the expanded key export `to_expanded_bytes_on` of that key;
 //!   3. encapsulation (`encapsulate_deterministic_on`) with `m` marked secret, to the
-//!      parsed (public) encapsulation key; the ciphertext is declassified when it is output;
+//!      parsed (public) encapsulation key, and the one-shot form from the encoded key
+//!      (`encapsulate_encoded_deterministic_on`); the ciphertext is declassified when it
+//!      is output;
 //!   4. decapsulation with a key imported by `from_expanded_bytes_on`, whose `dk_pke` and `z`
 //!      are marked secret and whose embedded `ek` and `H(ek)` are public (FIPS 203 makes them
 //!      part of the public key), of (a) the valid ciphertext and (b) that ciphertext with one
@@ -225,6 +227,29 @@ fn rejection_key(z: &[u8], ct: &[u8]) -> [u8; 32] {
     out
 }
 
+/// The one-shot encapsulation from the encoded key `ek`, with the same secret `m`: its
+/// ciphertext must be `ct_bytes`. Returns its (declassified) shared secret.
+fn check_one_shot_encapsulation<P: Kem>(
+    backend: AnyBackend,
+    ek: &[u8],
+    m: &[u8; 32],
+    ct_bytes: &[u8],
+) -> Result<[u8; 32], String> {
+    let name = P::NAME;
+    let (ct, key) = P::encapsulate_encoded(backend, ek, m)
+        .map_err(|e| format!("{name}: one-shot encapsulation: {e}"))?;
+    let mut ct = P::ct_bytes(&ct);
+    expect_secret_derived("one-shot ciphertext", &ct)?;
+    valgrind::declassify(&mut ct);
+    if ct != ct_bytes {
+        return Err(format!(
+            "{name}: the one-shot encapsulation's ciphertext differs"
+        ));
+    }
+    println!("{name}: encapsulate   ok (one-shot from the encoded key too)");
+    declassify_shared_secret("one-shot encapsulated key", &key)
+}
+
 /// One parameter set on `backend`: key generation, export, encapsulation, and four
 /// decapsulations. Returns the (declassified) shared secret.
 fn check<P: Kem>(backend: AnyBackend, label: u8) -> Result<[u8; 32], String> {
@@ -259,6 +284,7 @@ fn check<P: Kem>(backend: AnyBackend, label: u8) -> Result<[u8; 32], String> {
     let ct_taint = expect_secret_derived("ciphertext", &ct_bytes)?;
     valgrind::declassify(&mut ct_bytes);
     println!("{name}: encapsulate   ok (ct secret-derived bits before declassify: {ct_taint})");
+    let k_one_shot = check_one_shot_encapsulation::<P>(backend, &ek, &m, &ct_bytes)?;
 
     // 4. Decaps with an imported expanded key: dk_pke and z secret, ek and H(ek) public.
     let dk_pke_len = P::DK_SIZE - P::EK_SIZE - 64;
@@ -306,7 +332,11 @@ fn check<P: Kem>(backend: AnyBackend, label: u8) -> Result<[u8; 32], String> {
     let k_rejected_seed = declassify_shared_secret("rejection key (seed dk)", &key_rejected_seed)?;
     let expected_rejection = rejection_key(&seed_plain[32..], &bad_bytes);
 
-    if k_valid != k_encaps || k_valid_seed != k_encaps || k_valid_one_shot != k_encaps {
+    if k_valid != k_encaps
+        || k_valid_seed != k_encaps
+        || k_valid_one_shot != k_encaps
+        || k_one_shot != k_encaps
+    {
         return Err(format!(
             "{name}: decapsulation does not recover the encapsulated key"
         ));

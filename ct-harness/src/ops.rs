@@ -46,6 +46,13 @@ pub(crate) trait Kem {
     fn parse_ek(backend: AnyBackend, bytes: &[u8]) -> Result<Self::Ek, Error>;
     /// `EncapsulationKey::encapsulate_deterministic_on` (Encaps_internal).
     fn encapsulate(backend: AnyBackend, ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret);
+    /// `EncapsulationKey::encapsulate_encoded_deterministic_on` (one-shot parse and
+    /// encapsulation).
+    fn encapsulate_encoded(
+        backend: AnyBackend,
+        ek: &[u8],
+        m: &[u8; 32],
+    ) -> Result<(Self::Ct, SharedSecret), Error>;
     /// A copy of the ciphertext bytes.
     fn ct_bytes(ct: &Self::Ct) -> Vec<u8>;
     /// `Ciphertext::from_bytes`.
@@ -99,6 +106,15 @@ impl<P: mlkem::ParameterSet> Kem for P {
     #[inline(never)]
     fn encapsulate(backend: AnyBackend, ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret) {
         ek.encapsulate_deterministic_on(backend, m)
+    }
+
+    #[inline(never)]
+    fn encapsulate_encoded(
+        backend: AnyBackend,
+        ek: &[u8],
+        m: &[u8; 32],
+    ) -> Result<(Self::Ct, SharedSecret), Error> {
+        Self::Ek::encapsulate_encoded_deterministic_on(backend, ek, m)
     }
 
     #[inline(never)]

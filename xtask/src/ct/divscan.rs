@@ -50,8 +50,13 @@ const OUR_PATHS: [&str; 5] = [
 ];
 
 /// Harness modules that are not roots: the negative control (found separately, and must
-/// contain a division) and the dudect statistics, which run only natively, on timings.
-const NOT_OURS: [&str; 2] = ["ct_harness::leaky::", "ct_harness::dudect::"];
+/// contain a division), and the dudect statistics and the stack-residue report, which run
+/// only natively, on timings and on copies of the dead stack.
+const NOT_OURS: [&str; 3] = [
+    "ct_harness::leaky::",
+    "ct_harness::dudect::",
+    "ct_harness::residue::",
+];
 
 /// The negative control's function.
 pub(crate) const CONTROL_FUNCTION: &str = "ct_harness::leaky::divide_by_secret";
