@@ -3,7 +3,9 @@
 //!
 //! It must accept exactly the inputs of length `384 k + 32` whose 12-bit coefficients are all
 //! below q, reject the others with the matching error, never panic, and an accepted key must
-//! re-encode to the very same bytes (and be usable for encapsulation).
+//! re-encode to the very same bytes (and be usable for encapsulation); the one-shot
+//! `encapsulate_encoded` reaches the same verdict and, on an accepted key, the same
+//! ciphertext and secret.
 //!
 //! Input layout: byte 0 is a selector: `selector % 3` picks ML-KEM-512/768/1024, and
 //! `(selector / 3) % 4` picks how the rest becomes a candidate key:
@@ -89,6 +91,18 @@ fn check<P: ParameterSet>(backend: AnyBackend, mode: u8, rest: &[u8]) {
         parsed.as_ref().map(|_| ()).map_err(|e| *e),
         "validate and from_bytes disagree"
     );
+    // The one-shot encapsulation reaches the same verdict, and the same ciphertext and
+    // secret as the parsed key when it accepts.
+    let m = [0x5a; 32];
+    let one_shot = EncapsulationKey::<P>::encapsulate_encoded_deterministic_on(backend, &bytes, &m);
+    match (&parsed, &one_shot) {
+        (Ok(ek), Ok(out)) => assert!(
+            ek.encapsulate_deterministic_on(backend, &m) == *out,
+            "one-shot and parsed-key encapsulation disagree"
+        ),
+        (Err(a), Err(b)) => assert_eq!(a, b, "one-shot and from_bytes errors disagree"),
+        _ => panic!("one-shot and from_bytes verdicts disagree"),
+    }
     match parsed {
         Ok(ek) => {
             assert!(reduced, "accepted a key the naive decoder rejects");
