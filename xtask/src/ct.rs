@@ -218,9 +218,19 @@ pub(crate) fn run_dudect(args: &[String]) -> Result<(), String> {
 
 /// Builds the release harness (already built for memcheck) and runs `ct-harness dudect`.
 fn dudect(root: &Path) -> Result<(), String> {
+    run_native(root, "dudect")
+}
+
+/// Runs `ct-harness residue` on the release build and prints its report.
+fn residue(root: &Path) -> Result<(), String> {
+    run_native(root, "residue")
+}
+
+/// Runs one mode of the release harness natively, printing its output.
+fn run_native(root: &Path, mode: &str) -> Result<(), String> {
     let binary = build(root, LEVELS[0])?;
     let output = Command::new(&binary)
-        .arg("dudect")
+        .arg(mode)
         .output()
         .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
     print!("{}", String::from_utf8_lossy(&output.stdout));
@@ -228,25 +238,10 @@ fn dudect(root: &Path) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "ct-harness dudect failed ({}): {}",
+            "ct-harness {mode} failed ({}): {}",
             output.status,
             String::from_utf8_lossy(&output.stderr).trim()
         ))
-    }
-}
-
-/// Runs `ct-harness residue` on the release build and prints its report.
-fn residue(root: &Path) -> Result<(), String> {
-    let binary = build(root, LEVELS[0])?;
-    let output = Command::new(&binary)
-        .arg("residue")
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
-    print!("{}", String::from_utf8_lossy(&output.stdout));
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&output.stderr).trim().to_owned())
     }
 }
 

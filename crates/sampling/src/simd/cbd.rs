@@ -145,44 +145,47 @@ mod tests {
     use crate::cbd::{cbd2_into, cbd3_into};
     use proptest::prelude::*;
 
-    fn check(bytes: &[u8; CBD2_INPUT_BYTES]) {
+    /// The AVX2 kernel (`simd`) against the scalar one on `bytes` (nothing without AVX2).
+    fn agree<const LEN: usize>(
+        simd: unsafe fn(&[u8; LEN], &mut [u16; N]),
+        scalar: fn(&[u8; LEN], &mut [u16; N]),
+        bytes: &[u8; LEN],
+    ) {
         let Some(_) = super::super::Avx2::detect() else {
             return;
         };
-        let (mut simd, mut scalar) = ([0u16; N], [0u16; N]);
+        let (mut fast, mut slow) = ([0u16; N], [0u16; N]);
         // SAFETY: AVX2 is present (checked above).
-        unsafe { cbd2_avx2(bytes, &mut simd) };
-        cbd2_into(bytes, &mut scalar);
-        assert_eq!(simd, scalar);
+        unsafe { simd(bytes, &mut fast) };
+        scalar(bytes, &mut slow);
+        assert_eq!(fast, slow);
+    }
+
+    fn check(bytes: &[u8; CBD2_INPUT_BYTES]) {
+        agree(cbd2_avx2, cbd2_into, bytes);
+    }
+
+    fn check3(bytes: &[u8; CBD3_INPUT_BYTES]) {
+        agree(cbd3_avx2, cbd3_into, bytes);
+    }
+
+    /// Every byte value in every position, as a ramp and as a constant.
+    fn every_byte<const LEN: usize>(check: fn(&[u8; LEN])) {
+        for v in 0..=255u8 {
+            let bytes: [u8; LEN] = core::array::from_fn(|i| v.wrapping_add(i as u8));
+            check(&bytes);
+            check(&[v; LEN]);
+        }
     }
 
     #[test]
     fn every_byte_value_in_every_position() {
-        for v in 0..=255u8 {
-            let bytes: [u8; CBD2_INPUT_BYTES] = core::array::from_fn(|i| v.wrapping_add(i as u8));
-            check(&bytes);
-            check(&[v; CBD2_INPUT_BYTES]);
-        }
-    }
-
-    fn check3(bytes: &[u8; CBD3_INPUT_BYTES]) {
-        let Some(_) = super::super::Avx2::detect() else {
-            return;
-        };
-        let (mut simd, mut scalar) = ([0u16; N], [0u16; N]);
-        // SAFETY: AVX2 is present (checked above).
-        unsafe { cbd3_avx2(bytes, &mut simd) };
-        cbd3_into(bytes, &mut scalar);
-        assert_eq!(simd, scalar);
+        every_byte(check);
     }
 
     #[test]
     fn cbd3_every_byte_value_in_every_position() {
-        for v in 0..=255u8 {
-            let bytes: [u8; CBD3_INPUT_BYTES] = core::array::from_fn(|i| v.wrapping_add(i as u8));
-            check3(&bytes);
-            check3(&[v; CBD3_INPUT_BYTES]);
-        }
+        every_byte(check3);
     }
 
     proptest! {
