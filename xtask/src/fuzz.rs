@@ -7,7 +7,9 @@
 //! - Builds the targets once (release, with debug assertions and overflow checks: the
 //!   cargo-fuzz default), then runs each target, or only the named one, for N seconds
 //!   (`-max_total_time=N`, default [`DEFAULT_SECONDS`]).
-//! - Corpora live in `fuzz/corpus/<target>/` and grow from run to run; a crash, timeout or
+//! - Corpora live in `fuzz/corpus/<target>/` and grow from run to run (not committed); the
+//!   committed `fuzz/seeds/<target>/` (the minimized corpus of a long run, `cargo fuzz
+//!   cmin`) is read as a second corpus, so a fresh clone starts from it; a crash, timeout or
 //!   out-of-memory input is written to `fuzz/artifacts/<target>/` (`-artifact_prefix`), and
 //!   libFuzzer's full output to `fuzz/logs/<target>.log`.
 //! - Ends with a line per target: executions, executions per second, coverage (`cov` and
@@ -235,9 +237,14 @@ fn run_target(root: &Path, fuzz_dir: &Path, target: &str, seconds: u64) -> Resul
         .map_err(|e| format!("cannot create {}: {e}", log_path.display()))?;
 
     let mut command = cargo_fuzz(root, fuzz_dir, "run");
+    command.arg(target).arg(&corpus);
+    // The committed seeds (minimized corpora of the long runs), read but never written:
+    // libFuzzer adds new inputs to the first directory only.
+    let seeds = fuzz_dir.join("seeds").join(target);
+    if seeds.is_dir() {
+        command.arg(&seeds);
+    }
     command
-        .arg(target)
-        .arg(&corpus)
         .arg("--")
         .arg(format!("-max_total_time={seconds}"))
         .arg("-print_final_stats=1")
