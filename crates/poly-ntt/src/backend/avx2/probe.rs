@@ -1,7 +1,7 @@
 //! Entry points for `cargo xtask bounds`; not part of the API.
 //!
 //! The batch wrappers run the kernels' own `montgomery_mul`, `barrett_reduce_i16` and
-//! `montgomery_reduce_i32` on arrays of lanes. [`probe::ntt`] and [`probe::inverse_ntt`]
+//! `montgomery_reduce_i32` on arrays of lanes. [`ntt`] and [`inverse_ntt`]
 //! replay the layer schedule of the kernels with the kernels' butterflies, shuffles and
 //! twiddle tables and record the largest `|lane|` after every stage; the checker compares
 //! their outputs with the unmodified kernels. A change to the kernels' schedule of
