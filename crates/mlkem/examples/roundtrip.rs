@@ -43,6 +43,14 @@ fn round_trip<P: ParameterSet>() {
     let ct = Ciphertext::<P>::from_bytes(ct.as_bytes().as_ref()).expect("own ciphertext parses");
     let receiver = dk.decapsulate(&ct);
     assert_eq!(sender, receiver, "{name}: shared secrets differ");
+    let (ct_once, sender_once) =
+        EncapsulationKey::<P>::encapsulate_encoded(ek.as_bytes().as_ref(), &mut rng)
+            .expect("own key parses");
+    assert_eq!(
+        dk.decapsulate(&ct_once),
+        sender_once,
+        "{name}: one-shot encapsulation disagrees"
+    );
     let dk_bytes = dk.to_expanded_bytes();
     let dk_again = DecapsulationKey::<P>::from_expanded_bytes(dk_bytes.as_ref())
         .expect("own expanded key parses");
@@ -64,9 +72,9 @@ fn round_trip<P: ParameterSet>() {
     let keygen = time(|| DecapsulationKey::<P>::from_seed(&seed));
     let encaps = time(|| ek.encapsulate(&mut rng));
     let decaps = time(|| dk.decapsulate(&ct));
-    let encaps_bytes = time(|| {
-        EncapsulationKey::<P>::from_bytes(&ek_bytes).map(|ek| ek.encapsulate(&mut rand::rng()))
-    });
+    // A key seen once (a TLS client's key share): parse, check and encapsulate in one call.
+    let encaps_bytes =
+        time(|| EncapsulationKey::<P>::encapsulate_encoded(&ek_bytes, &mut rand::rng()));
     // A key seen once: the expanded dk and the ciphertext as bytes, in one call.
     let decaps_bytes = time(|| {
         Ciphertext::<P>::from_bytes(&ct_bytes)
