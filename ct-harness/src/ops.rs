@@ -38,6 +38,8 @@ pub(crate) trait Kem {
 
     /// `DecapsulationKey::from_seed_on` (KeyGen_internal).
     fn key_gen(backend: AnyBackend, seed: &[u8; 64]) -> Self::Dk;
+    /// `DecapsulationKey::set_from_seed` (KeyGen_internal into an existing key).
+    fn set_from_seed(dk: &mut Self::Dk, seed: &[u8; 64]);
     /// A copy of the encoded encapsulation key of `dk`.
     fn ek_bytes(dk: &Self::Dk) -> Vec<u8>;
     /// A copy of `DecapsulationKey::to_expanded_bytes_on`.
@@ -86,6 +88,11 @@ impl<P: mlkem::ParameterSet> Kem for P {
     #[inline(never)]
     fn key_gen(backend: AnyBackend, seed: &[u8; 64]) -> Self::Dk {
         Self::Dk::from_seed_on(backend, seed)
+    }
+
+    #[inline(never)]
+    fn set_from_seed(dk: &mut Self::Dk, seed: &[u8; 64]) {
+        dk.set_from_seed(seed);
     }
 
     #[inline(never)]

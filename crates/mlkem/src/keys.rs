@@ -532,22 +532,54 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     }
 
     pub(crate) fn from_seed_value(backend: AnyBackend, seed: Seed) -> Self {
-        crate::backend::speculation_barrier();
         // Built in place: key generation writes A-hat, t-hat and s-hat straight into the
         // key instead of returning them through several layers of copies.
         let mut key = Self {
             s_hat: P::s_hat_zero(),
-            z: *seed.z(),
+            z: [0; 32],
             seed: None,
             ek: EncapsulationKey {
                 bytes: P::EncapsulationKeyBytes::zeroed(),
                 state: P::ek_state_zero(),
             },
         };
-        let EncapsulationKey { bytes, state } = &mut key.ek;
-        P::key_gen(backend, seed.d(), bytes.as_mut(), state, &mut key.s_hat);
-        key.seed = Some(seed);
+        key.fill_from_seed(backend, seed);
         key
+    }
+
+    /// [`Self::from_seed`], computed into this key, replacing it: no copy of the new key
+    /// passes through a return value. A key returned by value (`from_seed`, `generate`)
+    /// leaves one copy of itself in the dead stack frame of the function that built it,
+    /// which nothing can erase (SECURITY.md, measured by `ct-harness residue`); a key kept
+    /// in long-lived storage (a `Box`, a static slot) and refilled with this method does
+    /// not. Every part of the old key is overwritten; its seed is erased.
+    ///
+    /// ```
+    /// use mlkem::ml_kem_768::DecapsulationKey;
+    ///
+    /// let mut slot = Box::new(DecapsulationKey::from_seed(&[0; 64])); // a placeholder
+    /// slot.set_from_seed(&[9; 64]);
+    /// let fresh = DecapsulationKey::from_seed(&[9; 64]);
+    /// assert_eq!(slot.encapsulation_key(), fresh.encapsulation_key());
+    /// assert_eq!(slot.seed(), fresh.seed());
+    /// ```
+    pub fn set_from_seed(&mut self, seed: &[u8; crate::SEED_SIZE]) {
+        self.fill_from_seed(AnyBackend::best(), Seed::new(*seed));
+    }
+
+    /// KeyGen_internal into this key's storage (every field overwritten).
+    fn fill_from_seed(&mut self, backend: AnyBackend, seed: Seed) {
+        crate::backend::speculation_barrier();
+        let Self {
+            s_hat,
+            z,
+            seed: stored,
+            ek: EncapsulationKey { bytes, state },
+        } = self;
+        // The old seed, if any, is dropped (erased) here.
+        let seed = stored.insert(seed);
+        *z = *seed.z();
+        P::key_gen(backend, seed.d(), bytes.as_mut(), state, s_hat);
     }
 
     /// The seed `d || z` this key was generated from, or `None` for a key imported from

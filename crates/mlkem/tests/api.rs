@@ -145,3 +145,26 @@ fn debug_output_shows_no_secret() {
         }
     }
 }
+
+#[test]
+fn set_from_seed_replaces_every_part_of_a_key() {
+    let mut slot = DecapsulationKey::from_seed(&[1; 64]);
+    let ct_for_old = slot
+        .encapsulation_key()
+        .encapsulate_deterministic(&[2; 32])
+        .0;
+    slot.set_from_seed(&[3; 64]);
+    let fresh = DecapsulationKey::from_seed(&[3; 64]);
+    assert_eq!(slot.encapsulation_key(), fresh.encapsulation_key());
+    assert_eq!(slot.seed(), fresh.seed());
+    assert_eq!(*slot.to_expanded_bytes(), *fresh.to_expanded_bytes());
+    // The replaced key decapsulates as the new one does (z and s-hat replaced too).
+    assert_eq!(
+        slot.decapsulate(&ct_for_old),
+        fresh.decapsulate(&ct_for_old)
+    );
+    let (ct, secret) = fresh
+        .encapsulation_key()
+        .encapsulate_deterministic(&[4; 32]);
+    assert_eq!(slot.decapsulate(&ct), secret);
+}
