@@ -67,14 +67,23 @@ fn operations<L: KemUnderTest>(
     }
 }
 
+/// Collects each peer's benchmarks, to run once every peer has been checked.
+#[cfg(feature = "peers")]
+#[derive(Default)]
+struct Peers(Vec<fn(&mut BenchmarkGroup<'_, WallTime>, &Fixture)>);
+
+#[cfg(feature = "peers")]
+impl mlkem_benches::peers::PeerVisitor for Peers {
+    fn visit<L: KemUnderTest>(&mut self) {
+        self.0.push(|group, fx| operations::<L>(group, fx, L::NAME));
+    }
+}
+
 /// One parameter set: ours, then (feature `peers`) the peers offering it, from module
 /// `mlkem_benches::peers::$peers`, each checked first; a peer that does not run on this CPU
 /// is left out.
 macro_rules! parameter_set {
-    (
-        $fn:ident, $set:literal, $ours:ty, $portable:ty,
-        $peers:ident: [$($(#[$cfg:meta])* $peer:ident),* $(,)?] $(,)?
-    ) => {
+    ($fn:ident, $set:literal, $ours:ty, $portable:ty, $peers:ident $(,)?) => {
         fn $fn(c: &mut Criterion) {
             let fx = Fixture::new::<$ours>($set);
             mlkem_benches::kem::check::<$ours, $ours>(&fx).expect("ours agrees with itself");
@@ -85,25 +94,12 @@ macro_rules! parameter_set {
                 mlkem_benches::kem::check::<$portable, $ours>(&fx).expect("portable ours agrees");
                 operations::<$portable>(&mut group, &fx, <$portable>::NAME);
             }
+            // Every peer is checked against ours once per set, before any is measured.
             #[cfg(feature = "peers")]
             {
-                // Check every peer against ours once per set, before measuring any.
-                let mut peers: Vec<fn(&mut BenchmarkGroup<'_, WallTime>, &Fixture)> = Vec::new();
-                $(
-                    $(#[$cfg])*
-                    {
-                        use mlkem_benches::peers::$peers::$peer as Peer;
-                        if Peer::available() {
-                            if let Err(message) = mlkem_benches::kem::check::<Peer, $ours>(&fx) {
-                                panic!("{message}");
-                            }
-                            peers.push(|group, fx| operations::<Peer>(group, fx, Peer::NAME));
-                        } else {
-                            eprintln!("{} does not run on this CPU: not measured", Peer::NAME);
-                        }
-                    }
-                )*
-                for peer in peers {
+                let mut peers = Peers::default();
+                mlkem_benches::peers::$peers::visit::<$ours>(&fx, &mut peers);
+                for peer in peers.0 {
                     peer(&mut group, &fx);
                 }
             }
@@ -117,28 +113,21 @@ parameter_set!(
     "ML-KEM-512",
     Ours512,
     OursPortable512,
-    ml_kem_512: [Libcrux, RustCrypto, AwsLc, PqClean],
+    ml_kem_512
 );
 parameter_set!(
     ml_kem_768,
     "ML-KEM-768",
     Ours768,
     OursPortable768,
-    ml_kem_768: [
-        Libcrux,
-        RustCrypto,
-        AwsLc,
-        PqClean,
-        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-        Graviola,
-    ],
+    ml_kem_768
 );
 parameter_set!(
     ml_kem_1024,
     "ML-KEM-1024",
     Ours1024,
     OursPortable1024,
-    ml_kem_1024: [Libcrux, RustCrypto, AwsLc, PqClean],
+    ml_kem_1024
 );
 
 criterion_group!(kem, ml_kem_512, ml_kem_768, ml_kem_1024);

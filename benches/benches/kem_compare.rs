@@ -40,12 +40,7 @@ struct Cell<'a> {
 }
 
 /// The cells of library `L` on the fixture, labelled `L::NAME`: one per operation it offers.
-fn library_cells<'a, L: KemUnderTest>(fx: &'a Fixture) -> Vec<Cell<'a>>
-where
-    L::Ek: 'a,
-    L::Dk: 'a,
-    L::Ct: 'a,
-{
+fn library_cells<'a, L: KemUnderTest>(fx: &'a Fixture) -> Vec<Cell<'a>> {
     let ek = L::parse_ek(&fx.ek);
     let dk = L::parse_dk(&fx.seed, &fx.dk);
     let ct = L::parse_ct(&fx.ct);
@@ -153,38 +148,37 @@ fn parameter_set(set: &str, mut cells: Vec<Cell<'_>>, rounds: usize, libraries: 
     rows
 }
 
-/// The cells of one parameter set: ours, then (feature `peers`) the peers offering it, from
-/// module `mlkem_benches::peers::$peers`, each checked first; a peer that does not run on
-/// this CPU is left out.
+/// Collects each peer's cells.
+#[cfg(feature = "peers")]
+struct PeerCells<'a> {
+    fx: &'a Fixture,
+    cells: Vec<Cell<'a>>,
+}
+
+#[cfg(feature = "peers")]
+impl mlkem_benches::peers::PeerVisitor for PeerCells<'_> {
+    fn visit<L: KemUnderTest>(&mut self) {
+        self.cells.extend(library_cells::<L>(self.fx));
+    }
+}
+
+/// The cells of one parameter set: ours, ours on the portable backend (where the default
+/// is another one), then (feature `peers`) every peer of `mlkem_benches::peers::$peers`
+/// that runs here, each checked against ours first.
 macro_rules! set_cells {
-    (
-        $fx:expr, $ours:ty, $portable:ty,
-        $peers:ident: [$($(#[$cfg:meta])* $peer:ident),* $(,)?] $(,)?
-    ) => {{
+    ($fx:expr, $ours:ty, $portable:ty, $peers:ident $(,)?) => {{
         let fx: &Fixture = $fx;
         mlkem_benches::kem::check::<$ours, $ours>(fx).expect("ours agrees with itself");
         let mut cells = library_cells::<$ours>(fx);
-        // Ours again on the portable backend, on CPUs where the default is another one.
         if mlkem::backend() != BackendKind::Portable {
             mlkem_benches::kem::check::<$portable, $ours>(fx).expect("portable ours agrees");
             cells.extend(library_cells::<$portable>(fx));
         }
         #[cfg(feature = "peers")]
         {
-            $(
-                $(#[$cfg])*
-                {
-                    use mlkem_benches::peers::$peers::$peer as Peer;
-                    if Peer::available() {
-                        if let Err(message) = mlkem_benches::kem::check::<Peer, $ours>(fx) {
-                            panic!("{message}");
-                        }
-                        cells.extend(library_cells::<Peer>(fx));
-                    } else {
-                        eprintln!("{} does not run on this CPU: not measured", Peer::NAME);
-                    }
-                }
-            )*
+            let mut peers = PeerCells { fx, cells };
+            mlkem_benches::peers::$peers::visit::<$ours>(fx, &mut peers);
+            cells = peers.cells;
         }
         cells
     }};
@@ -314,37 +308,15 @@ fn main() {
     let sets = [
         (
             "512",
-            set_cells!(
-                &fx512,
-                Ours512,
-                OursPortable512,
-                ml_kem_512: [Libcrux, RustCrypto, AwsLc, PqClean]
-            ),
+            set_cells!(&fx512, Ours512, OursPortable512, ml_kem_512),
         ),
         (
             "768",
-            set_cells!(
-                &fx768,
-                Ours768,
-                OursPortable768,
-                ml_kem_768: [
-                    Libcrux,
-                    RustCrypto,
-                    AwsLc,
-                    PqClean,
-                    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-                    Graviola,
-                ]
-            ),
+            set_cells!(&fx768, Ours768, OursPortable768, ml_kem_768),
         ),
         (
             "1024",
-            set_cells!(
-                &fx1024,
-                Ours1024,
-                OursPortable1024,
-                ml_kem_1024: [Libcrux, RustCrypto, AwsLc, PqClean]
-            ),
+            set_cells!(&fx1024, Ours1024, OursPortable1024, ml_kem_1024),
         ),
         ("X-Wing", xwing_cells(&fx_xwing)),
     ];

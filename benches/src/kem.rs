@@ -83,11 +83,11 @@ pub trait KemUnderTest {
     /// What key generation returns.
     type KeyPair;
     /// A parsed encapsulation key.
-    type Ek;
+    type Ek: 'static;
     /// A parsed decapsulation key.
-    type Dk;
+    type Dk: 'static;
     /// A ciphertext in the library's type.
-    type Ct;
+    type Ct: 'static;
     /// A shared secret in the library's type.
     type Ss;
 

@@ -493,6 +493,31 @@ macro_rules! pqclean {
     };
 }
 
+use crate::kem::KemUnderTest;
+
+/// What a benchmark does with each peer of a parameter set; `ml_kem_*::visit` calls it for
+/// every peer of the set, so the peer lists are written once, here.
+pub trait PeerVisitor {
+    /// One peer, which runs on this CPU and agrees with ours on the fixture.
+    fn visit<L: KemUnderTest>(&mut self);
+}
+
+/// Checks `Peer` against `Ours` on `fx` and hands it to `visitor`, or says it does not run
+/// on this CPU. A peer that disagrees panics: a benchmark of a wrong result is worthless.
+fn visit_one<Peer: KemUnderTest, Ours: KemUnderTest>(
+    fx: &crate::kem::Fixture,
+    visitor: &mut impl PeerVisitor,
+) {
+    if Peer::available() {
+        if let Err(message) = crate::kem::check::<Peer, Ours>(fx) {
+            panic!("{message}");
+        }
+        visitor.visit::<Peer>();
+    } else {
+        eprintln!("{} does not run on this CPU: not measured", Peer::NAME);
+    }
+}
+
 /// Generates the per-set module of peer adapters.
 macro_rules! parameter_set {
     (
@@ -501,7 +526,7 @@ macro_rules! parameter_set {
         rustcrypto: $rc_set:ident,
         aws_lc: $alg:ident,
         pqclean: $pq_set:ident
-        $(, more: { $($more:item)* })? $(,)?
+        $(, more: { $($more:item)* } [$($(#[$mcfg:meta])* $more_peer:ident),*])? $(,)?
     ) => {
         $(#[$doc])*
         pub mod $module {
@@ -552,6 +577,22 @@ macro_rules! parameter_set {
                 $pq_set
             );
             $($($more)*)?
+
+            /// Every peer of this set, in table order, checked against `Ours` on `fx` and
+            /// handed to `visitor` (those that do not run on this CPU are left out).
+            pub fn visit<Ours: KemUnderTest>(
+                fx: &crate::kem::Fixture,
+                visitor: &mut impl super::PeerVisitor,
+            ) {
+                super::visit_one::<Libcrux, Ours>(fx, visitor);
+                super::visit_one::<RustCrypto, Ours>(fx, visitor);
+                super::visit_one::<AwsLc, Ours>(fx, visitor);
+                super::visit_one::<PqClean, Ours>(fx, visitor);
+                $($(
+                    $(#[$mcfg])*
+                    super::visit_one::<$more_peer, Ours>(fx, visitor);
+                )*)?
+            }
         }
     };
 }
@@ -580,7 +621,10 @@ parameter_set!(
     more: {
         #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         pub use super::graviola_768::Graviola;
-    },
+    } [
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        Graviola
+    ],
 );
 parameter_set!(
     /// ML-KEM-1024 peers.
