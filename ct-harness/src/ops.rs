@@ -28,6 +28,12 @@ pub(crate) trait Kem {
     const DK_SIZE: usize;
     /// Ciphertext size.
     const CT_SIZE: usize;
+    /// The module rank k.
+    const K: usize;
+    /// eta1 (noise of s, e and y).
+    const ETA1: usize;
+    /// eta2 (noise of e1, e2).
+    const ETA2: usize;
 
     /// `mlkem::ml_kem_*::DecapsulationKey`.
     type Dk;
@@ -80,6 +86,9 @@ impl<P: mlkem::ParameterSet> Kem for P {
     const EK_SIZE: usize = P::ENCAPSULATION_KEY_SIZE;
     const DK_SIZE: usize = P::DECAPSULATION_KEY_SIZE;
     const CT_SIZE: usize = P::CIPHERTEXT_SIZE;
+    const K: usize = P::K;
+    const ETA1: usize = P::ETA1;
+    const ETA2: usize = P::ETA2;
 
     type Dk = mlkem::DecapsulationKey<P>;
     type Ek = mlkem::EncapsulationKey<P>;

@@ -132,15 +132,6 @@ fn noise(secrets: &mut Secrets, label: &str, seed: &[u8], eta: usize, first: u8,
     }
 }
 
-/// Parameters of a set that the library's `Kem` wrapper does not state.
-fn params<P: Kem>() -> (usize, usize, usize) {
-    match P::NAME {
-        "ML-KEM-512" => (2, 3, 2),
-        "ML-KEM-768" => (3, 2, 2),
-        _ => (4, 2, 2),
-    }
-}
-
 /// Runs `op`, then dumps the dead stack it left. The result goes straight into this
 /// function's frame, above the inspected region, so moving it out adds no copy there: what
 /// the dump holds was left by the operation (and the `#[inline(never)]` wrapper of
@@ -188,7 +179,7 @@ fn search(dump: &[u8], secrets: &Secrets) -> Vec<(String, usize)> {
 /// One parameter set on one backend: every operation probed. Returns report lines and the
 /// number of findings.
 fn check_set<P: Kem>(backend: AnyBackend, label: u8, report: &mut String) -> usize {
-    let (k, eta1, eta2) = params::<P>();
+    let (k, eta1, eta2) = (P::K, P::ETA1, P::ETA2);
     let seed: [u8; 64] = crate::test_bytes(label);
     let m: [u8; 32] = crate::test_bytes(label.wrapping_add(100));
     let (d, z) = seed.split_at(32);

@@ -85,9 +85,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
 
     pub(crate) fn from_bytes_with(backend: AnyBackend, bytes: &[u8]) -> Result<Self, Error> {
         crate::backend::speculation_barrier();
-        check_length(bytes, P::ENCAPSULATION_KEY_SIZE, |expected, actual| {
-            Error::EncapsulationKeyLength { expected, actual }
-        })?;
+        check_ek_length::<P>(bytes)?;
         // Filled in place: no copy of A-hat through return values.
         let mut key = Self {
             bytes: P::EncapsulationKeyBytes::zeroed(),
@@ -121,9 +119,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// # Errors
     /// Those of [`Self::from_bytes`].
     pub fn validate(bytes: &[u8]) -> Result<(), Error> {
-        check_length(bytes, P::ENCAPSULATION_KEY_SIZE, |expected, actual| {
-            Error::EncapsulationKeyLength { expected, actual }
-        })?;
+        check_ek_length::<P>(bytes)?;
         if P::t_hat_reduced(AnyBackend::best(), &bytes[..bytes.len() - 32]) {
             Ok(())
         } else {
@@ -282,6 +278,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
         bytes: &[u8],
         rng: &mut R,
     ) -> Result<(Ciphertext<P>, SharedSecret), Error> {
+        self_test_gate()?;
         let mut m = Zeroizing::new([0u8; 32]);
         rng.fill_bytes(m.as_mut());
         Self::encapsulate_encoded_with(AnyBackend::best(), bytes, &m)
@@ -307,6 +304,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
         bytes: &[u8],
         m: &[u8; 32],
     ) -> Result<(Ciphertext<P>, SharedSecret), Error> {
+        self_test_gate()?;
         Self::encapsulate_encoded_with(AnyBackend::best(), bytes, m)
     }
 
@@ -330,10 +328,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
         m: &[u8; 32],
     ) -> Result<(Ciphertext<P>, SharedSecret), Error> {
         crate::backend::speculation_barrier();
-        self_test_gate()?;
-        check_length(bytes, P::ENCAPSULATION_KEY_SIZE, |expected, actual| {
-            Error::EncapsulationKeyLength { expected, actual }
-        })?;
+        check_ek_length::<P>(bytes)?;
         let mut ct = P::CiphertextBytes::zeroed();
         let key = P::encaps_encoded(backend, bytes, m, ct.as_mut())?;
         Ok((Ciphertext { bytes: ct }, key))
@@ -888,7 +883,6 @@ impl<P: ParameterSet> core::fmt::Debug for DecapsulationKey<P> {
     }
 }
 
-/// `Err(error(expected, actual))` unless `bytes` is `expected` bytes long.
 /// With the `self-test` feature, the known-answer tests on first use ([`crate::self_test::run`]);
 /// without it, nothing.
 #[inline(always)]
@@ -905,6 +899,14 @@ fn self_test_gate() -> Result<(), Error> {
     Ok(())
 }
 
+/// The length check of an encoded encapsulation key (FIPS 203 section 7.2, type check).
+fn check_ek_length<P: ParameterSet>(bytes: &[u8]) -> Result<(), Error> {
+    check_length(bytes, P::ENCAPSULATION_KEY_SIZE, |expected, actual| {
+        Error::EncapsulationKeyLength { expected, actual }
+    })
+}
+
+/// `Err(error(expected, actual))` unless `bytes` is `expected` bytes long.
 fn check_length(
     bytes: &[u8],
     expected: usize,

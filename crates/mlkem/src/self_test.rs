@@ -140,38 +140,32 @@ pub fn run() -> Result<(), Error> {
 /// # Errors
 /// [`Error::SelfTestFailed`] if a known answer did not match, now or earlier.
 pub fn rerun() -> Result<(), Error> {
-    match known_answers(AnyBackend::best()) {
-        Ok(()) => run(),
-        Err(_) => Err(fail(&STATE)),
-    }
+    record(&STATE, known_answers(AnyBackend::best()))
 }
 
 /// The once-only logic of [`run`] over a given state and test (separate for the tests).
 fn gate(state: &AtomicU8, test: impl FnOnce() -> Result<(), Error>) -> Result<(), Error> {
     match state.load(Ordering::Acquire) {
         PASSED => Ok(()),
-        UNTESTED => {
-            let outcome = test();
-            match outcome {
-                // A concurrent failure (of a pairwise test, say) must not be overwritten.
-                Ok(()) => {
-                    let _ = state.compare_exchange(
-                        UNTESTED,
-                        PASSED,
-                        Ordering::AcqRel,
-                        Ordering::Acquire,
-                    );
-                }
-                Err(_) => state.store(FAILED, Ordering::Release),
-            }
-            // Another thread may have failed meanwhile: the state decides.
-            if state.load(Ordering::Acquire) == PASSED {
-                Ok(())
-            } else {
-                Err(Error::SelfTestFailed)
-            }
-        }
+        UNTESTED => record(state, test()),
         _ => Err(Error::SelfTestFailed),
+    }
+}
+
+/// Records the outcome of a run of the tests in `state` and returns the state's verdict: a
+/// pass moves an untested state to passed, a failure is permanent, and a failure recorded
+/// meanwhile by another thread (of a pairwise test, say) is not overwritten.
+fn record(state: &AtomicU8, outcome: Result<(), Error>) -> Result<(), Error> {
+    match outcome {
+        Ok(()) => {
+            let _ = state.compare_exchange(UNTESTED, PASSED, Ordering::AcqRel, Ordering::Acquire);
+        }
+        Err(_) => state.store(FAILED, Ordering::Release),
+    }
+    if state.load(Ordering::Acquire) == PASSED {
+        Ok(())
+    } else {
+        Err(Error::SelfTestFailed)
     }
 }
 
@@ -357,6 +351,15 @@ mod tests {
             Ok(())
         );
         assert!(!ran, "the tests run once");
+        // An on-demand rerun records its own outcome: a pass changes nothing, a failure
+        // is permanent.
+        let rerun = AtomicU8::new(PASSED);
+        assert_eq!(record(&rerun, Ok(())), Ok(()));
+        assert_eq!(
+            record(&rerun, Err(Error::SelfTestFailed)),
+            Err(Error::SelfTestFailed)
+        );
+        assert_eq!(record(&rerun, Ok(())), Err(Error::SelfTestFailed));
         // A failed pairwise test after the known answers passed.
         assert_eq!(fail(&state), Error::SelfTestFailed);
         assert_eq!(gate(&state, || Ok(())), Err(Error::SelfTestFailed));
