@@ -60,12 +60,15 @@ pub const FROM_SIGNED_INPUT_MAX: i16 = Q as i16 - 1;
 /// Subtracts q from `x` if `x >= q`, without branching.
 ///
 /// Input domain: `x <= REDUCE_ONCE_INPUT_MAX` (that is, `x < 2q`). Output: `x mod q`, in `[0, q)`.
+///
+/// Total: every `u16` gives `x` or `x - q`, congruent to `x` mod q, with no panic; the
+/// result is canonical exactly on the domain (from `2q` on it may not be).
 #[inline(always)]
 #[must_use]
 pub const fn reduce_once(x: u16) -> u16 {
-    debug_assert!(x <= REDUCE_ONCE_INPUT_MAX);
-    // x - q lies in [-q, q) and fits an i16 since 2q < 2^15; its sign bit spread over
-    // the word is all ones exactly when x < q, in which case q is added back.
+    // On the domain, x - q lies in [-q, q) and fits an i16 since 2q < 2^15; its sign bit
+    // spread over the word is all ones exactly when x < q, in which case q is added back.
+    // (Off the domain the wrapping operations give x or x - q, never a panic.)
     let d = x.wrapping_sub(Q);
     let mask = ((d as i16) >> 15) as u16;
     d.wrapping_add(Q & mask)
@@ -87,21 +90,24 @@ pub const fn barrett_reduce(x: u32) -> u16 {
 }
 
 /// `a + b mod q` for canonical `a`, `b` (both `<= CANONICAL_MAX`). Output in `[0, q)`.
+///
+/// Total: other operands go through the same formula in wrapping 16-bit arithmetic (no
+/// panic, the same value on every target), whose result need not be `a + b mod q`.
 #[inline(always)]
 #[must_use]
 pub const fn add(a: u16, b: u16) -> u16 {
-    debug_assert!(a <= CANONICAL_MAX && b <= CANONICAL_MAX);
-    // a + b <= 2q - 2: inside reduce_once's domain.
-    reduce_once(a + b)
+    // Canonical operands: a + b <= 2q - 2, inside reduce_once's domain, no wrap.
+    reduce_once(a.wrapping_add(b))
 }
 
 /// `a - b mod q` for canonical `a`, `b` (both `<= CANONICAL_MAX`). Output in `[0, q)`.
+///
+/// Total in the same way as [`add`].
 #[inline(always)]
 #[must_use]
 pub const fn sub(a: u16, b: u16) -> u16 {
-    debug_assert!(a <= CANONICAL_MAX && b <= CANONICAL_MAX);
-    // a + q - b lies in [1, 2q - 1]: inside reduce_once's domain.
-    reduce_once(a + Q - b)
+    // Canonical operands: a + q - b lies in [1, 2q - 1], inside reduce_once's domain.
+    reduce_once(a.wrapping_add(Q).wrapping_sub(b))
 }
 
 /// `a * b mod q` for any `a`, `b` (canonical or not). Output in `[0, q)`.
@@ -119,12 +125,14 @@ pub const fn mul(a: u16, b: u16) -> u16 {
 /// Input domain: `FROM_SIGNED_INPUT_MIN <= x <= FROM_SIGNED_INPUT_MAX` (that is, `|x| < q`).
 /// Output: `x mod q`, in `[0, q)`. Used for the centered binomial noise of FIPS 203
 /// Algorithm 8, whose values lie in `[-eta, eta]`.
+///
+/// Total: other values go through the same formula in wrapping 16-bit arithmetic (no
+/// panic, the same value on every target), whose result need not be `x mod q`.
 #[inline(always)]
 #[must_use]
 pub const fn from_signed(x: i16) -> u16 {
-    debug_assert!(x >= FROM_SIGNED_INPUT_MIN && x <= FROM_SIGNED_INPUT_MAX);
-    // x + q lies in [1, 2q - 1].
-    reduce_once((x + Q as i16) as u16)
+    // On the domain x + q lies in [1, 2q - 1]: no wrap, inside reduce_once's domain.
+    reduce_once(x.wrapping_add(Q as i16) as u16)
 }
 
 /// 1 if `x >= q`, 0 otherwise, for any `u16`, without branching (the check applied to

@@ -50,11 +50,14 @@ pub const FROM_SIGNED_INPUT_MAX: i32 = Q as i32 - 1;
 /// Subtracts q from `x` if `x >= q`, without branching.
 ///
 /// Input domain: `x <= REDUCE_ONCE_INPUT_MAX`. Output: `x mod q`, in `[0, q)`.
+///
+/// Total: every `u32` gives `x` or `x - q`, congruent to `x` mod q, with no panic; the
+/// result is canonical exactly on the domain.
 #[inline(always)]
 #[must_use]
 pub const fn reduce_once(x: u32) -> u32 {
-    debug_assert!(x <= REDUCE_ONCE_INPUT_MAX);
-    // x - q lies in [-q, q): its sign spread over the word is all ones exactly when x < q.
+    // On the domain x - q lies in [-q, q): its sign spread over the word is all ones
+    // exactly when x < q. (Off the domain the wrapping operations give x or x - q.)
     let d = x.wrapping_sub(Q);
     let mask = ((d as i32) >> 31) as u32;
     d.wrapping_add(Q & mask)
@@ -75,21 +78,24 @@ pub const fn barrett_reduce(x: u64) -> u32 {
 }
 
 /// `a + b mod q` for canonical `a`, `b`. Output in `[0, q)`.
+///
+/// Total: other operands go through the same formula in wrapping 32-bit arithmetic (no
+/// panic, the same value on every target), whose result need not be `a + b mod q`.
 #[inline(always)]
 #[must_use]
 pub const fn add(a: u32, b: u32) -> u32 {
-    debug_assert!(a <= CANONICAL_MAX && b <= CANONICAL_MAX);
-    // a + b <= 2q - 2.
-    reduce_once(a + b)
+    // Canonical operands: a + b <= 2q - 2, no wrap.
+    reduce_once(a.wrapping_add(b))
 }
 
 /// `a - b mod q` for canonical `a`, `b`. Output in `[0, q)`.
+///
+/// Total in the same way as [`add`].
 #[inline(always)]
 #[must_use]
 pub const fn sub(a: u32, b: u32) -> u32 {
-    debug_assert!(a <= CANONICAL_MAX && b <= CANONICAL_MAX);
-    // a + q - b lies in [1, 2q - 1].
-    reduce_once(a + Q - b)
+    // Canonical operands: a + q - b lies in [1, 2q - 1], no wrap.
+    reduce_once(a.wrapping_add(Q).wrapping_sub(b))
 }
 
 /// `a * b mod q` for any `a`, `b` (canonical or not). Output in `[0, q)`.
@@ -104,12 +110,14 @@ pub const fn mul(a: u32, b: u32) -> u32 {
 
 /// Maps a signed `x` with `|x| < q` to its canonical representative (ML-DSA's small
 /// secrets, in `[-eta, eta]`).
+///
+/// Total: other values go through the same formula in wrapping 32-bit arithmetic (no
+/// panic, the same value on every target), whose result need not be `x mod q`.
 #[inline(always)]
 #[must_use]
 pub const fn from_signed(x: i32) -> u32 {
-    debug_assert!(x >= FROM_SIGNED_INPUT_MIN && x <= FROM_SIGNED_INPUT_MAX);
-    // x + q lies in [1, 2q - 1].
-    reduce_once((x + Q as i32) as u32)
+    // On the domain x + q lies in [1, 2q - 1]: no wrap.
+    reduce_once(x.wrapping_add(Q as i32) as u32)
 }
 
 /// 1 if `x >= q`, 0 otherwise, for any `u32`, without branching.

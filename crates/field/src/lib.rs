@@ -59,6 +59,12 @@ use core::fmt::Debug;
 ///
 /// The implementor is a zero-sized marker type; all methods are associated functions, so
 /// generic code is monomorphized and inlined per field. Every method is constant time.
+///
+/// Every method is total: inputs outside a method's stated domain go through the same
+/// formula in wrapping arithmetic, so they never panic (not even with overflow checks on)
+/// and give the same value on every target, but that value need not be the residue the
+/// method computes on its domain. [`Self::reduce_once`] off its domain still returns a
+/// value congruent to its input.
 pub trait Field: Copy + Default + Debug + Eq + Send + Sync + 'static {
     /// A field element, canonical in `[0, q)`.
     type Elem: Copy + Default + Eq + Ord + Debug + Into<u64> + Send + Sync + 'static;
@@ -90,7 +96,8 @@ pub trait Field: Copy + Default + Debug + Eq + Send + Sync + 'static {
     /// Largest input of [`Self::from_signed`].
     const FROM_SIGNED_INPUT_MAX: i32;
 
-    /// `x mod q` for `x <= REDUCE_ONCE_INPUT_MAX` (one conditional subtraction).
+    /// `x mod q` for `x <= REDUCE_ONCE_INPUT_MAX` (one conditional subtraction); `x` or
+    /// `x - q` for larger `x`.
     fn reduce_once(x: Self::Elem) -> Self::Elem;
     /// `x mod q` for `x <= REDUCE_WIDE_INPUT_MAX`.
     fn reduce_wide(x: Self::Wide) -> Self::Elem;
@@ -104,8 +111,8 @@ pub trait Field: Copy + Default + Debug + Eq + Send + Sync + 'static {
     /// The exact product `a * b`, unreduced, for any `a`, `b` of the element type (it fits
     /// the wide type); at most `(q-1)^2` for canonical `a`, `b`, the bound accumulators use.
     fn mul_wide(a: Self::Elem, b: Self::Elem) -> Self::Wide;
-    /// `acc + x` without reduction. The caller bounds the sum (overflow checks catch a
-    /// broken bound in debug builds).
+    /// `acc + x` without reduction. The caller bounds the sum (the accumulators of
+    /// `lattice-poly-ntt` count their terms for it); past the wide type's maximum it wraps.
     fn add_wide(acc: Self::Wide, x: Self::Wide) -> Self::Wide;
     /// An element as a wide value.
     fn widen(a: Self::Elem) -> Self::Wide;
@@ -209,7 +216,7 @@ impl Field for Gf3329 {
     }
     #[inline(always)]
     fn add_wide(acc: u32, x: u32) -> u32 {
-        acc + x
+        acc.wrapping_add(x)
     }
     #[inline(always)]
     fn widen(a: u16) -> u32 {
@@ -217,7 +224,7 @@ impl Field for Gf3329 {
     }
     #[inline(always)]
     fn from_signed(x: i32) -> u16 {
-        debug_assert!((Self::FROM_SIGNED_INPUT_MIN..=Self::FROM_SIGNED_INPUT_MAX).contains(&x));
+        // Off the domain the truncation is one more wrapping step (see the trait's docs).
         gf3329::from_signed(x as i16)
     }
     #[inline(always)]
@@ -272,7 +279,7 @@ impl Field for Gf8380417 {
     }
     #[inline(always)]
     fn add_wide(acc: u64, x: u64) -> u64 {
-        acc + x
+        acc.wrapping_add(x)
     }
     #[inline(always)]
     fn widen(a: u32) -> u64 {

@@ -4,9 +4,10 @@
 //!
 //! The crate has no backends (scalar, `const fn` arithmetic), so every test runs once. A
 //! function with a declared input domain (`reduce_once`, `add`, `sub`, `from_signed`,
-//! `Field::add_wide`) is tested on the whole domain and its edges; past it, such a function
-//! is not total (a `debug_assert!` panics in debug builds, a release build returns a
-//! non-canonical value): an open item of the hardening issue, not tested here.
+//! `Field::add_wide`) is tested on the whole domain and its edges for the residue, and off
+//! it for what its docs promise there: no panic, the documented wrapping formula
+//! (recomputed here in wider arithmetic), and for `reduce_once` a value congruent to the
+//! input.
 
 use lattice_field::{Field, Gf3329, Gf8380417, gf3329, gf8380417};
 use lattice_field::{inverse_mod, is_primitive_root_of_unity, pow_mod};
@@ -67,6 +68,73 @@ const U32_EDGES: [u32; 14] = [
     u32::MAX - 1,
     u32::MAX,
 ];
+
+// ---- off the declared domains ---------------------------------------------------------
+
+/// `reduce_once`'s formula for every input, recomputed in `u64`: `d = x - q` wrapped to
+/// `bits` bits, then `d + q` (wrapped) if the top bit of `d` is set, else `d`.
+fn reduce_once_wide(x: u64, q: u64, bits: u32) -> u64 {
+    let d = (x + (1 << bits) - q) % (1 << bits);
+    if d >> (bits - 1) == 1 {
+        (d + q) % (1 << bits)
+    } else {
+        d
+    }
+}
+
+#[test]
+fn gf3329_off_domain_every_u16() {
+    for x in 0..=u16::MAX {
+        let r = gf3329::reduce_once(x);
+        assert_eq!(u64::from(r), reduce_once_wide(x.into(), 3329, 16), "{x}");
+        assert_eq!(r % Q16, x % Q16, "reduce_once({x}) is congruent");
+        assert!(r == x || r == x - Q16);
+        // from_signed of every i16: the formula with a 16-bit wrapping add.
+        let s = x as i16;
+        let wrapped = (i64::from(s) + 3329).rem_euclid(1 << 16) as u64;
+        assert_eq!(
+            u64::from(gf3329::from_signed(s)),
+            reduce_once_wide(wrapped, 3329, 16)
+        );
+        assert_eq!(
+            u64::from(<Gf3329 as Field>::from_signed(i32::from(s))),
+            reduce_once_wide(wrapped, 3329, 16)
+        );
+    }
+}
+
+#[test]
+fn gf8380417_off_domain_edges() {
+    for &x in &U32_EDGES {
+        let r = gf8380417::reduce_once(x);
+        assert_eq!(
+            u64::from(r),
+            reduce_once_wide(x.into(), Q32.into(), 32),
+            "{x}"
+        );
+        assert_eq!(r % Q32, x % Q32);
+        let s = x as i32;
+        let wrapped = (i64::from(s) + i64::from(Q32)).rem_euclid(1 << 32) as u64;
+        assert_eq!(
+            u64::from(gf8380417::from_signed(s)),
+            reduce_once_wide(wrapped, Q32.into(), 32)
+        );
+    }
+}
+
+proptest! {
+    #[test]
+    fn add_sub_add_wide_off_domain(a in any::<u16>(), b in any::<u16>(), c in any::<u32>(), d in any::<u32>(), w in any::<u64>(), v in any::<u64>()) {
+        let (a64, b64) = (u64::from(a), u64::from(b));
+        prop_assert_eq!(u64::from(gf3329::add(a, b)), reduce_once_wide((a64 + b64) % (1 << 16), 3329, 16));
+        prop_assert_eq!(u64::from(gf3329::sub(a, b)), reduce_once_wide((a64 + 3329 + (1 << 16) - b64) % (1 << 16), 3329, 16));
+        let (c64, d64, q) = (u64::from(c), u64::from(d), u64::from(Q32));
+        prop_assert_eq!(u64::from(gf8380417::add(c, d)), reduce_once_wide((c64 + d64) % (1 << 32), q, 32));
+        prop_assert_eq!(u64::from(gf8380417::sub(c, d)), reduce_once_wide((c64 + q + (1 << 32) - d64) % (1 << 32), q, 32));
+        prop_assert_eq!(u128::from(Gf8380417::add_wide(w, v)), (u128::from(w) + u128::from(v)) % (1 << 64));
+        prop_assert_eq!(u64::from(Gf3329::add_wide(c, d)), (c64 + d64) % (1 << 32));
+    }
+}
 
 // ---- gf3329 -------------------------------------------------------------------------
 
