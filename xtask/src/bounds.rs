@@ -82,7 +82,7 @@ fn parse_threads(args: &[String]) -> Result<usize, String> {
 }
 
 /// Runs `f` with the panic message printer silenced (for panics that are expected and
-/// caught, such as the accumulator guard refusing a product).
+/// caught, such as a sabotaged reduction overflowing).
 fn quietly<T>(f: impl FnOnce() -> T) -> T {
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));

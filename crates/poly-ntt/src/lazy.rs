@@ -3,8 +3,9 @@
 //!
 //! Matrix-vector and inner products only ever add NTT-domain products, so [`Accumulator`]
 //! sums the unreduced terms (each at most [`Ring::PRODUCT_TERM_MAX`]) and reduces each
-//! coefficient once at the end; it counts its terms and refuses more than the backend's
-//! limit ([`Backend::MAX_TERMS`], at most [`Ring::MAX_TERMS`]). For ML-KEM a term is
+//! coefficient once at the end; it counts its terms, and a product past the backend's limit
+//! ([`Backend::MAX_TERMS`], at most [`Ring::MAX_TERMS`]) first folds the sums (one
+//! reduction, then the reduced values re-enter as one term), so no count overflows it. For ML-KEM a term is
 //! `2(q-1)^2` in a `u32` (193 fit; k <= 4 are needed); for ML-DSA `(q-1)^2` in a `u64`
 //! (262,656 fit; l <= 7 are needed).
 //!
@@ -15,6 +16,7 @@
 use crate::backend::Backend;
 use crate::ring::{KernelCall, Ring, zeroize_array};
 use crate::{NttPoly, Poly};
+use lattice_field::Field;
 use zeroize::Zeroize;
 
 /// A right-hand-side polynomial together with its ring's product cache.
@@ -95,14 +97,18 @@ impl<R: Ring> CachedNttPoly<R> {
 
 /// `n` unreduced wide sums of NTT-domain products, in the layout of backend `B`.
 ///
-/// It counts the products it has taken and refuses more than the backend's
-/// [`Backend::MAX_TERMS`], so it can never overflow, whatever the caller does. It holds its
+/// It counts the products it has taken since its sums were last reduced; product number
+/// [`Backend::MAX_TERMS`] + 1 first folds them (reduces every sum and takes the result back
+/// as one term), so it can never overflow, whatever the caller does. It holds its
 /// backend's token: every product it takes and its reduction run on that backend (the entry
 /// layout is the backend's own), so one filled by one backend cannot be reduced by another.
 #[derive(Clone)]
 pub struct Accumulator<R: Ring, B: Backend<R>> {
     acc: R::WideCoeffs,
+    /// Products taken in all (saturating), for [`Accumulator::terms`].
     terms: usize,
+    /// Terms in `acc` since it was last folded: at most `B::MAX_TERMS`, the bound.
+    pending: usize,
     backend: B,
 }
 
@@ -110,6 +116,7 @@ impl<R: Ring, B: Backend<R>> Zeroize for Accumulator<R, B> {
     fn zeroize(&mut self) {
         zeroize_array(&mut self.acc);
         self.terms = 0;
+        self.pending = 0;
     }
 }
 
@@ -130,19 +137,24 @@ impl<R: Ring, B: Backend<R>> Accumulator<R, B> {
         Self {
             acc: R::ZERO_WIDE,
             terms: 0,
+            pending: 0,
             backend,
         }
     }
 
     /// Adds the unreduced product `a * b` (in T_q).
     ///
-    /// # Panics
-    /// If this would be product number `B::MAX_TERMS + 1`. The count is public
-    /// (it is the module rank), so the check leaks nothing.
+    /// Every `B::MAX_TERMS` products (193 or more for ML-KEM, far above its rank 4) the sums
+    /// are folded first: a branch on the count, which is public (it is the module rank),
+    /// so it leaks nothing.
     #[inline]
     pub fn add_product(&mut self, a: &NttPoly<R>, b: &CachedNttPoly<R>) {
-        assert!(self.terms < B::MAX_TERMS, "lazy accumulator bound exceeded");
-        self.terms += 1;
+        if self.pending == B::MAX_TERMS {
+            self.fold();
+        }
+        // pending < B::MAX_TERMS: the sums stay within the backend's bound.
+        self.pending += 1;
+        self.terms = self.terms.saturating_add(1);
         self.backend.accumulate(
             KernelCall::NEW,
             &mut self.acc,
@@ -152,10 +164,40 @@ impl<R: Ring, B: Backend<R>> Accumulator<R, B> {
         );
     }
 
-    /// Number of products taken so far.
+    /// Number of products taken so far (saturating at `usize::MAX`).
     #[must_use]
     pub const fn terms(&self) -> usize {
         self.terms
+    }
+
+    /// Reduces every sum and starts again from the reduced values as one term: the
+    /// product of each with the NTT-domain one, which the backend's own kernel writes in
+    /// its own layout. Off the hot path: reached only past `B::MAX_TERMS` products.
+    #[cold]
+    #[inline(never)]
+    fn fold(&mut self) {
+        let mut reduced = self.reduce();
+        // NTT(1): the constant polynomial one in T_q (pairs (1, 0) for ML-KEM, all ones
+        // for a pointwise ring), with its product cache.
+        let one_poly = Poly::<R>::from_fn(|i| {
+            if i == 0 {
+                R::Field::widen(R::Field::ONE)
+            } else {
+                R::Field::WIDE_ZERO
+            }
+        });
+        let one = CachedNttPoly::new(self.backend, &one_poly.ntt(self.backend));
+        self.acc = R::ZERO_WIDE;
+        // One term of canonical operands: within every backend's bound.
+        self.backend.accumulate(
+            KernelCall::NEW,
+            &mut self.acc,
+            reduced.coeffs(),
+            one.poly.coeffs(),
+            &one.cache,
+        );
+        self.pending = 1;
+        reduced.zeroize();
     }
 
     /// The raw sums, for the bounds checker (in the backend's own layout; only with the
@@ -187,6 +229,7 @@ impl<R: Ring, B: Backend<R>> Accumulator<R, B> {
     pub fn clear(&mut self) {
         self.acc = R::ZERO_WIDE;
         self.terms = 0;
+        self.pending = 0;
     }
 }
 

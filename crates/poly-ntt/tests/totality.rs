@@ -10,8 +10,7 @@
 //! [`Backend`] and [`Ring`] other than `Backend::ntt` / `Backend::inverse_ntt` take a
 //! `KernelCall`, which only the crate can make: they are reached here through the typed API
 //! that calls them. Not total, and so not tested here (open items of the hardening issue):
-//! `Poly::coeffs_mut` / `NttPoly::coeffs_mut` let a caller break the canonical invariant,
-//! and `Accumulator::add_product` panics, by design, past `MAX_TERMS` products.
+//! `Poly::coeffs_mut` / `NttPoly::coeffs_mut` let a caller break the canonical invariant.
 
 #[macro_use]
 mod common;
@@ -491,11 +490,10 @@ fn poly_operations_at_the_boundaries() {
 
 // ---- Accumulator --------------------------------------------------------------------
 
-/// `t` products `a * rhs` on `b` (for `t` up to its `MAX_TERMS`): the count, the reduced
-/// result (`t` times one product, mod q) through `reduce` and `reduce_into`, `clear`,
-/// `Clone` and `Zeroize`.
+/// `t` products `a * rhs` on `b` (any `t`: past its `MAX_TERMS` the accumulator folds):
+/// the count, the reduced result (`t` times one product, mod q) through `reduce` and
+/// `reduce_into`, `clear`, `Clone` and `Zeroize`.
 fn check_accumulator<R: Ring, B: Backend<R>>(b: B, a: &NttPoly<R>, rhs: &NttPoly<R>, t: usize) {
-    assert!(t <= B::MAX_TERMS);
     let cached = CachedNttPoly::new(b, rhs);
     let one = multiply_ntts(Portable, a, &CachedNttPoly::new(Portable, rhs));
     let mut acc = Accumulator::new(b);
@@ -535,7 +533,17 @@ fn accumulators_up_to_each_backends_bound() {
     }));
     on_every_backend!(|b| {
         let kcap = max_terms::<MlKem, _>(b);
-        for t in [0, 1, 2, mlkem::MAX_RANK, kcap - 1, kcap] {
+        // Up to the bound, one past it (the first fold), and several folds.
+        for t in [
+            0,
+            1,
+            2,
+            mlkem::MAX_RANK,
+            kcap - 1,
+            kcap,
+            kcap + 1,
+            3 * kcap + 2,
+        ] {
             check_accumulator::<MlKem, _>(b, &kmax, &kmax, t);
             check_accumulator::<MlKem, _>(b, &kmix, &kmax, t);
         }
@@ -543,9 +551,10 @@ fn accumulators_up_to_each_backends_bound() {
             check_accumulator::<MlDsa, _>(b, &dmax, &dmax, t);
         }
     });
-    // ML-DSA's bound is 262,656 terms: once, on the portable backend, at the bound.
+    // ML-DSA's bound is 262,656 terms: once, on the portable backend, through the bound
+    // and one product past it (the fold).
     let dcap = max_terms::<MlDsa, _>(Portable);
-    check_accumulator::<MlDsa, _>(Portable, &dmax, &dmax, dcap);
+    check_accumulator::<MlDsa, _>(Portable, &dmax, &dmax, dcap + 1);
 }
 
 proptest! {

@@ -562,7 +562,7 @@ pub(crate) struct Fill {
 
 /// Fills one real [`Accumulator`] with `terms` all-maximal products with backend `B` (both
 /// lane maxima in two accumulators) and returns the largest raw values and whether the
-/// reduction was right, or `None` if the accumulator panicked (its guard, or an overflow).
+/// reduction was right, or `None` if the accumulator panicked.
 pub(crate) fn fill_accumulator<B: Checked>(backend: B, terms: usize) -> Option<Fill> {
     let a = poly(&[MAX; N]);
     let mut fill = Fill {
@@ -588,7 +588,7 @@ pub(crate) fn fill_accumulator<B: Checked>(backend: B, terms: usize) -> Option<F
 
 /// The capacity of [`Accumulator`] with backend `B`: `B::MAX_TERMS` all-maximal products
 /// fit [`Checked::LIMIT`] and reduce correctly, the declared capacity is the largest that
-/// fits, and the guard refuses one more product.
+/// fits, and one more product folds the sums (stays within the limit, reduces correctly).
 pub(crate) fn capacity_row<B: Checked>(backend: B) -> Row {
     let max_terms = B::MAX_TERMS;
     let fill = fill_accumulator(backend, max_terms);
@@ -614,17 +614,18 @@ pub(crate) fn capacity_row<B: Checked>(backend: B) -> Row {
     row.require(next > u128::from(B::LIMIT), || {
         format!("{} is not the largest count that fits", B::MAX_TERMS_NAME)
     });
-    if fill_accumulator(backend, max_terms + 1).is_some() {
-        row.failures.push(overfill_report(backend));
+    match fill_accumulator(backend, max_terms + 1) {
+        Some(f) if f.correct && u64::from(f.seen.max()) <= B::LIMIT => {}
+        _ => row.failures.push(overfill_report(backend)),
     }
-    row.how_detail = "guard refuses +1".into();
+    row.how_detail = "folds at +1".into();
     row
 }
 
-/// What happens past the capacity when the guard does not refuse: adds all-maximal
-/// products one at a time (up to twice the largest capacity of any backend) and reports
-/// where the guard refuses, where the entries pass the limit and the lane type, and where
-/// the reduced result first goes wrong.
+/// What happens past the capacity when product `B::MAX_TERMS + 1` does not fold cleanly:
+/// adds all-maximal products one at a time (up to twice the largest capacity of any
+/// backend) and reports where the accumulator panics, where the entries pass the limit and
+/// the lane type, and where the reduced result first goes wrong.
 fn overfill_report<B: Checked>(backend: B) -> String {
     let cap = 2 * ACCUMULATOR_MAX_TERMS;
     let a = poly(&[MAX; N]);
@@ -653,17 +654,19 @@ fn overfill_report<B: Checked>(backend: B) -> String {
     let at =
         |n: Option<usize>| n.map_or_else(|| "never".to_owned(), |n| format!("from product {n}"));
     format!(
-        "the guard does not refuse product number {} (one more than {} = {}): it accepted {}{}; \
-         with all-maximal operands the entries pass {} {}, the lane type's maximum {}, and \
-         the reduced result is wrong {}",
+        "product number {} (one more than {} = {}) does not fold cleanly: {}; with \
+         all-maximal operands the entries pass {} {}, the lane type's maximum {}, and the \
+         reduced result is wrong {}",
         B::MAX_TERMS + 1,
         B::MAX_TERMS_NAME,
         B::MAX_TERMS,
-        accepted,
         if accepted == cap {
-            " (stopped trying)".to_owned()
+            format!("{cap} products taken without a panic")
         } else {
-            format!(" products and refused number {}", accepted + 1)
+            format!(
+                "{accepted} products taken, number {} panicked",
+                accepted + 1
+            )
         },
         B::LIMIT_NAME,
         at(over_limit),

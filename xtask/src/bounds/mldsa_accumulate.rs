@@ -210,13 +210,13 @@ pub(crate) struct Fill {
     pub(crate) seen: u64,
     /// Whether every raw entry is the exact sum and the reduced sums are right.
     pub(crate) correct: bool,
-    /// Whether one more product was refused by the accumulator's guard (a panic that left
-    /// the count and the sums as they were).
-    pub(crate) refuses_next: bool,
+    /// Whether one more product folded the sums: the raw entries are then the reduced
+    /// sums plus that one product, the count went on, and the reduction is right.
+    pub(crate) folds_next: bool,
 }
 
 /// Fills one real [`Accumulator`] with `terms` all-maximal products, or `None` if that
-/// panicked; then offers one more product.
+/// panicked; then adds one more product.
 pub(crate) fn fill_accumulator(terms: usize) -> Option<Fill> {
     let a = poly(&[CANONICAL_MAX; N]);
     let b = CachedNttPoly::new(Portable, &a);
@@ -233,11 +233,16 @@ pub(crate) fn fill_accumulator(terms: usize) -> Option<Fill> {
     let correct = raw.iter().all(|&r| u128::from(r) == exact)
         && acc.reduce().coeffs().iter().all(|&c| c == expected);
     let next = catch_unwind(AssertUnwindSafe(|| acc.add_product(&a, &b)));
-    let refuses_next = next.is_err() && acc.terms() == terms && acc.raw() == &raw;
+    let folded = u64::from(expected) + PRODUCT_TERM_MAX;
+    let expected_next = ((exact + u128::from(PRODUCT_TERM_MAX)) % u128::from(Q)) as u32;
+    let folds_next = next.is_ok()
+        && acc.terms() == terms + 1
+        && acc.raw().iter().all(|&r| r == folded)
+        && acc.reduce().coeffs().iter().all(|&c| c == expected_next);
     Some(Fill {
         seen: raw.iter().copied().max().unwrap_or(0),
         correct,
-        refuses_next,
+        folds_next,
     })
 }
 
@@ -272,7 +277,7 @@ pub(crate) fn term_row() -> Row {
 }
 
 /// The capacity: [`ACCUMULATOR_MAX_TERMS`] all-maximal products fit [`LIMIT`] and reduce
-/// correctly, it is the largest count that fits, and the guard refuses one more.
+/// correctly, it is the largest count that fits, and one more product folds the sums.
 pub(crate) fn capacity_row() -> Row {
     capacity_check(ACCUMULATOR_MAX_TERMS)
 }
@@ -298,9 +303,9 @@ pub(crate) fn capacity_check(max_terms: usize) -> Row {
             row.require(f.correct, || {
                 format!("{max_terms} all-maximal products reduce to a wrong result")
             });
-            row.require(f.refuses_next, || {
+            row.require(f.folds_next, || {
                 format!(
-                    "the accumulator's guard does not refuse product number {}",
+                    "the accumulator does not fold at product number {}",
                     max_terms + 1
                 )
             });
@@ -315,7 +320,7 @@ pub(crate) fn capacity_check(max_terms: usize) -> Row {
             && <MlDsa as Ring>::MAX_TERMS == max_terms,
         || "Backend::MAX_TERMS / Ring::MAX_TERMS differ from the declared capacity".into(),
     );
-    row.how_detail = "guard refuses +1".into();
+    row.how_detail = "folds at +1".into();
     row
 }
 
