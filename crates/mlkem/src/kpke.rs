@@ -71,7 +71,11 @@ pub(crate) fn decode_vector_12_reduced_into<B: KemBackend, const K: usize>(
     let mut raw = [0u16; N];
     for (p, chunk) in out.0.iter_mut().zip(bytes.chunks_exact(POLY_BYTES)) {
         b.byte_decode::<12>(chunk, &mut raw);
-        for (c, &x) in p.coeffs_mut().iter_mut().zip(&raw) {
+        for (c, &x) in p
+            .coeffs_mut(lattice_poly_ntt::__private::WORKSPACE)
+            .iter_mut()
+            .zip(&raw)
+        {
             // x < 2^12 <= REDUCE_ONCE_INPUT_MAX = 2q - 1.
             *c = lattice_field::gf3329::reduce_once(x);
         }
@@ -293,7 +297,10 @@ fn decode_decompress<B: KemBackend, const D: usize>(b: B, bytes: &[u8]) -> Poly 
     b.byte_decode::<D>(bytes, &mut values);
     let mut p = Poly::zero();
     // Decompress_d returns values below q, as `coeffs_mut` requires.
-    b.decompress::<D>(&values, p.coeffs_mut());
+    b.decompress::<D>(
+        &values,
+        p.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
+    );
     values.as_mut_slice().zeroize();
     p
 }

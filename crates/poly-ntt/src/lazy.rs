@@ -220,8 +220,11 @@ impl<R: Ring, B: Backend<R>> Accumulator<R, B> {
     /// Reduces every sum once into `out`.
     #[inline]
     pub fn reduce_into(&self, out: &mut NttPoly<R>) {
-        self.backend
-            .reduce_accumulator(KernelCall::NEW, &self.acc, out.coeffs_mut());
+        self.backend.reduce_accumulator(
+            KernelCall::NEW,
+            &self.acc,
+            out.coeffs_mut(crate::__private::WORKSPACE),
+        );
     }
 
     /// Empties the accumulator for reuse.

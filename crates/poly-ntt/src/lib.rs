@@ -95,6 +95,19 @@ mod vector;
 pub use backend::{Avx2, Avx512};
 pub use backend::{Backend, Portable};
 pub use lazy::{Accumulator, CachedNttPoly, multiply_ntts};
-pub use poly::{NttPoly, Poly};
+pub use poly::{NotCanonical, NttPoly, Poly};
 pub use ring::Ring;
 pub use vector::{CachedNttVector, Matrix, NttVector, PolyVector};
+
+/// Not public API: items the other crates of this workspace need and nobody else should
+/// use (hidden from the docs, no stability promise).
+#[doc(hidden)]
+pub mod __private {
+    /// The token of [`crate::Poly::coeffs_mut`] / [`crate::NttPoly::coeffs_mut`]: whoever
+    /// names it promises to leave every coefficient canonical.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Workspace(());
+
+    /// The one value of [`Workspace`].
+    pub const WORKSPACE: Workspace = Workspace(());
+}

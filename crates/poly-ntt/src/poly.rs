@@ -13,8 +13,9 @@ macro_rules! poly_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
         ///
-        /// Invariant: every coefficient is canonical, in `[0, q)`. Constructors that take raw
-        /// coefficients check it; [`Self::coeffs_mut`] hands the responsibility to the caller.
+        /// Invariant: every coefficient is canonical, in `[0, q)`. Every public way in checks
+        /// it ([`Self::from_coeffs`], [`Self::try_set_coeffs`]) or reduces
+        /// ([`Self::from_fn`], [`Self::set_coeffs_reduced`]), so no caller can break it.
         #[derive(Clone, PartialEq, Eq)]
         pub struct $name<R: Ring> {
             coeffs: R::Coeffs,
@@ -57,12 +58,41 @@ macro_rules! poly_type {
                 &self.coeffs
             }
 
-            /// Mutable access to the coefficients.
+            /// Replaces the coefficients with `coeffs` if every one is canonical (in
+            /// `[0, q)`); otherwise leaves `self` as it was.
             ///
-            /// The caller must leave every coefficient in `[0, q)`: the lazy accumulators
-            /// rely on it for their overflow bound (a violation is caught by overflow checks
-            /// in debug builds and gives wrong results, never memory unsafety, in release).
-            pub fn coeffs_mut(&mut self) -> &mut R::Coeffs {
+            /// Runs in time independent of the values (it inspects every coefficient).
+            ///
+            /// # Errors
+            /// [`NotCanonical`] if a coefficient is `>= q`.
+            pub fn try_set_coeffs(&mut self, coeffs: &R::Coeffs) -> Result<(), NotCanonical> {
+                let mut over = 0u8;
+                for &c in coeffs.as_ref() {
+                    over |= R::Field::not_canonical(c);
+                }
+                if over != 0 {
+                    return Err(NotCanonical);
+                }
+                self.coeffs = *coeffs;
+                Ok(())
+            }
+
+            /// Replaces the coefficients with `coeffs`, each reduced mod q (so every value
+            /// is accepted; canonical ones are kept as they are).
+            pub fn set_coeffs_reduced(&mut self, coeffs: &R::Coeffs) {
+                for (out, &c) in self.coeffs.as_mut().iter_mut().zip(coeffs.as_ref()) {
+                    *out = R::Field::reduce_wide(R::Field::widen(c));
+                }
+            }
+
+            /// Raw mutable access to the coefficients, for the crates of this workspace
+            /// only: the samplers of `lattice-sampling` and the decoders of `mlkem`, whose
+            /// outputs are canonical by construction (each call site says why), write
+            /// straight into the polynomial. Not public API (hidden, no stability promise,
+            /// it takes the workspace's token); elsewhere use `try_set_coeffs` or
+            /// `set_coeffs_reduced`.
+            #[doc(hidden)]
+            pub fn coeffs_mut(&mut self, _: crate::__private::Workspace) -> &mut R::Coeffs {
                 &mut self.coeffs
             }
 
@@ -118,6 +148,19 @@ poly_type!(
     NttPoly
 );
 
+/// The error of [`Poly::try_set_coeffs`] and [`NttPoly::try_set_coeffs`]: a coefficient is
+/// not canonical (`>= q`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NotCanonical;
+
+impl core::fmt::Display for NotCanonical {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("a coefficient is not in [0, q)")
+    }
+}
+
+impl core::error::Error for NotCanonical {}
+
 impl<R: Ring> Poly<R> {
     /// The forward NTT (FIPS 203 Algorithm 9, FIPS 204 Algorithm 41) of a copy of `self`.
     ///
@@ -135,8 +178,8 @@ impl<R: Ring> Poly<R> {
     #[inline]
     pub fn ntt_into<B: Backend<R>>(&self, backend: B, out: &mut NttPoly<R>) {
         // The backend contract keeps outputs canonical.
-        *out.coeffs_mut() = *self.coeffs();
-        backend.ntt_canonical(KernelCall::NEW, out.coeffs_mut());
+        *out.coeffs_mut(crate::__private::WORKSPACE) = *self.coeffs();
+        backend.ntt_canonical(KernelCall::NEW, out.coeffs_mut(crate::__private::WORKSPACE));
     }
 }
 
@@ -154,8 +197,8 @@ impl<R: Ring> NttPoly<R> {
     /// The inverse NTT of `self` written into `out` (one copy, then in place).
     #[inline]
     pub fn inverse_ntt_into<B: Backend<R>>(&self, backend: B, out: &mut Poly<R>) {
-        *out.coeffs_mut() = *self.coeffs();
-        backend.inverse_ntt_canonical(KernelCall::NEW, out.coeffs_mut());
+        *out.coeffs_mut(crate::__private::WORKSPACE) = *self.coeffs();
+        backend.inverse_ntt_canonical(KernelCall::NEW, out.coeffs_mut(crate::__private::WORKSPACE));
     }
 }
 

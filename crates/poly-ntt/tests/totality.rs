@@ -9,8 +9,8 @@
 //! kernels) and ML-DSA's (`MlDsa`, portable code on every token). The raw kernels of
 //! [`Backend`] and [`Ring`] other than `Backend::ntt` / `Backend::inverse_ntt` take a
 //! `KernelCall`, which only the crate can make: they are reached here through the typed API
-//! that calls them. Not total, and so not tested here (open items of the hardening issue):
-//! `Poly::coeffs_mut` / `NttPoly::coeffs_mut` let a caller break the canonical invariant.
+//! that calls them. Raw coefficient access (`coeffs_mut`) is not public API: hidden, and it
+//! takes the workspace's token (`__private::WORKSPACE`).
 
 #[macro_use]
 mod common;
@@ -261,6 +261,31 @@ fn check_constructors<R: Ring>(raw: &R::Coeffs) {
     let h = NttPoly::<R>::from_coeffs(*raw);
     assert_eq!(p.is_some(), canonical);
     assert_eq!(h.is_some(), canonical);
+    // The in-place setters, from a canonical non-zero start: checked (all or nothing) and
+    // reducing.
+    let start = Poly::<R>::from_fn(|i| {
+        R::Field::widen(if i % 3 == 1 {
+            R::Field::CANONICAL_MAX
+        } else {
+            R::Field::ONE
+        })
+    });
+    let (mut ps, mut hs) = (
+        start.clone(),
+        NttPoly::<R>::from_coeffs(*start.coeffs()).unwrap(),
+    );
+    assert_eq!(ps.try_set_coeffs(raw).is_ok(), canonical);
+    assert_eq!(hs.try_set_coeffs(raw).is_ok(), canonical);
+    let kept = if canonical { raw } else { start.coeffs() };
+    assert_eq!(ps.coeffs(), kept);
+    assert_eq!(hs.coeffs(), kept);
+    ps.set_coeffs_reduced(raw);
+    hs.set_coeffs_reduced(raw);
+    let q = R::Field::MODULUS;
+    for (i, (&c, &r)) in ps.coeffs().as_ref().iter().zip(raw.as_ref()).enumerate() {
+        assert_eq!(c.into(), r.into() % q, "set_coeffs_reduced at {i}");
+    }
+    assert_eq!(hs.coeffs(), ps.coeffs());
     if let (Some(p), Some(h)) = (p, h) {
         assert_eq!(p.coeffs(), raw);
         assert_eq!(h.coeffs(), raw);
@@ -342,9 +367,20 @@ fn poly_constructors_at_the_boundaries() {
             .iter()
             .all(|&c| u64::from(c) == u64::MAX % u64::from(QD))
     );
-    // `coeffs_mut` with canonical values keeps the invariant.
+    // The in-place setters: canonical values kept, a non-canonical one refused (the
+    // polynomial unchanged) or reduced.
     let mut p = mlkem::Poly::zero();
-    p.coeffs_mut()[N - 1] = QK - 1;
+    let mut c = [0u16; N];
+    c[N - 1] = QK - 1;
+    assert_eq!(p.try_set_coeffs(&c), Ok(()));
+    assert_eq!(p.get(N - 1), Some(QK - 1));
+    c[0] = QK;
+    assert_eq!(p.try_set_coeffs(&c), Err(lattice_poly_ntt::NotCanonical));
+    assert_eq!(p.get(0), Some(0));
+    assert_eq!(p.get(N - 1), Some(QK - 1));
+    c[0] = u16::MAX;
+    p.set_coeffs_reduced(&c);
+    assert_eq!(p.get(0), Some(u16::MAX % QK));
     assert_eq!(p.get(N - 1), Some(QK - 1));
 }
 

@@ -261,7 +261,7 @@ impl<'a, B: SamplingBackend> Batch<'a, B> {
                 self.push(Job::SampleNtt {
                     seed: matrix_seed(rho, i as u8, j as u8),
                     // The parser writes only values below q: the canonical invariant holds.
-                    out: poly.coeffs_mut(),
+                    out: poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
                 });
             }
         }
@@ -275,7 +275,7 @@ impl<'a, B: SamplingBackend> Batch<'a, B> {
             nonce: [nonce],
             eta,
             // CBD writes only values in [0, q): the canonical invariant holds.
-            out: out.coeffs_mut(),
+            out: out.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
         });
     }
 
@@ -365,7 +365,7 @@ mod tests {
         for (seed, poly) in seeds.iter().zip(&mut polys) {
             batch.push(Job::SampleNtt {
                 seed: *seed,
-                out: poly.coeffs_mut(),
+                out: poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
             });
         }
         batch.noise(&sigma, Eta::Three, 9, &mut noise);
@@ -411,7 +411,7 @@ mod tests {
         for (seed, poly) in seeds.iter().zip(&mut polys) {
             batch.push(Job::SampleNtt {
                 seed: *seed,
-                out: poly.coeffs_mut(),
+                out: poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
             });
         }
         batch.run();

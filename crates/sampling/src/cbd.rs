@@ -54,7 +54,10 @@ impl Eta {
 #[must_use]
 pub fn sample_poly_cbd2(bytes: &[u8; CBD2_INPUT_BYTES]) -> Poly {
     let mut poly = Poly::zero();
-    cbd2_into(bytes, poly.coeffs_mut());
+    cbd2_into(
+        bytes,
+        poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
+    );
     poly
 }
 
@@ -64,7 +67,10 @@ pub fn sample_poly_cbd2(bytes: &[u8; CBD2_INPUT_BYTES]) -> Poly {
 #[must_use]
 pub fn sample_poly_cbd3(bytes: &[u8; CBD3_INPUT_BYTES]) -> Poly {
     let mut poly = Poly::zero();
-    cbd3_into(bytes, poly.coeffs_mut());
+    cbd3_into(
+        bytes,
+        poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
+    );
     poly
 }
 

@@ -51,7 +51,7 @@ pub fn rej_ntt_poly(backend: impl SamplingBackend, seed: &[u8; SAMPLE_NTT_SEED_B
     let mut batch = Batch::new(backend);
     batch.push(Job::RejNttPoly {
         seed: *seed,
-        out: poly.coeffs_mut(),
+        out: poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
     });
     batch.run();
     poly
@@ -152,7 +152,7 @@ impl<'a, B: SamplingBackend> Batch<'a, B> {
                     // ML-KEM's rho || j || i.
                     seed: matrix_seed(rho, i as u8, s as u8),
                     // The parser writes only values below q: the canonical invariant holds.
-                    out: poly.coeffs_mut(),
+                    out: poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
                 });
             }
         }

@@ -34,7 +34,13 @@ pub fn sample_noise_poly(
     nonce: u8,
 ) -> Poly {
     let mut poly = Poly::zero();
-    noise_into(backend, sigma, eta, nonce, poly.coeffs_mut());
+    noise_into(
+        backend,
+        sigma,
+        eta,
+        nonce,
+        poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
+    );
     poly
 }
 
@@ -132,7 +138,7 @@ pub(crate) fn sample_noise_polys_portable<'a>(
             sigma,
             eta,
             nonce,
-            poly.coeffs_mut(),
+            poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
         );
     }
 }

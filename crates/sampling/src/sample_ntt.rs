@@ -51,7 +51,7 @@ pub fn sample_ntt(backend: impl SamplingBackend, seed: &[u8; SAMPLE_NTT_SEED_BYT
     batch.push(Job::SampleNtt {
         seed: *seed,
         // The parser writes only values below q: the canonical invariant holds.
-        out: poly.coeffs_mut(),
+        out: poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
     });
     batch.run();
     poly
@@ -98,7 +98,10 @@ pub(crate) fn sample_ntt_into(
 fn sample_ntt_from_xof(reader: &mut impl XofStream) -> NttPoly {
     let mut poly = NttPoly::zero();
     // `parse_candidates` writes only values below q, so the canonical invariant holds.
-    sample_ntt_from_xof_into(reader, poly.coeffs_mut());
+    sample_ntt_from_xof_into(
+        reader,
+        poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
+    );
     poly
 }
 
@@ -154,7 +157,11 @@ pub(crate) fn sample_ntt_batch_portable(
 ) {
     assert_eq!(seeds.len(), out.len(), "one output per seed");
     for (seed, poly) in seeds.iter().zip(out) {
-        sample_ntt_into(lattice_poly_ntt::backend::Portable, seed, poly.coeffs_mut());
+        sample_ntt_into(
+            lattice_poly_ntt::backend::Portable,
+            seed,
+            poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
+        );
     }
 }
 

@@ -78,8 +78,8 @@ where
     // Line 4: t = NTT^-1(A-hat * NTT(s1)) + s2, the product summed lazily in u64.
     let mut s1_poly = PolyVector::<L>::zero();
     for (p, c) in s1_poly.0.iter_mut().zip(&s1) {
-        // ExpandS writes canonical values (eta - z mod q): the invariant holds.
-        *p.coeffs_mut() = *c;
+        // ExpandS writes canonical values (eta - z mod q), which the reduction keeps.
+        p.set_coeffs_reduced(c);
     }
     // In place: no temporary copy of the secret s1-hat to erase.
     let mut s1_hat = CachedNttVector::<L>::zero();
@@ -91,7 +91,7 @@ where
     t_hat.zeroize();
     let mut s2_poly = PolyVector::<K>::zero();
     for (p, c) in s2_poly.0.iter_mut().zip(&s2) {
-        *p.coeffs_mut() = *c;
+        p.set_coeffs_reduced(c);
     }
     t.add_assign(b, &s2_poly);
     s2_poly.zeroize();

@@ -12,10 +12,8 @@
 //! use lattice_poly_ntt::mlkem::{NttVector, Poly};
 //!
 //! // x * x^255 = x^256 = -1 in Z_q[X]/(X^256 + 1).
-//! let mut x = Poly::zero();
-//! x.coeffs_mut()[1] = 1;
-//! let mut x255 = Poly::zero();
-//! x255.coeffs_mut()[255] = 1;
+//! let x = Poly::from_fn(|i| u32::from(i == 1));
+//! let x255 = Poly::from_fn(|i| u32::from(i == 255));
 //!
 //! let a = NttVector::new([x.ntt(Portable)]);
 //! let b = NttVector::new([x255.ntt(Portable)]).cached(Portable);
@@ -147,7 +145,7 @@ impl crate::CachedNttPoly<MlKem> {
 pub fn multiply_ntts_eager(a: &NttPoly, b: &NttPoly) -> NttPoly {
     let (a, b) = (a.coeffs(), b.coeffs());
     let mut out = NttPoly::zero();
-    let c = out.coeffs_mut();
+    let c = out.coeffs_mut(crate::__private::WORKSPACE);
     for i in 0..PAIRS {
         let gamma = zetas::GAMMAS[i];
         let (a0, a1, b0, b1) = (a[2 * i], a[2 * i + 1], b[2 * i], b[2 * i + 1]);

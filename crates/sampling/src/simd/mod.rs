@@ -125,7 +125,7 @@ mod tests {
                 .zip(&mut got)
                 .map(|(seed, poly)| Job::SampleNtt {
                     seed: *seed,
-                    out: poly.coeffs_mut(),
+                    out: poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
                 }),
         );
         assert_eq!(got, want, "{} seeds", seeds.len());
@@ -232,7 +232,7 @@ mod tests {
                     sigma,
                     nonce: [nonce],
                     eta,
-                    out: p.coeffs_mut(),
+                    out: p.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
                 }),
         );
         assert_eq!(got, want, "{requests:?}");
