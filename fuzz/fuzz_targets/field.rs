@@ -1,5 +1,7 @@
 //! Field layer: every reduction of `lattice-field` (GF(3329) and GF(8380417)) against the
-//! naive `%`, on its declared input domain (the `*_INPUT_MAX` / `CANONICAL_MAX` constants).
+//! naive `%`, on its declared input domain (the `*_INPUT_MAX` / `CANONICAL_MAX` constants),
+//! and off it what the functions promise there: no panic (the build has overflow checks and
+//! debug assertions), and `reduce_once` congruent to its input (`x` or `x - q`).
 //!
 //! Input: any bytes, read as little-endian words. Each word is mapped into the domain of the
 //! function under test two ways: clamped (so the fuzzer can reach the exact domain edges) and
@@ -31,6 +33,12 @@ fn check_u16(raw: u16) {
     for x in into_domain(raw, REDUCE_ONCE_INPUT_MAX) {
         assert_eq!(reduce_once(x), naive(x.into()), "reduce_once({x})");
     }
+    // Off the domain too: x or x - q.
+    let r = reduce_once(raw);
+    assert!(
+        r == raw || (raw >= Q && r == raw - Q),
+        "reduce_once({raw}) = {r}"
+    );
 }
 
 fn check_pair(raw_a: u16, raw_b: u16) {
@@ -42,6 +50,8 @@ fn check_pair(raw_a: u16, raw_b: u16) {
             assert_eq!(mul(a, b), naive(wa * wb), "mul({a}, {b})");
         }
     }
+    // Any operands: no panic.
+    let _ = (add(raw_a, raw_b), sub(raw_a, raw_b));
 }
 
 fn check_signed(raw: u16) {
@@ -51,6 +61,8 @@ fn check_signed(raw: u16) {
     for x in [folded, clamped] {
         assert_eq!(from_signed(x), naive(x.into()), "from_signed({x})");
     }
+    // Any i16: no panic.
+    let _ = from_signed(raw as i16);
 }
 
 fn check_pow(base: u16, e: u8) {
@@ -94,6 +106,13 @@ fn check_gf8380417(x: u64) {
             assert_eq!(u64::from(f::mul(a, b)), wa * wb % q, "mul({a}, {b})");
         }
     }
+    // Off the domains: no panic, reduce_once congruent.
+    let r = f::reduce_once(lo);
+    assert!(
+        r == lo || (lo >= f::Q && r == lo - f::Q),
+        "reduce_once({lo}) = {r}"
+    );
+    let _ = (f::add(lo, hi), f::sub(lo, hi), f::from_signed(hi as i32));
     let s = (lo % (2 * f::Q - 1)) as i32 - (f::Q as i32 - 1);
     assert_eq!(
         i64::from(f::from_signed(s)),
