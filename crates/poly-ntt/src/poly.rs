@@ -15,7 +15,8 @@ macro_rules! poly_type {
         ///
         /// Invariant: every coefficient is canonical, in `[0, q)`. Every public way in checks
         /// it ([`Self::from_coeffs`], [`Self::try_set_coeffs`]) or reduces
-        /// ([`Self::from_fn`], [`Self::set_coeffs_reduced`]), so no caller can break it.
+        /// ([`Self::from_fn`], [`Self::set_coeffs_reduced`]), so no caller outside this workspace
+        /// can break it (the workspace's samplers write through a hidden accessor).
         #[derive(Clone, PartialEq, Eq)]
         pub struct $name<R: Ring> {
             coeffs: R::Coeffs,
@@ -178,8 +179,8 @@ impl<R: Ring> Poly<R> {
     #[inline]
     pub fn ntt_into<B: Backend<R>>(&self, backend: B, out: &mut NttPoly<R>) {
         // The backend contract keeps outputs canonical.
-        *out.coeffs_mut(crate::__private::WORKSPACE) = *self.coeffs();
-        backend.ntt_canonical(KernelCall::NEW, out.coeffs_mut(crate::__private::WORKSPACE));
+        out.coeffs = self.coeffs;
+        backend.ntt_canonical(KernelCall::NEW, &mut out.coeffs);
     }
 }
 
@@ -197,8 +198,8 @@ impl<R: Ring> NttPoly<R> {
     /// The inverse NTT of `self` written into `out` (one copy, then in place).
     #[inline]
     pub fn inverse_ntt_into<B: Backend<R>>(&self, backend: B, out: &mut Poly<R>) {
-        *out.coeffs_mut(crate::__private::WORKSPACE) = *self.coeffs();
-        backend.inverse_ntt_canonical(KernelCall::NEW, out.coeffs_mut(crate::__private::WORKSPACE));
+        out.coeffs = self.coeffs;
+        backend.inverse_ntt_canonical(KernelCall::NEW, &mut out.coeffs);
     }
 }
 
