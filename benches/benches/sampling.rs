@@ -4,7 +4,9 @@
 //! IDs: `sampling/sample_ntt/<mode>`, `sampling/cbd/<mode>/{2,3}`,
 //! `sampling/noise_poly/<mode>/{2,3}`, `sampling/sample_matrix/<mode>/{2,3,4}`, where
 //! `<mode>` is `portable` (the `Portable` token) and, on CPUs with AVX2, `avx2` (the `Avx2`
-//! token, which the KEM uses there: multi-way Keccak where the crate has it).
+//! token, which the KEM uses there: multi-way Keccak where the crate has it) and, on CPUs
+//! with AVX-512F/VL/BW, `avx512` (4- and 8-way AVX-512 Keccak, and VBMI2's compress-based
+//! candidate parser where the CPU has VBMI2).
 //! SampleNTT's cost depends on how many candidates its seed rejects, so `sample_ntt` cycles
 //! through 64 seeds (matrix generation averages over its k^2 entries by itself).
 #![allow(missing_docs)] // criterion_main! generates an undocumented `main`
@@ -71,6 +73,16 @@ fn sampling(c: &mut Criterion) {
             "SIMD and portable matrices differ"
         );
         functions(&mut group, avx2, "avx2");
+    }
+    #[cfg(target_arch = "x86_64")]
+    if let Some(avx512) = lattice_poly_ntt::backend::Avx512::detect() {
+        let rho = inputs::bytes::<32>(104);
+        assert_eq!(
+            sample_matrix::<3>(avx512, &rho),
+            sample_matrix::<3>(Portable, &rho),
+            "AVX-512 and portable matrices differ"
+        );
+        functions(&mut group, avx512, "avx512");
     }
     group.finish();
 }

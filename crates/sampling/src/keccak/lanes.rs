@@ -36,7 +36,8 @@ use super::x8::keccak_f1600_x8;
 use super::{SHA3_256_RATE, SHAKE_DOMAIN, permute_bmi};
 use crate::batch::Job;
 use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta};
-use crate::simd::{cbd, rej};
+use crate::simd::cbd;
+use crate::simd::rej::Parser;
 
 /// Words in the largest rate (SHAKE128).
 const MAX_RATE_WORDS: usize = SHAKE128_RATE / 8;
@@ -155,6 +156,7 @@ impl<'a> Lane<'a> {
     #[target_feature(enable = "avx2")]
     fn consume(
         &mut self,
+        parser: Parser,
         word: impl Fn(usize) -> u64,
         words: &mut [u64; MAX_RATE_WORDS],
         noise: &mut [u64; CBD3_WORDS],
@@ -184,7 +186,7 @@ impl<'a> Lane<'a> {
             Job::SampleNtt { out, .. } => {
                 let block = &mut words[..SHAKE128_RATE / 8];
                 read(block);
-                self.filled = rej::parse_candidates_avx2(bytes_of(block), out, self.filled);
+                self.filled = parser.parse(bytes_of(block), out, self.filled);
                 self.filled == N
             }
             Job::RejNttPoly { out, .. } => {
@@ -231,6 +233,7 @@ impl<'a> Lane<'a> {
     #[target_feature(enable = "avx2")]
     fn finish_scalar(
         &mut self,
+        parser: Parser,
         state: &mut [u64; WORDS],
         words: &mut [u64; MAX_RATE_WORDS],
         noise: &mut [u64; CBD3_WORDS],
@@ -244,7 +247,7 @@ impl<'a> Lane<'a> {
             }
             // SAFETY: this module runs only under an AVX2 token, which implies BMI1/BMI2.
             unsafe { permute_bmi(state) };
-            if self.padded && self.consume(|i| state[i], words, noise) {
+            if self.padded && self.consume(parser, |i| state[i], words, noise) {
                 return;
             }
         }
@@ -440,17 +443,18 @@ fn permute_x8(words: &mut [[u64; 8]; WORDS]) {
 #[target_feature(enable = "avx2")]
 #[inline(never)]
 pub(crate) fn run<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
-    run_with::<4, X4Avx2>(jobs);
+    run_with::<4, X4Avx2>(jobs, Parser::Avx2);
 }
 
-/// Runs every job of `jobs` on the AVX-512VL permutation (see [`run_with`]).
+/// Runs every job of `jobs` on the AVX-512VL permutation (see [`run_with`]), parsing
+/// `SampleNTT` candidates with `parser`.
 ///
 /// # Safety
 /// The CPU has AVX2, BMI1/2 and AVX-512F/VL.
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 #[inline(never)]
-pub(crate) unsafe fn run_vl<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
-    run_with::<4, X4Vl>(jobs);
+pub(crate) unsafe fn run_vl<'a>(jobs: impl IntoIterator<Item = Job<'a>>, parser: Parser) {
+    run_with::<4, X4Vl>(jobs, parser);
 }
 
 /// Runs every job of `jobs` on the AVX-512F 8-way permutation while more than four are
@@ -463,12 +467,14 @@ pub(crate) unsafe fn run_vl<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
 /// The CPU has AVX2, BMI1/2 and AVX-512F/VL.
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 #[inline(never)]
-pub(crate) unsafe fn run_x8<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
-    run_narrowing(jobs);
+pub(crate) unsafe fn run_x8<'a>(jobs: impl IntoIterator<Item = Job<'a>>, parser: Parser) {
+    run_narrowing(jobs, parser);
 }
 
 /// `W` lanes: the interleaved states, the job each runs and its eta = 3 PRF output so far.
 struct Lanes<'a, const W: usize> {
+    /// The `SampleNTT` candidate parser.
+    parser: Parser,
     state: StateX<W>,
     jobs: [Option<Lane<'a>>; W],
     /// eta = 3 PRF output, per lane.
@@ -482,8 +488,9 @@ impl<const W: usize> Drop for Lanes<'_, W> {
 }
 
 impl<'a, const W: usize> Lanes<'a, W> {
-    fn new() -> Self {
+    fn new(parser: Parser) -> Self {
         Self {
+            parser,
             state: StateX {
                 words: [[0; W]; WORDS],
             },
@@ -533,13 +540,18 @@ impl<'a, const W: usize> Lanes<'a, W> {
             }
         }
         self.state.permute::<P>();
-        let state = &self.state;
+        let (state, parser) = (&self.state, self.parser);
         for (l, slot) in self.jobs.iter_mut().enumerate() {
             // SAFETY: the caller guarantees AVX2.
             if let Some(lane) = slot
                 && lane.padded
                 && unsafe {
-                    lane.consume(|i| state.words[i][l], &mut block.words, &mut self.noise[l])
+                    lane.consume(
+                        parser,
+                        |i| state.words[i][l],
+                        &mut block.words,
+                        &mut self.noise[l],
+                    )
                 }
             {
                 *slot = None;
@@ -575,7 +587,12 @@ impl<'a, const W: usize> Lanes<'a, W> {
                     self.state.read_lane(l, &mut single);
                     // SAFETY: the caller guarantees AVX2.
                     unsafe {
-                        lane.finish_scalar(&mut single, &mut block.words, &mut self.noise[l]);
+                        lane.finish_scalar(
+                            self.parser,
+                            &mut single,
+                            &mut block.words,
+                            &mut self.noise[l],
+                        );
                     }
                     single.zeroize();
                     return;
@@ -608,11 +625,14 @@ impl<'a, const W: usize> Lanes<'a, W> {
 /// `W`-way permutation `P` (whose instruction set the CPU must have).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn run_with<'a, const W: usize, P: Permute<W>>(jobs: impl IntoIterator<Item = Job<'a>>) {
+fn run_with<'a, const W: usize, P: Permute<W>>(
+    jobs: impl IntoIterator<Item = Job<'a>>,
+    parser: Parser,
+) {
     let mut block = Block {
         words: [0; MAX_RATE_WORDS],
     };
-    let mut lanes = Lanes::<W>::new();
+    let mut lanes = Lanes::<W>::new(parser);
     // SAFETY: this function's `target_feature` and the caller's choice of `P`.
     unsafe { lanes.finish::<P>(&mut jobs.into_iter().peekable(), &mut block) };
 }
@@ -621,12 +641,12 @@ fn run_with<'a, const W: usize, P: Permute<W>>(jobs: impl IntoIterator<Item = Jo
 /// moves the rest to four AVX-512VL lanes (see [`run_x8`]).
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 #[inline]
-fn run_narrowing<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
+fn run_narrowing<'a>(jobs: impl IntoIterator<Item = Job<'a>>, parser: Parser) {
     let mut block = Block {
         words: [0; MAX_RATE_WORDS],
     };
     let mut waiting = jobs.into_iter().peekable();
-    let mut wide = Lanes::<8>::new();
+    let mut wide = Lanes::<8>::new(parser);
     loop {
         wide.fill(&mut waiting);
         if wide.running() <= 4 && waiting.peek().is_none() {
@@ -635,7 +655,7 @@ fn run_narrowing<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
         // SAFETY: this function's `target_feature` covers `X8`'s AVX-512F.
         unsafe { wide.round::<X8>(&mut block) };
     }
-    let mut narrow = Lanes::<4>::new();
+    let mut narrow = Lanes::<4>::new(parser);
     wide.move_into(&mut narrow);
     // SAFETY: as above, and AVX-512VL for `X4Vl`.
     unsafe { narrow.finish::<X4Vl>(&mut waiting, &mut block) };
@@ -733,9 +753,9 @@ mod tests {
         match runner {
             Runner::Avx2(avx2) => avx2.run_job_list(jobs),
             // SAFETY: `Runner::available` checked the features.
-            Runner::Vl => unsafe { run_vl(jobs) },
+            Runner::Vl(parser) => unsafe { run_vl(jobs, parser) },
             // SAFETY: as above.
-            Runner::X8 => unsafe { run_x8(jobs) },
+            Runner::X8(parser) => unsafe { run_x8(jobs, parser) },
         }
         specs
             .iter()
@@ -748,12 +768,13 @@ mod tests {
     }
 
     /// A scheduler entry point: the AVX2 one, or the AVX-512 ones (4-way VL, and 8-way
-    /// narrowing to 4-way VL), called directly whatever their cost estimate would pick.
+    /// narrowing to 4-way VL) with each candidate parser the CPU has, called directly
+    /// whatever their cost estimate would pick.
     #[derive(Clone, Copy, Debug)]
     enum Runner {
         Avx2(Avx2),
-        Vl,
-        X8,
+        Vl(Parser),
+        X8(Parser),
     }
 
     impl Runner {
@@ -766,7 +787,13 @@ mod tests {
             };
             runners.push(Runner::Avx2(avx2));
             if lattice_poly_ntt::backend::Avx512::detect().is_some() {
-                runners.extend([Runner::Vl, Runner::X8]);
+                runners.extend([Runner::Vl(Parser::Avx2), Runner::X8(Parser::Avx2)]);
+                if let Some(vbmi2) = crate::simd::rej::Vbmi2::detect() {
+                    let parser = Parser::Vbmi2(vbmi2);
+                    runners.extend([Runner::Vl(parser), Runner::X8(parser)]);
+                } else {
+                    std::eprintln!("note: no AVX-512 VBMI2 on this CPU, its parser not tested");
+                }
             } else {
                 std::eprintln!("note: no AVX-512 on this CPU, its lane schedulers not tested");
             }

@@ -1,7 +1,8 @@
 //! The AVX-512 token's Keccak kernels: the lane scheduler on the 8-way zmm permutation
 //! (`crate::keccak::x8`) while a batch has more than four jobs left and on the 4-way
-//! AVX-512VL one (`crate::keccak::x4_vl`) after that, with the AVX2 rejection parser and CBD, and the
-//! BMI1/BMI2 scalar permutation.
+//! AVX-512VL one (`crate::keccak::x4_vl`) after that, with the AVX-512 VBMI2 rejection
+//! parser where the CPU has VBMI2 (else the AVX2 one), the AVX2 CBD, and the BMI1/BMI2
+//! scalar permutation.
 
 use crate::backend::{Jobs, SamplingBackend};
 use lattice_poly_ntt::backend::Avx512;
@@ -22,13 +23,15 @@ impl SamplingBackend for Avx512 {
         let mut lengths = [0usize; crate::batch::MAX_JOBS];
         let n = jobs.estimated_lengths(&mut lengths);
         let lengths = &lengths[..n];
+        // VBMI2's compress-based candidate parser where the CPU has it (public: a feature).
+        let parser = super::rej::Parser::for_avx512();
         // Four jobs or fewer fit four lanes: no estimate needed.
         if n > 4 && estimated_ticks(lengths, 8) < estimated_ticks(lengths, 4) {
             // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL.
-            unsafe { crate::keccak::lanes::run_x8(jobs.drain()) }
+            unsafe { crate::keccak::lanes::run_x8(jobs.drain(), parser) }
         } else {
             // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL.
-            unsafe { crate::keccak::lanes::run_vl(jobs.drain()) }
+            unsafe { crate::keccak::lanes::run_vl(jobs.drain(), parser) }
         }
     }
 }
