@@ -61,28 +61,31 @@ fn functions<B: SamplingBackend>(group: &mut BenchmarkGroup<'_, WallTime>, token
     });
 }
 
+/// The functions on `token` after checking that its matrix is the portable one.
+fn checked_functions<B: SamplingBackend>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    token: B,
+    mode: &str,
+) {
+    let rho = inputs::bytes::<32>(103);
+    assert_eq!(
+        sample_matrix::<3>(token, &rho),
+        sample_matrix::<3>(Portable, &rho),
+        "{mode} and portable matrices differ"
+    );
+    functions(group, token, mode);
+}
+
 fn sampling(c: &mut Criterion) {
     let mut group = c.benchmark_group("sampling");
     functions(&mut group, Portable, "portable");
     #[cfg(target_arch = "x86_64")]
     if let Some(avx2) = lattice_poly_ntt::backend::Avx2::detect() {
-        let rho = inputs::bytes::<32>(103);
-        assert_eq!(
-            sample_matrix::<3>(avx2, &rho),
-            sample_matrix::<3>(Portable, &rho),
-            "SIMD and portable matrices differ"
-        );
-        functions(&mut group, avx2, "avx2");
+        checked_functions(&mut group, avx2, "avx2");
     }
     #[cfg(target_arch = "x86_64")]
     if let Some(avx512) = lattice_poly_ntt::backend::Avx512::detect() {
-        let rho = inputs::bytes::<32>(104);
-        assert_eq!(
-            sample_matrix::<3>(avx512, &rho),
-            sample_matrix::<3>(Portable, &rho),
-            "AVX-512 and portable matrices differ"
-        );
-        functions(&mut group, avx512, "avx512");
+        checked_functions(&mut group, avx512, "avx512");
     }
     group.finish();
 }

@@ -294,38 +294,34 @@ mod tests {
     use proptest::prelude::*;
     use std::vec::Vec;
 
-    /// Runs both parsers on a copy of the same starting buffer; they must agree on the
-    /// returned count and on every coefficient below it.
+    /// Runs the scalar parser and every SIMD parser the CPU has on copies of the same
+    /// starting buffer; they must agree on the returned count and on every coefficient
+    /// below it, and leave the slots below the start alone.
     fn agree(bytes: &[u8], filled: usize) {
         let Some(avx2) = Avx2::detect() else {
             std::println!("note: CPU without AVX2, SIMD parser test skipped");
             return;
         };
         let start: [u16; N] = core::array::from_fn(|i| (i as u16).wrapping_mul(7919) % Q);
-        let (mut scalar, mut simd) = (start, start);
+        let mut scalar = start;
         let n_scalar = parse_candidates(bytes, &mut scalar, filled);
-        let n_simd = avx2.parse_candidates(bytes, &mut simd, filled);
-        assert_eq!(
-            n_scalar,
-            n_simd,
-            "fill count (len {}, from {filled})",
-            bytes.len()
-        );
-        assert_eq!(scalar[..n_scalar], simd[..n_simd], "coefficients");
-        // Below the starting point nothing changes.
-        assert_eq!(simd[..filled], start[..filled]);
-        if let Some(vbmi2) = Vbmi2::detect() {
-            let mut wide = start;
-            // SAFETY: `avx2` and `vbmi2` exist, so the CPU has the parser's features.
-            let n_wide = unsafe { Parser::Vbmi2(vbmi2).parse(bytes, &mut wide, filled) };
+        let check = |name: &str, parse: &dyn Fn(&mut [u16; N]) -> usize| {
+            let mut simd = start;
+            let n_simd = parse(&mut simd);
+            let len = bytes.len();
             assert_eq!(
-                n_scalar,
-                n_wide,
-                "VBMI2 fill count (len {}, from {filled})",
-                bytes.len()
+                n_scalar, n_simd,
+                "{name} fill count (len {len}, from {filled})"
             );
-            assert_eq!(scalar[..n_scalar], wide[..n_wide], "VBMI2 coefficients");
-            assert_eq!(wide[..filled], start[..filled]);
+            assert_eq!(scalar[..n_scalar], simd[..n_simd], "{name} coefficients");
+            assert_eq!(simd[..filled], start[..filled], "{name} below the start");
+        };
+        check("AVX2", &|c| avx2.parse_candidates(bytes, c, filled));
+        if let Some(vbmi2) = Vbmi2::detect() {
+            // SAFETY: `avx2` and `vbmi2` exist, so the CPU has the parser's features.
+            check("VBMI2", &|c| unsafe {
+                Parser::Vbmi2(vbmi2).parse(bytes, c, filled)
+            });
         } else {
             std::println!("note: CPU without AVX-512 VBMI2, its parser not tested here");
         }
