@@ -23,8 +23,10 @@
 //! bytes or output, and the state, is zeroized.
 
 use core::arch::x86_64::{
-    __m512i, _mm256_loadu_si256, _mm256_setzero_si256, _mm256_storeu_si256, _mm512_loadu_si512,
-    _mm512_setzero_si512, _mm512_storeu_si512,
+    __m256i, __m512i, _mm256_loadu_si256, _mm256_permute2x128_si256, _mm256_setzero_si256,
+    _mm256_storeu_si256, _mm256_unpackhi_epi64, _mm256_unpacklo_epi64, _mm512_loadu_si512,
+    _mm512_setzero_si512, _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_unpackhi_epi64,
+    _mm512_unpacklo_epi64,
 };
 
 use lattice_poly_ntt::mlkem::N;
@@ -150,64 +152,52 @@ impl<'a> Lane<'a> {
         Some((n, u64::from(PAD_LAST) << 56))
     }
 
-    /// Takes the output of one permutation (`word(i)` reads word `i` of the lane's state);
-    /// returns whether the job is done. Only called once `padded`. `words` is scratch;
-    /// `noise` collects eta = 3 PRF output.
+    /// Takes the output of one permutation (`state`: the lane's whole state, in a buffer of
+    /// its own); returns whether the job is done. Only called once `padded`. `noise`
+    /// collects eta = 3 PRF output.
+    ///
+    /// The output is parsed straight from `state`, which the caller wrote well before (see
+    /// [`Lanes::round`]): a wide load of bytes that narrow stores wrote a few cycles earlier
+    /// cannot be forwarded from the store buffer and waits for the stores to reach the
+    /// cache (measured: the VBMI2 parser's first load of each block held ~20 % of its time).
     #[target_feature(enable = "avx2")]
     fn consume(
         &mut self,
         parser: Parser,
-        word: impl Fn(usize) -> u64,
-        words: &mut [u64; MAX_RATE_WORDS],
+        state: &[u64; WORDS],
         noise: &mut [u64; CBD3_WORDS],
     ) -> bool {
         debug_assert!(self.padded);
-        let read = |out: &mut [u64]| {
-            for (i, w) in out.iter_mut().enumerate() {
-                *w = word(i);
-            }
-        };
         match &mut self.job {
             Job::Absorb { sponge, tail, .. } => {
-                let state = sponge.state_between_blocks();
-                for (i, w) in state.iter_mut().enumerate() {
-                    *w = word(i);
-                }
+                *sponge.state_between_blocks() = *state;
                 // Shorter than a block, between blocks: buffered without a permutation.
                 sponge.absorb(lattice_poly_ntt::backend::Portable, tail);
                 true
             }
             Job::Hash32 { out, .. } => {
-                for (i, chunk) in out.as_chunks_mut::<8>().0.iter_mut().enumerate() {
-                    *chunk = word(i).to_le_bytes();
+                for (chunk, w) in out.as_chunks_mut::<8>().0.iter_mut().zip(state) {
+                    *chunk = w.to_le_bytes();
                 }
                 true
             }
             Job::SampleNtt { out, .. } => {
-                let block = &mut words[..SHAKE128_RATE / 8];
-                read(block);
-                self.filled = parser.parse(bytes_of(block), out, self.filled);
+                let block = bytes_of(&state[..SHAKE128_RATE / 8]);
+                self.filled = parser.parse(block, out, self.filled);
                 self.filled == N
             }
             Job::RejNttPoly { out, .. } => {
-                let block = &mut words[..SHAKE128_RATE / 8];
-                read(block);
-                self.filled =
-                    crate::expand_a::parse_three_byte_candidates(bytes_of(block), out, self.filled);
+                let block = bytes_of(&state[..SHAKE128_RATE / 8]);
+                self.filled = crate::expand_a::parse_three_byte_candidates(block, out, self.filled);
                 self.filled == N
             }
-            Job::Xof { shake, sink, .. } => {
-                let block = &mut words[..shake.rate() / 8];
-                read(block);
-                sink.take_block(bytes_of(block))
-            }
+            Job::Xof { shake, sink, .. } => sink.take_block(bytes_of(&state[..shake.rate() / 8])),
             // eta is public: branching on it is fine.
             Job::Noise {
                 eta: Eta::Two, out, ..
             } => {
-                let block = &mut words[..CBD2_INPUT_BYTES / 8];
-                read(block);
-                cbd::cbd2_avx2(bytes_of(block).try_into().expect("128 bytes"), out);
+                let block = bytes_of(&state[..CBD2_INPUT_BYTES / 8]);
+                cbd::cbd2_avx2(block.try_into().expect("128 bytes"), out);
                 true
             }
             Job::Noise {
@@ -217,7 +207,7 @@ impl<'a> Lane<'a> {
             } => {
                 let start = self.filled;
                 let n = (SHAKE256_RATE / 8).min(CBD3_WORDS - start);
-                read(&mut noise[start..start + n]);
+                noise[start..start + n].copy_from_slice(&state[..n]);
                 self.filled += n;
                 if self.filled < CBD3_WORDS {
                     return false;
@@ -247,7 +237,7 @@ impl<'a> Lane<'a> {
             }
             // SAFETY: this module runs only under an AVX2 token, which implies BMI1/BMI2.
             unsafe { permute_bmi(state) };
-            if self.padded && self.consume(parser, |i| state[i], words, noise) {
+            if self.padded && self.consume(parser, state, noise) {
                 return;
             }
         }
@@ -337,12 +327,12 @@ impl<const W: usize> StateX<W> {
         }
     }
 
-    /// Keccak-f\[1600\] on all `W` states.
+    /// Keccak-f\[1600\] on all `W` states; `out[l]` gets a copy of state `l`.
     #[inline]
-    fn permute<P: Permute<W>>(&mut self) {
+    fn permute<P: Permute<W>>(&mut self, out: &mut [[u64; WORDS]; W]) {
         // SAFETY: `P` is chosen by the caller of `run_with`, whose contract is that the CPU
         // has its features.
-        unsafe { P::permute(&mut self.words) };
+        unsafe { P::permute(&mut self.words, out) };
     }
 }
 
@@ -355,11 +345,13 @@ impl<const W: usize> Drop for StateX<W> {
 /// A `W`-way Keccak-f\[1600\] on `W` interleaved states (word `i` of state `l` at
 /// `words[i][l]`).
 pub(crate) trait Permute<const W: usize> {
-    /// Permutes the `W` states.
+    /// Permutes the `W` states and writes a copy of each, state `l` to `out[l]` (the
+    /// transposition is done in registers: 8 by 8 or 4 by 4 words per step, instead of
+    /// `25 W` loads and stores).
     ///
     /// # Safety
     /// The CPU has the instruction set of the implementation.
-    unsafe fn permute(words: &mut [[u64; W]; WORDS]);
+    unsafe fn permute(words: &mut [[u64; W]; WORDS], out: &mut [[u64; WORDS]; W]);
 }
 
 /// The AVX2 4-way permutation.
@@ -367,9 +359,9 @@ pub(crate) struct X4Avx2;
 
 impl Permute<4> for X4Avx2 {
     #[inline]
-    unsafe fn permute(words: &mut [[u64; 4]; WORDS]) {
+    unsafe fn permute(words: &mut [[u64; 4]; WORDS], out: &mut [[u64; WORDS]; 4]) {
         // SAFETY: the caller guarantees AVX2.
-        unsafe { permute_x4::<false>(words) }
+        unsafe { permute_x4::<false>(words, out) }
     }
 }
 
@@ -378,9 +370,9 @@ pub(crate) struct X4Vl;
 
 impl Permute<4> for X4Vl {
     #[inline]
-    unsafe fn permute(words: &mut [[u64; 4]; WORDS]) {
+    unsafe fn permute(words: &mut [[u64; 4]; WORDS], out: &mut [[u64; WORDS]; 4]) {
         // SAFETY: the caller guarantees AVX2 and AVX-512F/VL.
-        unsafe { permute_x4::<true>(words) }
+        unsafe { permute_x4::<true>(words, out) }
     }
 }
 
@@ -389,19 +381,20 @@ pub(crate) struct X8;
 
 impl Permute<8> for X8 {
     #[inline]
-    unsafe fn permute(words: &mut [[u64; 8]; WORDS]) {
+    unsafe fn permute(words: &mut [[u64; 8]; WORDS], out: &mut [[u64; WORDS]; 8]) {
         // SAFETY: the caller guarantees AVX-512F.
-        unsafe { permute_x8(words) }
+        unsafe { permute_x8(words, out) }
     }
 }
 
-/// Loads four states into ymm registers, permutes them (AVX-512VL if `VL`), stores them.
+/// Loads four states into ymm registers, permutes them (AVX-512VL if `VL`), stores them,
+/// and stores them transposed to `out`.
 ///
 /// # Safety
 /// The CPU has AVX2, and AVX-512F/VL if `VL`.
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn permute_x4<const VL: bool>(words: &mut [[u64; 4]; WORDS]) {
+unsafe fn permute_x4<const VL: bool>(words: &mut [[u64; 4]; WORDS], out: &mut [[u64; WORDS]; 4]) {
     // A plain loop rather than `core::array::from_fn` (whose closure is not always
     // inlined under AVX2).
     let mut regs = [_mm256_setzero_si256(); WORDS];
@@ -419,13 +412,39 @@ unsafe fn permute_x4<const VL: bool>(words: &mut [[u64; 4]; WORDS]) {
         // SAFETY: `word` is 32 writable bytes; the store is unaligned.
         unsafe { _mm256_storeu_si256(word.as_mut_ptr().cast(), reg) };
     }
+    for (first, rows) in regs.as_chunks::<4>().0.iter().enumerate() {
+        let [r0, r1, r2, r3] = *rows;
+        let (a0, a1) = (_mm256_unpacklo_epi64(r0, r1), _mm256_unpackhi_epi64(r0, r1));
+        let (a2, a3) = (_mm256_unpacklo_epi64(r2, r3), _mm256_unpackhi_epi64(r2, r3));
+        // Lane l gets [r0[l], r1[l], r2[l], r3[l]].
+        let lanes: [__m256i; 4] = [
+            _mm256_permute2x128_si256::<0x20>(a0, a2),
+            _mm256_permute2x128_si256::<0x20>(a1, a3),
+            _mm256_permute2x128_si256::<0x31>(a0, a2),
+            _mm256_permute2x128_si256::<0x31>(a1, a3),
+        ];
+        for (o, lane) in out.iter_mut().zip(lanes) {
+            let dst = &mut o[4 * first..4 * first + 4];
+            // SAFETY: `dst` is 32 writable bytes; the store is unaligned.
+            unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), lane) };
+        }
+    }
+    for (o, w) in out.iter_mut().zip(words[WORDS - 1]) {
+        o[WORDS - 1] = w;
+    }
     regs.zeroize();
 }
 
-/// Loads eight states into zmm registers, permutes them, stores them.
+/// `vshufi64x2` selectors: the 128-bit blocks `[a.0, a.2, b.0, b.2]` of operands a, b, and
+/// `[a.1, a.3, b.1, b.3]`.
+const EVEN: i32 = 0b10_00_10_00;
+const ODD: i32 = 0b11_01_11_01;
+
+/// Loads eight states into zmm registers, permutes them, stores them, and stores them
+/// transposed to `out`.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn permute_x8(words: &mut [[u64; 8]; WORDS]) {
+fn permute_x8(words: &mut [[u64; 8]; WORDS], out: &mut [[u64; WORDS]; 8]) {
     let mut regs: [__m512i; WORDS] = [_mm512_setzero_si512(); WORDS];
     for (reg, word) in regs.iter_mut().zip(words.iter()) {
         // SAFETY: `word` is 64 readable bytes; the load is unaligned.
@@ -435,6 +454,52 @@ fn permute_x8(words: &mut [[u64; 8]; WORDS]) {
     for (word, reg) in words.iter_mut().zip(regs) {
         // SAFETY: `word` is 64 writable bytes; the store is unaligned.
         unsafe { _mm512_storeu_si512(word.as_mut_ptr().cast(), reg) };
+    }
+    for (first, rows) in regs.as_chunks::<8>().0.iter().enumerate() {
+        let [r0, r1, r2, r3, r4, r5, r6, r7] = *rows;
+        // a[2j] = [r(2j)[0] r(2j+1)[0] | r(2j)[2] r(2j+1)[2] | .. 4 .. | .. 6 ..], a[2j+1]
+        // the same for the odd words.
+        let a = [
+            _mm512_unpacklo_epi64(r0, r1),
+            _mm512_unpackhi_epi64(r0, r1),
+            _mm512_unpacklo_epi64(r2, r3),
+            _mm512_unpackhi_epi64(r2, r3),
+            _mm512_unpacklo_epi64(r4, r5),
+            _mm512_unpackhi_epi64(r4, r5),
+            _mm512_unpacklo_epi64(r6, r7),
+            _mm512_unpackhi_epi64(r6, r7),
+        ];
+        // b[0] = [r0[0] r1[0] | r0[4] r1[4] | r2[0] r3[0] | r2[4] r3[4]], b[1]: words 2, 6;
+        // b[2]: words 1, 5; b[3]: words 3, 7; b[4..8] the same for rows 4..8.
+        let b = [
+            _mm512_shuffle_i64x2::<EVEN>(a[0], a[2]),
+            _mm512_shuffle_i64x2::<ODD>(a[0], a[2]),
+            _mm512_shuffle_i64x2::<EVEN>(a[1], a[3]),
+            _mm512_shuffle_i64x2::<ODD>(a[1], a[3]),
+            _mm512_shuffle_i64x2::<EVEN>(a[4], a[6]),
+            _mm512_shuffle_i64x2::<ODD>(a[4], a[6]),
+            _mm512_shuffle_i64x2::<EVEN>(a[5], a[7]),
+            _mm512_shuffle_i64x2::<ODD>(a[5], a[7]),
+        ];
+        // Lane l gets [r0[l], .., r7[l]].
+        let lanes = [
+            _mm512_shuffle_i64x2::<EVEN>(b[0], b[4]),
+            _mm512_shuffle_i64x2::<EVEN>(b[2], b[6]),
+            _mm512_shuffle_i64x2::<EVEN>(b[1], b[5]),
+            _mm512_shuffle_i64x2::<EVEN>(b[3], b[7]),
+            _mm512_shuffle_i64x2::<ODD>(b[0], b[4]),
+            _mm512_shuffle_i64x2::<ODD>(b[2], b[6]),
+            _mm512_shuffle_i64x2::<ODD>(b[1], b[5]),
+            _mm512_shuffle_i64x2::<ODD>(b[3], b[7]),
+        ];
+        for (o, lane) in out.iter_mut().zip(lanes) {
+            let dst = &mut o[8 * first..8 * first + 8];
+            // SAFETY: `dst` is 64 writable bytes; the store is unaligned.
+            unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), lane) };
+        }
+    }
+    for (o, w) in out.iter_mut().zip(words[WORDS - 1]) {
+        o[WORDS - 1] = w;
     }
     regs.zeroize();
 }
@@ -479,11 +544,15 @@ struct Lanes<'a, const W: usize> {
     jobs: [Option<Lane<'a>>; W],
     /// eta = 3 PRF output, per lane.
     noise: [[u64; CBD3_WORDS]; W],
+    /// The squeezing lanes' states after a permutation, one lane per row (see
+    /// [`Self::round`]).
+    out: [[u64; WORDS]; W],
 }
 
 impl<const W: usize> Drop for Lanes<'_, W> {
     fn drop(&mut self) {
         self.noise.as_flattened_mut().zeroize();
+        self.out.as_flattened_mut().zeroize();
     }
 }
 
@@ -496,6 +565,7 @@ impl<'a, const W: usize> Lanes<'a, W> {
             },
             jobs: core::array::from_fn(|_| None),
             noise: [[0; CBD3_WORDS]; W],
+            out: [[0; WORDS]; W],
         }
     }
 
@@ -539,20 +609,17 @@ impl<'a, const W: usize> Lanes<'a, W> {
                 self.state.words[lane.rate_words() - 1][l] ^= pad;
             }
         }
-        self.state.permute::<P>();
-        let (state, parser) = (&self.state, self.parser);
+        // Every lane's state is copied out with the permutation, and only then consumed:
+        // the parsers read their bytes from whole-vector stores that left the store buffer
+        // while the other lanes were written (a wide load of bytes that narrow stores wrote
+        // a few cycles earlier waits for them to reach the cache).
+        self.state.permute::<P>(&mut self.out);
+        let parser = self.parser;
         for (l, slot) in self.jobs.iter_mut().enumerate() {
             // SAFETY: the caller guarantees AVX2.
             if let Some(lane) = slot
                 && lane.padded
-                && unsafe {
-                    lane.consume(
-                        parser,
-                        |i| state.words[i][l],
-                        &mut block.words,
-                        &mut self.noise[l],
-                    )
-                }
+                && unsafe { lane.consume(parser, &self.out[l], &mut self.noise[l]) }
             {
                 *slot = None;
             }
