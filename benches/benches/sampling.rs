@@ -1,7 +1,7 @@
 //! `sampling` layer: SampleNTT (one polynomial), CBD for eta = 2 and 3 (from PRF bytes, and
 //! with the PRF: `sample_noise_poly`), and whole-matrix generation for k = 2, 3, 4.
 //!
-//! IDs: `sampling/sample_ntt/<mode>`, `sampling/cbd/<mode>/{2,3}`,
+//! IDs: `sampling/f1600/<mode>` (one Keccak-f\[1600\] on one state), `sampling/sample_ntt/<mode>`, `sampling/cbd/<mode>/{2,3}`,
 //! `sampling/noise_poly/<mode>/{2,3}`, `sampling/sample_matrix/<mode>/{2,3,4}`, where
 //! `<mode>` is `portable` (the `Portable` token) and, on CPUs with AVX2, `avx2` (the `Avx2`
 //! token, which the KEM uses there: multi-way Keccak where the crate has it) and, on CPUs
@@ -30,6 +30,10 @@ fn functions<B: SamplingBackend>(group: &mut BenchmarkGroup<'_, WallTime>, token
     let sigma = inputs::bytes::<32>(102);
     let rho = inputs::bytes::<32>(103);
 
+    group.bench_function(format!("f1600/{mode}"), |b| {
+        let mut state = [0u64; 25];
+        b.iter(|| lattice_sampling::keccak::f1600(token, black_box(&mut state)));
+    });
     group.bench_function(format!("sample_ntt/{mode}"), |b| {
         let mut next = 0usize;
         b.iter(|| {
