@@ -118,6 +118,10 @@ fn poly_ntt(c: &mut Criterion) {
     if let Some(avx2) = lattice_poly_ntt::backend::Avx2::detect() {
         backend(&mut group, avx2, "avx2");
     }
+    #[cfg(target_arch = "x86_64")]
+    if let Some(avx512) = lattice_poly_ntt::backend::Avx512::detect() {
+        backend(&mut group, avx512, "avx512");
+    }
 
     let a = inputs::ntt_poly(3);
     let b = inputs::ntt_poly(4);

@@ -14,6 +14,7 @@
 use super::ntt::extreme_inputs;
 use super::report::{Method, Row, group, group_signed, headroom};
 use lattice_field::gf3329::{CANONICAL_MAX, Q};
+use lattice_poly_ntt::backend::Avx512;
 use lattice_poly_ntt::backend::avx2::probe::{self, INTT_STAGES, NTT_STAGES, Stage, Trace};
 use lattice_poly_ntt::backend::avx2::{AVX2_ACCUMULATOR_LIMIT, INTT_LANE_BOUND, NTT_LANE_BOUND};
 use lattice_poly_ntt::mlkem::MlKem;
@@ -649,11 +650,45 @@ pub(crate) fn ntt_inputs(random: usize, climb_steps: usize) -> Vec<(String, [u16
     inputs
 }
 
+/// One backend's NTT kernels and the probe's replay of them, for [`ntt_rows`].
+pub(crate) struct NttKernels<B> {
+    /// The row tag (`AVX2`, `AVX-512`).
+    pub(crate) tag: &'static str,
+    pub(crate) backend: B,
+    /// The probe's traced forward and inverse kernels of `backend`.
+    pub(crate) ntt: fn(&mut [u16; N]) -> Trace<9>,
+    pub(crate) inverse_ntt: fn(&mut [u16; N]) -> Trace<11>,
+}
+
+impl NttKernels<Avx2> {
+    /// The AVX2 backend's kernels.
+    pub(crate) fn avx2(backend: Avx2) -> Self {
+        Self {
+            tag: "AVX2",
+            backend,
+            ntt: probe::ntt,
+            inverse_ntt: probe::inverse_ntt,
+        }
+    }
+}
+
+impl NttKernels<Avx512> {
+    /// The AVX-512 backend's zmm kernels (the AVX2 schedule on two halves: the same bounds).
+    pub(crate) fn avx512(backend: Avx512) -> Self {
+        Self {
+            tag: "AVX-512",
+            backend,
+            ntt: probe::ntt_avx512,
+            inverse_ntt: probe::inverse_ntt_avx512,
+        }
+    }
+}
+
 /// The NTT rows: the probe's per-stage lane maxima against the analytic bounds and the
 /// declared `ntt_bound` / `intt_bound` (and `i16`), and the outputs of probe, real kernel
 /// and portable backend, all equal and canonical. Returns the rows and per-stage details.
-pub(crate) fn ntt_rows(
-    avx2: Avx2,
+pub(crate) fn ntt_rows<B: Backend<MlKem>>(
+    kernels: &NttKernels<B>,
     inputs: &[(String, [u16; N])],
     ntt_bound: i32,
     intt_bound: i32,
@@ -661,47 +696,51 @@ pub(crate) fn ntt_rows(
     let start = Instant::now();
     let mut fwd = StageMax::new(NTT_STAGES.len());
     let mut inv = StageMax::new(INTT_STAGES.len());
-    let mut fwd_out = Row::new("ntt output == kernel == Portable [AVX2]", Method::WorstCase);
+    let tag = kernels.tag;
+    let mut fwd_out = Row::new(
+        format!("ntt output == kernel == Portable [{tag}]"),
+        Method::WorstCase,
+    );
     let mut inv_out = Row::new(
-        "inverse_ntt output == kernel == Portable [AVX2]",
+        format!("inverse_ntt output == kernel == Portable [{tag}]"),
         Method::WorstCase,
     );
     let (mut fwd_max, mut inv_max) = (0u16, 0u16);
     for (name, c) in inputs {
         let mut traced = *c;
-        fwd.record(&probe::ntt(&mut traced));
+        fwd.record(&(kernels.ntt)(&mut traced));
         let (mut kernel, mut portable) = (*c, *c);
-        Backend::<MlKem>::ntt(avx2, &mut kernel);
+        Backend::<MlKem>::ntt(kernels.backend, &mut kernel);
         <Portable as Backend<MlKem>>::ntt(Portable, &mut portable);
         fwd_max = fwd_max.max(traced.iter().copied().max().unwrap_or(0));
         fwd_out.require(traced == kernel, || {
-            format!("{name}: probe output != Avx2::ntt")
+            format!("{name}: probe output != {tag} ntt")
         });
         fwd_out.require(kernel == portable, || {
-            format!("{name}: Avx2::ntt != Portable::ntt")
+            format!("{name}: {tag} ntt != Portable::ntt")
         });
         // The inverse on the input itself and on its transform (the round trip).
         for (what, x) in [("input", *c), ("ntt(input)", portable)] {
             let mut traced = x;
-            inv.record(&probe::inverse_ntt(&mut traced));
+            inv.record(&(kernels.inverse_ntt)(&mut traced));
             let (mut kernel, mut reference) = (x, x);
-            Backend::<MlKem>::inverse_ntt(avx2, &mut kernel);
+            Backend::<MlKem>::inverse_ntt(kernels.backend, &mut kernel);
             <Portable as Backend<MlKem>>::inverse_ntt(Portable, &mut reference);
             inv_max = inv_max.max(traced.iter().copied().max().unwrap_or(0));
             inv_out.require(traced == kernel, || {
-                format!("{name} ({what}): probe output != Avx2::inverse_ntt")
+                format!("{name} ({what}): probe output != {tag} inverse_ntt")
             });
             inv_out.require(kernel == reference, || {
-                format!("{name} ({what}): Avx2::inverse_ntt != Portable::inverse_ntt")
+                format!("{name} ({what}): {tag} inverse_ntt != Portable::inverse_ntt")
             });
         }
         inv_out.require(
             {
                 let mut back = portable;
-                Backend::<MlKem>::inverse_ntt(avx2, &mut back);
+                Backend::<MlKem>::inverse_ntt(kernels.backend, &mut back);
                 back == *c
             },
-            || format!("{name}: Avx2 inverse_ntt(ntt(x)) != x"),
+            || format!("{name}: {tag} inverse_ntt(ntt(x)) != x"),
         );
     }
     let elapsed = start.elapsed().as_secs_f64();
@@ -714,11 +753,11 @@ pub(crate) fn ntt_rows(
         });
     }
     let mut details = format!(
-        "AVX2 NTT lanes per stage (largest |lane| seen / analytic; Montgomery input seen / analytic), {} inputs, {elapsed:.2} s:\n",
+        "{tag} NTT lanes per stage (largest |lane| seen / analytic; Montgomery input seen / analytic), {} inputs, {elapsed:.2} s:\n",
         inputs.len()
     );
     let fwd_row = lane_row(
-        "ntt lanes, layers 1-7 [AVX2]",
+        &format!("ntt lanes, layers 1-7 [{tag}]"),
         "NTT_LANE_BOUND",
         &NTT_STAGES,
         false,
@@ -727,7 +766,7 @@ pub(crate) fn ntt_rows(
         &mut details,
     );
     let inv_row = lane_row(
-        "inverse_ntt lanes between reductions [AVX2]",
+        &format!("inverse_ntt lanes between reductions [{tag}]"),
         "INTT_LANE_BOUND",
         &INTT_STAGES,
         true,
@@ -852,8 +891,27 @@ pub(crate) fn rows(avx2: Avx2, threads: usize) -> (Vec<Row>, String) {
     ));
     rows.push(montgomery_domain_row(AVX2_ACCUMULATOR_LIMIT));
     let inputs = ntt_inputs(2048, 3000);
-    let (ntt, ntt_details) = ntt_rows(avx2, &inputs, NTT_LANE_BOUND, INTT_LANE_BOUND);
+    let (ntt, ntt_details) = ntt_rows(
+        &NttKernels::avx2(avx2),
+        &inputs,
+        NTT_LANE_BOUND,
+        INTT_LANE_BOUND,
+    );
     rows.extend(ntt);
     details.push_str(&ntt_details);
+    // The AVX-512 backend's zmm NTTs run the same schedule; checked with the same inputs
+    // and bounds where the CPU has AVX-512.
+    if let Some(avx512) = Avx512::detect() {
+        let (ntt, ntt_details) = ntt_rows(
+            &NttKernels::avx512(avx512),
+            &inputs,
+            NTT_LANE_BOUND,
+            INTT_LANE_BOUND,
+        );
+        rows.extend(ntt);
+        details.push_str(&ntt_details);
+    } else {
+        details.push_str("AVX-512 NTT rows skipped: this CPU has no AVX-512F/VL/BW\n");
+    }
     (rows, details)
 }

@@ -533,12 +533,13 @@ mod q8380417 {
 mod avx2 {
     use super::super::accumulate::{self, Layout, fill_accumulator};
     use super::super::avx2::{
-        barrett_row, barrett_row_with, check_montgomery_mul, montgomery_domain_row,
+        NttKernels, barrett_row, barrett_row_with, check_montgomery_mul, montgomery_domain_row,
         montgomery_reduce_row, ntt_inputs, ntt_rows, scan_montgomery_reduce,
     };
     use super::{THREADS, site};
     use lattice_field::gf3329::Q;
     use lattice_poly_ntt::Avx2;
+    use lattice_poly_ntt::backend::avx2::probe;
     use lattice_poly_ntt::backend::avx2::{
         AVX2_ACCUMULATOR_LIMIT, AVX2_MAX_TERMS, INTT_LANE_BOUND, NTT_LANE_BOUND,
     };
@@ -577,18 +578,59 @@ mod avx2 {
         assert_eq!(mid.checked, 200_001);
     }
 
+    /// The zmm NTTs run the AVX2 schedule: every stage's lane maxima and Montgomery inputs
+    /// are the AVX2 kernels' own, input by input, and their rows pass.
+    #[test]
+    fn avx512_ntt_traces_equal_avx2() {
+        let Some(avx512) = lattice_poly_ntt::backend::Avx512::detect() else {
+            println!("note: CPU without AVX-512, zmm NTT trace test skipped");
+            return;
+        };
+        let inputs = ntt_inputs(64, 0);
+        for (name, c) in &inputs {
+            let (mut a, mut z) = (*c, *c);
+            assert_eq!(
+                probe::ntt(&mut a),
+                probe::ntt_avx512(&mut z),
+                "{name}: forward traces"
+            );
+            assert_eq!(a, z, "{name}: forward outputs");
+            let (mut a, mut z) = (*c, *c);
+            assert_eq!(
+                probe::inverse_ntt(&mut a),
+                probe::inverse_ntt_avx512(&mut z),
+                "{name}: inverse traces"
+            );
+            assert_eq!(a, z, "{name}: inverse outputs");
+        }
+        let (rows, _) = ntt_rows(
+            &NttKernels::avx512(avx512),
+            &inputs,
+            NTT_LANE_BOUND,
+            INTT_LANE_BOUND,
+        );
+        for row in &rows {
+            assert!(row.passed(), "{}: {:?}", row.site, row.failures);
+        }
+    }
+
     #[test]
     fn sabotage_ntt_lane_bound_declared_7q() {
         let Some(avx2) = Avx2::detect() else {
             return;
         };
         let inputs = ntt_inputs(8, 0);
-        let (good, _) = ntt_rows(avx2, &inputs, NTT_LANE_BOUND, INTT_LANE_BOUND);
+        let (good, _) = ntt_rows(
+            &NttKernels::avx2(avx2),
+            &inputs,
+            NTT_LANE_BOUND,
+            INTT_LANE_BOUND,
+        );
         for row in &good {
             assert!(row.passed(), "{}: {:?}", row.site, row.failures);
         }
         let seven_q = 7 * i32::from(Q);
-        let (bad, _) = ntt_rows(avx2, &inputs, seven_q, seven_q);
+        let (bad, _) = ntt_rows(&NttKernels::avx2(avx2), &inputs, seven_q, seven_q);
         let (forward, inverse) = (&bad[0], &bad[2]);
         // Forward: the analytic bound of layer 7, 8 (q-1), is not below 7q.
         assert!(!forward.passed());

@@ -19,7 +19,7 @@ pub(super) const fn to_mont(x: u16) -> i16 {
 }
 
 /// `b * q^-1 mod 2^16`: the precomputed second factor of a Montgomery multiplication by b.
-pub(super) const fn qinv_of(b: i16) -> i16 {
+pub(crate) const fn qinv_of(b: i16) -> i16 {
     b.wrapping_mul(QINV)
 }
 

@@ -77,13 +77,13 @@ unsafe fn with_features<T>(token: Avx2, f: impl FnOnce(Avx2) -> T) -> T {
     f(token)
 }
 
-const Q_I16: i16 = Q as i16;
+pub(crate) const Q_I16: i16 = Q as i16;
 /// `q^-1 mod 2^16`, as a signed 16-bit value.
 const QINV: i16 = -3327;
 /// `2^32 mod q`: multiplying a Montgomery-reduced value by it (Montgomery) restores it.
 const R2: i16 = 1353;
 /// `128^-1 * 2^16 mod q`: the inverse NTT's final scaling, in Montgomery form.
-const INTT_SCALE: i16 = 512;
+pub(crate) const INTT_SCALE: i16 = 512;
 
 const _: () = assert!((Q as i32 * QINV as i32) & 0xffff == 1);
 const _: () = assert!(R2 as i64 == (1i64 << 32) % Q as i64);
@@ -117,7 +117,7 @@ pub mod probe;
 #[cfg_attr(not(feature = "bounds-probe"), allow(unused_imports))]
 use arith::{
     add_avx2, add_q_if_negative, barrett_reduce_i16, canonical, load, load_coeffs, montgomery_mul,
-    qinv_of, store_coeffs, sub_avx2, to_mont,
+    store_coeffs, sub_avx2, to_mont,
 };
 #[cfg_attr(not(feature = "bounds-probe"), allow(unused_imports))]
 use basemul::{
@@ -125,9 +125,12 @@ use basemul::{
     reduce_accumulator_avx2,
 };
 #[cfg_attr(not(feature = "bounds-probe"), allow(unused_imports))]
-use ntt::{
-    FWD_SHUFFLED, FWD_SHUFFLED_QINV, GAMMAS_ODD, INV_SHUFFLED, INV_SHUFFLED_QINV, Observer,
-    ZETAS_MONT, inverse_ntt_avx2, inverse_ntt_kernel, ntt_avx2, ntt_kernel,
+use ntt::{GAMMAS_ODD, inverse_ntt_avx2, inverse_ntt_kernel, ntt_avx2, ntt_kernel};
+// Shared with the AVX-512 backend's zmm NTTs, which run the same schedule on two ymm-sized
+// halves: the twiddle tables, the Montgomery helper and the bounds probe's observer hook.
+pub(crate) use arith::qinv_of;
+pub(crate) use ntt::{
+    FWD_SHUFFLED, FWD_SHUFFLED_QINV, INV_SHUFFLED, INV_SHUFFLED_QINV, Observer, ZETAS_MONT,
 };
 
 /// The coefficient of raw AVX2 accumulator entry `i`: entry `16m + j` is `c0` and entry

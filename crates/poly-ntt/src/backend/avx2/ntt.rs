@@ -73,14 +73,14 @@ pub(super) const fn shuffled_zetas(inverse: bool, with_qinv: bool) -> [[[i16; 16
     t
 }
 
-pub(super) const FWD_SHUFFLED: [[[i16; 16]; 8]; 3] = shuffled_zetas(false, false);
-pub(super) const FWD_SHUFFLED_QINV: [[[i16; 16]; 8]; 3] = shuffled_zetas(false, true);
-pub(super) const INV_SHUFFLED: [[[i16; 16]; 8]; 3] = shuffled_zetas(true, false);
-pub(super) const INV_SHUFFLED_QINV: [[[i16; 16]; 8]; 3] = shuffled_zetas(true, true);
+pub(crate) const FWD_SHUFFLED: [[[i16; 16]; 8]; 3] = shuffled_zetas(false, false);
+pub(crate) const FWD_SHUFFLED_QINV: [[[i16; 16]; 8]; 3] = shuffled_zetas(false, true);
+pub(crate) const INV_SHUFFLED: [[[i16; 16]; 8]; 3] = shuffled_zetas(true, false);
+pub(crate) const INV_SHUFFLED_QINV: [[[i16; 16]; 8]; 3] = shuffled_zetas(true, true);
 
 /// Scalar twiddles in Montgomery form with their q^-1 multiples, for the layers between
 /// whole vectors (len 128 .. 16).
-pub(super) const ZETAS_MONT: [(i16, i16); 128] = {
+pub(crate) const ZETAS_MONT: [(i16, i16); 128] = {
     let mut t = [(0i16, 0i16); 128];
     let mut i = 0;
     while i < 128 {

@@ -8,8 +8,11 @@
 //! reductions must be mirrored in these two functions (the checker's output comparison
 //! does not see intermediate ranges).
 //!
-//! Every function panics when the CPU lacks AVX2: check
-//! [`Avx2::detect`](super::Avx2::detect) first.
+//! Every function panics when the CPU lacks AVX2 (the `_avx512` ones: AVX-512F/VL/BW):
+//! check [`Avx2::detect`](super::Avx2::detect) first. [`ntt_avx512`] and
+//! [`inverse_ntt_avx512`] run the AVX-512 backend's zmm kernels, which follow the AVX2
+//! schedule on two halves, with the same recorder (their halves split back into the
+//! 16-vector view).
 #![allow(unsafe_code)]
 
 use super::{
@@ -288,6 +291,51 @@ pub fn inverse_ntt(f: &mut [u16; N]) -> Trace<11> {
         recorder.stage,
         INTT_STAGES.len(),
         "the kernel's stages changed"
+    );
+    recorder.trace
+}
+
+fn require_avx512() {
+    assert!(
+        crate::backend::Avx512::detect().is_some(),
+        "the AVX-512 probe needs a CPU with AVX-512F/VL/BW"
+    );
+}
+
+/// The AVX-512 backend's forward NTT (the zmm kernel) of `f` in place, recording every
+/// stage in the AVX2 kernel's 16-vector view.
+#[inline]
+pub fn ntt_avx512(f: &mut [u16; N]) -> Trace<9> {
+    require_avx512();
+    let mut recorder = Recorder {
+        trace: Trace::default(),
+        stage: 0,
+    };
+    // SAFETY: the CPU supports AVX-512F/BW (checked above) and AVX2 (implied).
+    unsafe { crate::backend::avx512::ntt_kernel(f, &mut recorder) };
+    assert_eq!(
+        recorder.stage,
+        NTT_STAGES.len(),
+        "the zmm kernel's stages changed"
+    );
+    recorder.trace
+}
+
+/// The AVX-512 backend's inverse NTT (the zmm kernel) of `f` in place, recording every
+/// stage in the AVX2 kernel's 16-vector view.
+#[inline]
+pub fn inverse_ntt_avx512(f: &mut [u16; N]) -> Trace<11> {
+    require_avx512();
+    let mut recorder = Recorder {
+        trace: Trace::default(),
+        stage: 0,
+    };
+    // SAFETY: as for `ntt_avx512`.
+    unsafe { crate::backend::avx512::inverse_ntt_kernel(f, &mut recorder) };
+    assert_eq!(
+        recorder.stage,
+        INTT_STAGES.len(),
+        "the zmm kernel's stages changed"
     );
     recorder.trace
 }

@@ -1,10 +1,12 @@
 //! The AVX-512 backend's capability token (AVX-512F, VL and BW, on top of everything the
 //! AVX2 token needs).
 //!
-//! It holds an [`Avx2`] token, so it runs every AVX2 kernel (the arithmetic of ML-KEM's ring
-//! is the AVX2 code, for now), and opts in where AVX-512 is faster: the 4-way Keccak with
-//! ternary logic and native rotations (`lattice-sampling`). Its [`Avx512::run`] compiles the
-//! operation for AVX-512 as well.
+//! It holds an [`Avx2`] token, so it runs every AVX2 kernel, and opts in where AVX-512 is
+//! faster: ML-KEM's forward and inverse NTT on zmm registers (`ntt`: the AVX2 schedule, 32
+//! coefficients per instruction), and in `lattice-sampling` the 8-way and 4-way Keccak with
+//! ternary logic and native rotations. The base-case products, reductions and coefficient
+//! additions are the AVX2 kernels. Its [`Avx512::run`] compiles the operation for AVX-512
+//! as well.
 #![allow(unsafe_code)]
 
 use super::Backend;
@@ -12,6 +14,10 @@ use super::avx2::Avx2;
 use crate::mldsa::MlDsa;
 use crate::mlkem::{MlKem, N, PAIRS};
 use crate::ring::KernelCall;
+
+mod ntt;
+#[cfg(feature = "bounds-probe")]
+pub(crate) use ntt::{inverse_ntt_kernel, ntt_kernel};
 
 /// The AVX-512 capability token: it exists only on a CPU with AVX-512F, AVX-512VL and
 /// AVX-512BW besides the AVX2 token's features (made by [`Avx512::detect`], which checks once
@@ -56,7 +62,7 @@ unsafe fn with_features<T>(token: Avx512, f: impl FnOnce(Avx512) -> T) -> T {
     f(token)
 }
 
-/// ML-KEM's ring: the AVX2 kernels.
+/// ML-KEM's ring: the zmm NTTs, the AVX2 kernels for the rest.
 impl Backend<MlKem> for Avx512 {
     const MAX_TERMS: usize = <Avx2 as Backend<MlKem>>::MAX_TERMS;
 
@@ -68,13 +74,15 @@ impl Backend<MlKem> for Avx512 {
     };
 
     #[inline]
-    fn ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
-        Backend::<MlKem>::ntt_canonical(self.avx2, call, coeffs);
+    fn ntt_canonical(self, _: KernelCall, coeffs: &mut [u16; N]) {
+        // SAFETY: `self` exists, so the CPU supports AVX-512F and AVX-512BW.
+        unsafe { ntt::ntt_avx512(coeffs) }
     }
 
     #[inline]
-    fn inverse_ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
-        Backend::<MlKem>::inverse_ntt_canonical(self.avx2, call, coeffs);
+    fn inverse_ntt_canonical(self, _: KernelCall, coeffs: &mut [u16; N]) {
+        // SAFETY: `self` exists, so the CPU supports AVX-512F and AVX-512BW.
+        unsafe { ntt::inverse_ntt_avx512(coeffs) }
     }
 
     #[inline]
