@@ -29,7 +29,7 @@ pub(super) fn mul_cache_avx2(b: &[u16; N], out: &mut [u16; PAIRS]) {
     }
 }
 
-pub(super) const GAMMAS_ODD_QINV: [[i16; 16]; 16] = {
+pub(crate) const GAMMAS_ODD_QINV: [[i16; 16]; 16] = {
     let mut t = GAMMAS_ODD;
     let mut m = 0;
     while m < 16 {

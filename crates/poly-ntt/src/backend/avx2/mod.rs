@@ -79,9 +79,9 @@ unsafe fn with_features<T>(token: Avx2, f: impl FnOnce(Avx2) -> T) -> T {
 
 pub(crate) const Q_I16: i16 = Q as i16;
 /// `q^-1 mod 2^16`, as a signed 16-bit value.
-const QINV: i16 = -3327;
+pub(crate) const QINV: i16 = -3327;
 /// `2^32 mod q`: multiplying a Montgomery-reduced value by it (Montgomery) restores it.
-const R2: i16 = 1353;
+pub(crate) const R2: i16 = 1353;
 /// `128^-1 * 2^16 mod q`: the inverse NTT's final scaling, in Montgomery form.
 pub(crate) const INTT_SCALE: i16 = 512;
 
@@ -120,17 +120,17 @@ use arith::{
     store_coeffs, sub_avx2, to_mont,
 };
 #[cfg_attr(not(feature = "bounds-probe"), allow(unused_imports))]
-use basemul::{
-    GAMMAS_ODD_QINV, accumulate_avx2, montgomery_reduce_i32, mul_cache_avx2,
-    reduce_accumulator_avx2,
-};
+use basemul::{accumulate_avx2, montgomery_reduce_i32, mul_cache_avx2, reduce_accumulator_avx2};
 #[cfg_attr(not(feature = "bounds-probe"), allow(unused_imports))]
-use ntt::{GAMMAS_ODD, inverse_ntt_avx2, inverse_ntt_kernel, ntt_avx2, ntt_kernel};
-// Shared with the AVX-512 backend's zmm NTTs, which run the same schedule on two ymm-sized
-// halves: the twiddle tables, the Montgomery helper and the bounds probe's observer hook.
+use ntt::{inverse_ntt_avx2, inverse_ntt_kernel, ntt_avx2, ntt_kernel};
+// Shared with the AVX-512 backend's zmm kernels, which run the same schedule on two
+// ymm-sized halves: the twiddle and gamma tables, the Montgomery helper and the bounds
+// probe's observer hook.
 pub(crate) use arith::qinv_of;
+pub(crate) use basemul::GAMMAS_ODD_QINV;
 pub(crate) use ntt::{
-    FWD_SHUFFLED, FWD_SHUFFLED_QINV, INV_SHUFFLED, INV_SHUFFLED_QINV, Observer, ZETAS_MONT,
+    FWD_SHUFFLED, FWD_SHUFFLED_QINV, GAMMAS_ODD, INV_SHUFFLED, INV_SHUFFLED_QINV, Observer,
+    ZETAS_MONT,
 };
 
 /// The coefficient of raw AVX2 accumulator entry `i`: entry `16m + j` is `c0` and entry

@@ -92,7 +92,7 @@ pub(crate) const ZETAS_MONT: [(i16, i16); 128] = {
 };
 
 /// Gammas in Montgomery form, placed in the odd lanes of each 16-lane vector (pairs 8m..8m+8).
-pub(super) const GAMMAS_ODD: [[i16; 16]; 16] = {
+pub(crate) const GAMMAS_ODD: [[i16; 16]; 16] = {
     let mut t = [[0i16; 16]; 16];
     let mut m = 0;
     while m < 16 {

@@ -2,10 +2,10 @@
 //! AVX2 token needs).
 //!
 //! It holds an [`Avx2`] token, so it runs every AVX2 kernel, and opts in where AVX-512 is
-//! faster: ML-KEM's forward and inverse NTT on zmm registers (`ntt`: the AVX2 schedule, 32
-//! coefficients per instruction), and in `lattice-sampling` the 8-way and 4-way Keccak with
-//! ternary logic and native rotations. The base-case products, reductions and coefficient
-//! additions are the AVX2 kernels. Its [`Avx512::run`] compiles the operation for AVX-512
+//! faster: ML-KEM's forward and inverse NTT (`ntt`) and base-case products (`basemul`) on
+//! zmm registers, the AVX2 schedule and accumulator layout with 32 coefficients per
+//! instruction, and in `lattice-sampling` the 8-way and 4-way Keccak with ternary logic and
+//! native rotations. The coefficient additions are the AVX2 kernels. Its [`Avx512::run`] compiles the operation for AVX-512
 //! as well.
 #![allow(unsafe_code)]
 
@@ -15,6 +15,7 @@ use crate::mldsa::MlDsa;
 use crate::mlkem::{MlKem, N, PAIRS};
 use crate::ring::KernelCall;
 
+mod basemul;
 mod ntt;
 #[cfg(feature = "bounds-probe")]
 pub(crate) use ntt::{inverse_ntt_kernel, ntt_kernel};
@@ -62,7 +63,8 @@ unsafe fn with_features<T>(token: Avx512, f: impl FnOnce(Avx512) -> T) -> T {
     f(token)
 }
 
-/// ML-KEM's ring: the zmm NTTs, the AVX2 kernels for the rest.
+/// ML-KEM's ring: zmm NTTs and base-case products (in the AVX2 accumulator layout, so its
+/// bounds and `MAX_TERMS` are the AVX2 ones); the AVX2 coefficient additions.
 impl Backend<MlKem> for Avx512 {
     const MAX_TERMS: usize = <Avx2 as Backend<MlKem>>::MAX_TERMS;
 
@@ -86,25 +88,28 @@ impl Backend<MlKem> for Avx512 {
     }
 
     #[inline]
-    fn mul_cache(self, call: KernelCall, b: &[u16; N], out: &mut [u16; PAIRS]) {
-        Backend::<MlKem>::mul_cache(self.avx2, call, b, out);
+    fn mul_cache(self, _: KernelCall, b: &[u16; N], out: &mut [u16; PAIRS]) {
+        // SAFETY: `self` exists, so the CPU supports AVX-512F and AVX-512BW.
+        unsafe { basemul::mul_cache_avx512(b, out) }
     }
 
     #[inline]
     fn accumulate(
         self,
-        call: KernelCall,
+        _: KernelCall,
         acc: &mut [u32; N],
         a: &[u16; N],
         b: &[u16; N],
         b_zeta: &[u16; PAIRS],
     ) {
-        Backend::<MlKem>::accumulate(self.avx2, call, acc, a, b, b_zeta);
+        // SAFETY: `self` exists, so the CPU supports AVX-512F and AVX-512BW.
+        unsafe { basemul::accumulate_avx512(acc, a, b, b_zeta) }
     }
 
     #[inline]
-    fn reduce_accumulator(self, call: KernelCall, acc: &[u32; N], out: &mut [u16; N]) {
-        Backend::<MlKem>::reduce_accumulator(self.avx2, call, acc, out);
+    fn reduce_accumulator(self, _: KernelCall, acc: &[u32; N], out: &mut [u16; N]) {
+        // SAFETY: `self` exists, so the CPU supports AVX-512F and AVX-512BW.
+        unsafe { basemul::reduce_accumulator_avx512(acc, out) }
     }
 
     #[inline]
