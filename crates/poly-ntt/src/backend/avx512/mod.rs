@@ -5,8 +5,8 @@
 //! faster: ML-KEM's forward and inverse NTT (`ntt`) and base-case products (`basemul`) on
 //! zmm registers, the AVX2 schedule and accumulator layout with 32 coefficients per
 //! instruction, and in `lattice-sampling` the 8-way and 4-way Keccak with ternary logic and
-//! native rotations. The coefficient additions are the AVX2 kernels. Its [`Avx512::run`] compiles the operation for AVX-512
-//! as well.
+//! native rotations. The coefficient additions are the AVX2 kernels. Its [`Avx512::run`]
+//! compiles the operation for AVX-512 as well.
 #![allow(unsafe_code)]
 
 use super::Backend;
