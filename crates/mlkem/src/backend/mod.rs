@@ -10,8 +10,8 @@
 //! an [`AnyBackend`] (`*_on`).
 //!
 //! This module is the only place of the crate that names an instruction set: the AVX2
-//! kernels are in `avx2`; the AVX-512 token runs them too (`avx512`); `speculation` holds
-//! the `lfence` every public operation starts with.
+//! kernels are in `avx2`; the AVX-512 token runs them too, with zmm Compress/Decompress
+//! (`avx512`); `speculation` holds the `lfence` every public operation starts with.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
