@@ -205,29 +205,26 @@ fn view_loaded(ab: &[__m512i; 8]) -> [__m256i; 16] {
     v
 }
 
-/// Butterflies between whole registers for one layer (len 16 * `step`, `step` in 1, 2, 4):
-/// `(z[j], z[j + step])`, each half with the zeta of its AVX2 vector's block, counting up
-/// from `first_zeta` (forward) or down (inverse) per block of `2 step` AVX2 vectors.
+/// Butterflies between whole registers for one layer (len 16 * `STEP`, `STEP` in 1, 2, 4):
+/// `(z[j], z[j + STEP])`, each half with the zeta of its AVX2 vector's block, counting up
+/// from `first_zeta` (forward) or down (inverse) per block of `2 STEP` AVX2 vectors. The
+/// step is a constant parameter: with a run-time step the loop's trip count stays a `div`
+/// at low opt-levels, which the constant-time check forbids.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn vector_layer<O: Observer>(
+fn vector_layer<O: Observer, const STEP: usize>(
     z: &mut [__m512i; 8],
-    step: usize,
     first_zeta: usize,
     inverse: bool,
     obs: &mut O,
 ) {
+    const { assert!(STEP == 1 || STEP == 2 || STEP == 4) };
+    // The AVX2 vector v[j + 8] is `8 / (2 STEP)` blocks after v[j].
+    let blocks_to_high = const { 4 / STEP };
+    let step = STEP;
     let mut start = 0;
     let mut block = 0;
     while start < 8 {
-        // The AVX2 vector v[j + 8] is `8 / (2 step)` blocks after v[j].
-        let blocks_to_high = if step == 4 {
-            1
-        } else if step == 2 {
-            2
-        } else {
-            4
-        };
         let (lo, hi) = if inverse {
             (first_zeta - block, first_zeta - block - blocks_to_high)
         } else {
@@ -318,9 +315,9 @@ pub(crate) fn ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
         z[2 * m + 1] = _mm512_shuffle_i64x2::<HIGH_HALVES>(ab[2 * m], ab[2 * m + 1]);
     }
     // Layers len = 64, 32, 16 (AVX2 steps 4, 2, 1; first zetas 2, 4, 8).
-    vector_layer(&mut z, 4, 2, false, obs);
-    vector_layer(&mut z, 2, 4, false, obs);
-    vector_layer(&mut z, 1, 8, false, obs);
+    vector_layer::<_, 4>(&mut z, 2, false, obs);
+    vector_layer::<_, 2>(&mut z, 4, false, obs);
+    vector_layer::<_, 1>(&mut z, 8, false, obs);
     // Layers len = 8, 4, 2 (the AVX2 tables are in the order len 8, 4, 2).
     for (layer, len) in [8usize, 4, 2].into_iter().enumerate() {
         register_layer(
@@ -379,9 +376,9 @@ pub(crate) fn inverse_ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
     obs.stage_done(&view(&z));
     // Layers len = 16, 32, 64 (AVX2 steps 1, 2, 4; first zetas 15, 7, 3, counting down),
     // then a reduction.
-    vector_layer(&mut z, 1, 15, true, obs);
-    vector_layer(&mut z, 2, 7, true, obs);
-    vector_layer(&mut z, 4, 3, true, obs);
+    vector_layer::<_, 1>(&mut z, 15, true, obs);
+    vector_layer::<_, 2>(&mut z, 7, true, obs);
+    vector_layer::<_, 4>(&mut z, 3, true, obs);
     for x in &mut z {
         *x = barrett_reduce_i16(*x);
     }
