@@ -100,51 +100,12 @@ fn decompress_avx512<const D: usize>(values: &[u16; N], out: &mut [u16; N]) {
 mod tests {
     use super::*;
 
-    /// Every canonical input of Compress_d and every d-bit input of Decompress_d, against
-    /// the scalar functions.
-    fn exhaustive<const D: usize>(b: Avx512) {
-        let mut x = [0u16; N];
-        let mut out = [0u16; N];
-        for start in (0..Q).step_by(N) {
-            for (i, c) in x.iter_mut().enumerate() {
-                *c = (start + i as u16).min(Q - 1);
-            }
-            b.compress::<D>(&x, &mut out);
-            for i in 0..N {
-                assert_eq!(
-                    out[i],
-                    crate::compress::compress::<D>(x[i]),
-                    "compress_{D}({})",
-                    x[i]
-                );
-            }
-        }
-        for start in (0..1u32 << D).step_by(N) {
-            for (i, c) in x.iter_mut().enumerate() {
-                *c = (start + i as u32).min((1 << D) - 1) as u16;
-            }
-            b.decompress::<D>(&x, &mut out);
-            for i in 0..N {
-                assert_eq!(
-                    out[i],
-                    crate::compress::decompress::<D>(x[i]),
-                    "decompress_{D}({})",
-                    x[i]
-                );
-            }
-        }
-    }
-
     #[test]
     fn exhaustive_against_scalar() {
         let Some(b) = Avx512::detect() else {
             std::println!("note: CPU without AVX-512, zmm Compress/Decompress test skipped");
             return;
         };
-        exhaustive::<1>(b);
-        exhaustive::<4>(b);
-        exhaustive::<5>(b);
-        exhaustive::<10>(b);
-        exhaustive::<11>(b);
+        crate::backend::avx2::compress::tests::exhaustive_every_d(b);
     }
 }

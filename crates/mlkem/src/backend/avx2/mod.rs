@@ -2,7 +2,7 @@
 //! Compress/Decompress, 16 coefficients at a time, each exactly equal to the portable code.
 #![allow(unsafe_code)]
 
-mod compress;
+pub(super) mod compress;
 mod encode;
 
 use super::EncodeBackend;

@@ -7,39 +7,21 @@
 //! `[0, AVX2_ACCUMULATOR_LIMIT]`).
 #![allow(unsafe_code)]
 
+use super::ntt::{add_q_if_negative, montgomery_mul};
 use crate::backend::avx2::{GAMMAS_ODD, GAMMAS_ODD_QINV, Q_I16, QINV, R2, qinv_of};
 use crate::mlkem::{N, PAIRS};
 use core::arch::x86_64::{
-    __m512i, _mm256_loadu_si256, _mm256_storeu_si256, _mm512_add_epi16, _mm512_add_epi32,
-    _mm512_and_si512, _mm512_cvtepi32_epi16, _mm512_cvtepu16_epi32, _mm512_loadu_si512,
-    _mm512_madd_epi16, _mm512_mask_blend_epi16, _mm512_mulhi_epi16, _mm512_mullo_epi16,
-    _mm512_packs_epi32, _mm512_rol_epi32, _mm512_set1_epi16, _mm512_shuffle_i64x2,
-    _mm512_slli_epi32, _mm512_srai_epi16, _mm512_srai_epi32, _mm512_srli_epi32,
-    _mm512_storeu_si512, _mm512_sub_epi16, _mm512_unpackhi_epi32, _mm512_unpacklo_epi32,
+    __m512i, _mm256_loadu_si256, _mm256_storeu_si256, _mm512_add_epi32, _mm512_cvtepi32_epi16,
+    _mm512_cvtepu16_epi32, _mm512_loadu_si512, _mm512_madd_epi16, _mm512_mask_blend_epi16,
+    _mm512_mulhi_epi16, _mm512_mullo_epi16, _mm512_packs_epi32, _mm512_rol_epi32,
+    _mm512_set1_epi16, _mm512_shuffle_i64x2, _mm512_slli_epi32, _mm512_srai_epi32,
+    _mm512_srli_epi32, _mm512_storeu_si512, _mm512_sub_epi16, _mm512_unpackhi_epi32,
+    _mm512_unpacklo_epi32,
 };
 
 /// `vshufi64x2` selectors: the low 256 bits of both operands, and the high 256 bits.
 const LOW_HALVES: i32 = 0b01_00_01_00;
 const HIGH_HALVES: i32 = 0b11_10_11_10;
-
-/// AVX2's `montgomery_mul` on 32 lanes.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
-fn montgomery_mul(a: __m512i, b: __m512i, b_qinv: __m512i) -> __m512i {
-    let hi = _mm512_mulhi_epi16(a, b);
-    let m = _mm512_mullo_epi16(a, b_qinv);
-    _mm512_sub_epi16(hi, _mm512_mulhi_epi16(m, _mm512_set1_epi16(Q_I16)))
-}
-
-/// AVX2's `add_q_if_negative` on 32 lanes.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
-fn add_q_if_negative(x: __m512i) -> __m512i {
-    _mm512_add_epi16(
-        x,
-        _mm512_and_si512(_mm512_srai_epi16::<15>(x), _mm512_set1_epi16(Q_I16)),
-    )
-}
 
 /// AVX2's `montgomery_reduce_i32` on 16 lanes: for `x` in `[0, AVX2_ACCUMULATOR_LIMIT]`,
 /// `x 2^-16 mod q` with `|r| < 2^15`, sign-extended to 32 bits.

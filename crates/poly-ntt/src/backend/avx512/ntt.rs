@@ -92,10 +92,11 @@ fn halves_of(lo: i16, hi: i16) -> __m512i {
     _mm512_inserti64x4::<1>(_mm512_set1_epi16(lo), _mm256_set1_epi16(hi))
 }
 
-/// AVX2's `montgomery_mul` on 32 lanes: `a b 2^-16 mod q` in `(-q, q)`.
+/// AVX2's `montgomery_mul` on 32 lanes: `a b 2^-16 mod q` in `(-q, q)` (also the base-case
+/// products').
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn montgomery_mul(a: __m512i, b: __m512i, b_qinv: __m512i) -> __m512i {
+pub(super) fn montgomery_mul(a: __m512i, b: __m512i, b_qinv: __m512i) -> __m512i {
     let hi = _mm512_mulhi_epi16(a, b);
     let m = _mm512_mullo_epi16(a, b_qinv);
     let mq_hi = _mm512_mulhi_epi16(m, _mm512_set1_epi16(Q_I16));
@@ -114,7 +115,7 @@ fn barrett_reduce_i16(x: __m512i) -> __m512i {
 /// AVX2's `add_q_if_negative` on 32 lanes.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn add_q_if_negative(x: __m512i) -> __m512i {
+pub(super) fn add_q_if_negative(x: __m512i) -> __m512i {
     _mm512_add_epi16(
         x,
         _mm512_and_si512(_mm512_srai_epi16::<15>(x), _mm512_set1_epi16(Q_I16)),
