@@ -345,6 +345,12 @@ impl<const W: usize> Drop for StateX<W> {
 /// A `W`-way Keccak-f\[1600\] on `W` interleaved states (word `i` of state `l` at
 /// `words[i][l]`).
 pub(crate) trait Permute<const W: usize> {
+    /// Whether [`Self::permute`] writes `out`. The AVX2 one does not: with AVX2's 16 ymm
+    /// registers a transposition spills, and the spill slots kept PRF output in the dead
+    /// stack (`ct-harness residue` found 16- and 32-byte pieces); the scheduler then copies
+    /// the squeezing lanes out word by word ([`StateX::read_lane`]).
+    const TRANSPOSES: bool = true;
+
     /// Permutes the `W` states and writes a copy of each, state `l` to `out[l]` (the
     /// transposition is done in registers: 8 by 8 or 4 by 4 words per step, instead of
     /// `25 W` loads and stores).
@@ -358,6 +364,8 @@ pub(crate) trait Permute<const W: usize> {
 pub(crate) struct X4Avx2;
 
 impl Permute<4> for X4Avx2 {
+    const TRANSPOSES: bool = false;
+
     #[inline]
     unsafe fn permute(words: &mut [[u64; 4]; WORDS], out: &mut [[u64; WORDS]; 4]) {
         // SAFETY: the caller guarantees AVX2.
@@ -412,25 +420,29 @@ unsafe fn permute_x4<const VL: bool>(words: &mut [[u64; 4]; WORDS], out: &mut [[
         // SAFETY: `word` is 32 writable bytes; the store is unaligned.
         unsafe { _mm256_storeu_si256(word.as_mut_ptr().cast(), reg) };
     }
-    for (first, rows) in regs.as_chunks::<4>().0.iter().enumerate() {
-        let [r0, r1, r2, r3] = *rows;
-        let (a0, a1) = (_mm256_unpacklo_epi64(r0, r1), _mm256_unpackhi_epi64(r0, r1));
-        let (a2, a3) = (_mm256_unpacklo_epi64(r2, r3), _mm256_unpackhi_epi64(r2, r3));
-        // Lane l gets [r0[l], r1[l], r2[l], r3[l]].
-        let lanes: [__m256i; 4] = [
-            _mm256_permute2x128_si256::<0x20>(a0, a2),
-            _mm256_permute2x128_si256::<0x20>(a1, a3),
-            _mm256_permute2x128_si256::<0x31>(a0, a2),
-            _mm256_permute2x128_si256::<0x31>(a1, a3),
-        ];
-        for (o, lane) in out.iter_mut().zip(lanes) {
-            let dst = &mut o[4 * first..4 * first + 4];
-            // SAFETY: `dst` is 32 writable bytes; the store is unaligned.
-            unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), lane) };
+    // Without VL the caller copies the lanes out (see `Permute::TRANSPOSES`).
+    if VL {
+        // Transposed in registers (AVX-512VL has 32 ymm registers: nothing spills).
+        for (first, rows) in regs.as_chunks::<4>().0.iter().enumerate() {
+            let [r0, r1, r2, r3] = *rows;
+            let (a0, a1) = (_mm256_unpacklo_epi64(r0, r1), _mm256_unpackhi_epi64(r0, r1));
+            let (a2, a3) = (_mm256_unpacklo_epi64(r2, r3), _mm256_unpackhi_epi64(r2, r3));
+            // Lane l gets [r0[l], r1[l], r2[l], r3[l]].
+            let lanes: [__m256i; 4] = [
+                _mm256_permute2x128_si256::<0x20>(a0, a2),
+                _mm256_permute2x128_si256::<0x20>(a1, a3),
+                _mm256_permute2x128_si256::<0x31>(a0, a2),
+                _mm256_permute2x128_si256::<0x31>(a1, a3),
+            ];
+            for (o, lane) in out.iter_mut().zip(lanes) {
+                let dst = &mut o[4 * first..4 * first + 4];
+                // SAFETY: `dst` is 32 writable bytes; the store is unaligned.
+                unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), lane) };
+            }
         }
-    }
-    for (o, w) in out.iter_mut().zip(words[WORDS - 1]) {
-        o[WORDS - 1] = w;
+        for (o, w) in out.iter_mut().zip(words[WORDS - 1]) {
+            o[WORDS - 1] = w;
+        }
     }
     regs.zeroize();
 }
@@ -614,6 +626,13 @@ impl<'a, const W: usize> Lanes<'a, W> {
         // while the other lanes were written (a wide load of bytes that narrow stores wrote
         // a few cycles earlier waits for them to reach the cache).
         self.state.permute::<P>(&mut self.out);
+        if !P::TRANSPOSES {
+            for (l, slot) in self.jobs.iter().enumerate() {
+                if slot.as_ref().is_some_and(|lane| lane.padded) {
+                    self.state.read_lane(l, &mut self.out[l]);
+                }
+            }
+        }
         let parser = self.parser;
         for (l, slot) in self.jobs.iter_mut().enumerate() {
             // SAFETY: the caller guarantees AVX2.
