@@ -621,10 +621,11 @@ impl<'a, const W: usize> Lanes<'a, W> {
                 self.state.words[lane.rate_words() - 1][l] ^= pad;
             }
         }
-        // Every lane's state is copied out with the permutation, and only then consumed:
-        // the parsers read their bytes from whole-vector stores that left the store buffer
-        // while the other lanes were written (a wide load of bytes that narrow stores wrote
-        // a few cycles earlier waits for them to reach the cache).
+        // Every squeezing lane's state is copied out (by the permutation, transposed in
+        // registers, or word by word after it) before any is consumed: the parsers read
+        // their bytes from stores that left the store buffer while the other lanes were
+        // written (a wide load of bytes that narrow stores wrote a few cycles earlier waits
+        // for them to reach the cache).
         self.state.permute::<P>(&mut self.out);
         if !P::TRANSPOSES {
             for (l, slot) in self.jobs.iter().enumerate() {
