@@ -156,10 +156,11 @@ impl<'a> Lane<'a> {
     /// its own); returns whether the job is done. Only called once `padded`. `noise`
     /// collects eta = 3 PRF output.
     ///
-    /// The output is parsed straight from `state`, which the caller wrote well before (see
-    /// [`Lanes::round`]): a wide load of bytes that narrow stores wrote a few cycles earlier
-    /// cannot be forwarded from the store buffer and waits for the stores to reach the
-    /// cache (measured: the VBMI2 parser's first load of each block held ~20 % of its time).
+    /// The output is parsed straight from `state`. [`Lanes::round`] writes every lane's copy
+    /// before consuming any: a wide load of bytes that narrow stores wrote a few cycles
+    /// earlier cannot be forwarded from the store buffer and waits for the stores to reach
+    /// the cache (measured: the VBMI2 parser's first load of each block held ~20 % of its
+    /// time). The scalar path ([`Self::finish_scalar`]) parses the permutation's own state.
     #[target_feature(enable = "avx2")]
     fn consume(
         &mut self,
@@ -327,7 +328,8 @@ impl<const W: usize> StateX<W> {
         }
     }
 
-    /// Keccak-f\[1600\] on all `W` states; `out[l]` gets a copy of state `l`.
+    /// Keccak-f\[1600\] on all `W` states; `out[l]` gets a copy of state `l` if
+    /// `P::TRANSPOSES`.
     #[inline]
     fn permute<P: Permute<W>>(&mut self, out: &mut [[u64; WORDS]; W]) {
         // SAFETY: `P` is chosen by the caller of `run_with`, whose contract is that the CPU
@@ -351,8 +353,8 @@ pub(crate) trait Permute<const W: usize> {
     /// the squeezing lanes out word by word ([`StateX::read_lane`]).
     const TRANSPOSES: bool = true;
 
-    /// Permutes the `W` states and writes a copy of each, state `l` to `out[l]` (the
-    /// transposition is done in registers: 8 by 8 or 4 by 4 words per step, instead of
+    /// Permutes the `W` states and, if [`Self::TRANSPOSES`], writes a copy of each, state
+    /// `l` to `out[l]` (transposed in registers: 8 by 8 or 4 by 4 words per step, instead of
     /// `25 W` loads and stores).
     ///
     /// # Safety
@@ -396,7 +398,7 @@ impl Permute<8> for X8 {
 }
 
 /// Loads four states into ymm registers, permutes them (AVX-512VL if `VL`), stores them,
-/// and stores them transposed to `out`.
+/// and with `VL` also stores them transposed to `out`.
 ///
 /// # Safety
 /// The CPU has AVX2, and AVX-512F/VL if `VL`.

@@ -222,7 +222,6 @@ fn vector_layer<O: Observer, const STEP: usize>(
     const { assert!(STEP == 1 || STEP == 2 || STEP == 4) };
     // The AVX2 vector v[j + 8] is `8 / (2 STEP)` blocks after v[j].
     let blocks_to_high = const { 4 / STEP };
-    let step = STEP;
     let mut start = 0;
     let mut block = 0;
     while start < 8 {
@@ -233,17 +232,17 @@ fn vector_layer<O: Observer, const STEP: usize>(
         };
         let (zl, zh) = (ZETAS_MONT[lo], ZETAS_MONT[hi]);
         let (w, wq) = (halves_of(zl.0, zh.0), halves_of(zl.1, zh.1));
-        for j in start..start + step {
-            let ((a_lo, a_hi), (b_lo, b_hi)) = (halves(z[j]), halves(z[j + step]));
+        for j in start..start + STEP {
+            let ((a_lo, a_hi), (b_lo, b_hi)) = (halves(z[j]), halves(z[j + STEP]));
             obs.butterfly(a_lo, b_lo, inverse);
             obs.butterfly(a_hi, b_hi, inverse);
-            (z[j], z[j + step]) = if inverse {
-                gs_butterfly(z[j], z[j + step], w, wq)
+            (z[j], z[j + STEP]) = if inverse {
+                gs_butterfly(z[j], z[j + STEP], w, wq)
             } else {
-                ct_butterfly(z[j], z[j + step], w, wq)
+                ct_butterfly(z[j], z[j + STEP], w, wq)
             };
         }
-        start += 2 * step;
+        start += 2 * STEP;
         block += 1;
     }
     obs.stage_done(&view(z));
