@@ -5,7 +5,8 @@
 //! `b*zeta` cache (`NttVector::cached`).
 //!
 //! Every backend-generic operation is measured with the portable backend and, on CPUs with
-//! AVX2, with the AVX2 backend. IDs:
+//! AVX2, with the AVX2 backend (`avx2`) and, on CPUs with AVX-512F/VL/BW, with the AVX-512
+//! one (`avx512`). IDs:
 //!
 //! | ID | what |
 //! |---|---|

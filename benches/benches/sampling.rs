@@ -1,7 +1,8 @@
 //! `sampling` layer: SampleNTT (one polynomial), CBD for eta = 2 and 3 (from PRF bytes, and
 //! with the PRF: `sample_noise_poly`), and whole-matrix generation for k = 2, 3, 4.
 //!
-//! IDs: `sampling/f1600/<mode>` (one Keccak-f\[1600\] on one state), `sampling/sample_ntt/<mode>`, `sampling/cbd/<mode>/{2,3}`,
+//! IDs: `sampling/f1600/<mode>` (one Keccak-f\[1600\] on one state),
+//! `sampling/sample_ntt/<mode>`, `sampling/cbd/<mode>/{2,3}`,
 //! `sampling/noise_poly/<mode>/{2,3}`, `sampling/sample_matrix/<mode>/{2,3,4}`, where
 //! `<mode>` is `portable` (the `Portable` token) and, on CPUs with AVX2, `avx2` (the `Avx2`
 //! token, which the KEM uses there: multi-way Keccak where the crate has it) and, on CPUs
