@@ -6,6 +6,7 @@ use crate::hash;
 use crate::kpke::{self, PublicKey};
 use crate::secret::SharedSecret;
 use lattice_poly_ntt::mlkem::{CachedNttVector, NttVector};
+use lattice_sampling::keccak::{SHAKE_DOMAIN, SHAKE256_RATE, Sponge};
 use lattice_sampling::{Batch, Digest32};
 use subtle::{ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroize;
@@ -132,15 +133,38 @@ pub(crate) fn decaps_internal<
 ) -> SharedSecret {
     // Line 7: m' = K-PKE.Decrypt(dk_pke, c).
     let mut m_prime = kpke::decrypt::<B, K, DU, DV>(b, s_hat, ct);
+    // Line 9: K-bar = J(z || c) depends on nothing else, and nothing needs it before line
+    // 11: it is the longest serial chain (6 to 12 permutations), so each other hash rides
+    // beside one of its blocks. Its first block goes with line 8's G ...
+    let mut j = Sponge::<SHAKE256_RATE>::new();
+    let mut first = [0u8; SHAKE256_RATE];
+    let (ct_head, ct_rest) = ct.split_at(SHAKE256_RATE - z.len());
+    first[..z.len()].copy_from_slice(z);
+    first[z.len()..].copy_from_slice(ct_head);
     // Line 8: (K', r') = G(m' || h).
-    let (mut key_prime, mut r_prime) = hash::g(b, &m_prime, &ek.h);
-    // Line 10: c' = K-PKE.Encrypt(ek_pke, m', r'), and line 9: K-bar = J(z || c), which
-    // depends on neither and is computed alongside the encryption's noise.
+    let mut g = [0u8; 64];
+    let mut batch = Batch::new(b);
+    batch.absorb(&mut j, &first);
+    batch.sha3_512([&m_prime, &ek.h], &mut g);
+    batch.run();
+    first.zeroize();
+    let (mut key_prime, mut r_prime) = hash::split_g(&mut g);
+    // ... the next with the re-encryption's noise, and the rest after it. Line 10:
+    // c' = K-PKE.Encrypt(ek_pke, m', r').
     let mut buf = [0u8; MAX_CIPHERTEXT_SIZE];
     let ct_prime = &mut buf[..ct.len()];
+    kpke::encrypt::<B, K, ETA1, ETA2, DU, DV>(
+        b,
+        &ek.pk,
+        &m_prime,
+        &r_prime,
+        ct_prime,
+        Some((&mut j, ct_rest)),
+    );
     let mut k_bar = [0u8; 32];
-    let j = Digest32::shake256([z, ct], &mut k_bar);
-    kpke::encrypt::<B, K, ETA1, ETA2, DU, DV>(b, &ek.pk, &m_prime, &r_prime, ct_prime, Some(j));
+    j.finalize(b, SHAKE_DOMAIN);
+    j.squeeze(b, &mut k_bar);
+    drop(j);
     let key = select_shared_secret(&mut key_prime, &mut k_bar, ct, ct_prime);
     m_prime.zeroize();
     r_prime.zeroize();

@@ -351,8 +351,9 @@ impl<const K: usize> Drop for EncryptNoise<K> {
 /// K-PKE.Encrypt (Algorithm 14) of the 32-byte message `m` with randomness `r`,
 /// written to `ct_out` (`32 (DU K + DV)` bytes).
 ///
-/// `digest`, if any, is an independent hash computed alongside the noise (decapsulation's
-/// `J(z || c)`), on a Keccak lane the noise leaves idle.
+/// `absorb`, if any, is independent sponge input absorbed alongside the noise
+/// (decapsulation's `J(z || c)` after its first block), on a Keccak lane the noise leaves
+/// idle.
 #[inline(always)]
 pub(crate) fn encrypt<
     B: KemBackend,
@@ -367,13 +368,13 @@ pub(crate) fn encrypt<
     m: &[u8; 32],
     r: &[u8; 32],
     ct_out: &mut [u8],
-    digest: Option<Digest32<'_>>,
+    absorb: Option<(&mut Sponge<SHA3_256_RATE>, &[u8])>,
 ) {
     let mut noise = EncryptNoise::<K>::zero();
     let mut batch = Batch::new(b);
     // A hash is longer than any PRF stream (one or two permutations): it goes first.
-    if let Some(digest) = digest {
-        batch.digest(digest);
+    if let Some((sponge, data)) = absorb {
+        batch.absorb(sponge, data);
     }
     noise.sample_into::<B, ETA1, ETA2>(&mut batch, r);
     batch.run();

@@ -13,7 +13,7 @@ use crate::backend::{Jobs, SamplingBackend};
 use crate::cbd::Eta;
 use crate::digest::Digest32;
 use crate::expand_a::{Shake, XofSink};
-use crate::keccak::{SHA3_256_RATE, Sponge};
+use crate::keccak::{SHA3_256_RATE, SHA3_512_RATE, SHA3_DOMAIN, Sponge};
 use crate::sample_ntt::{SAMPLE_NTT_SEED_BYTES, SHAKE128_RATE, matrix_seed};
 
 /// Jobs held before a batch runs what it has (pushing more runs the held ones first; jobs
@@ -33,6 +33,13 @@ pub(crate) enum Job<'a> {
         domain: u8,
         /// Where the digest goes.
         out: &'a mut [u8; 32],
+    },
+    /// SHA3-512 of `message[0] || message[1]` (rate 72 bytes; FIPS 203's G).
+    Hash64 {
+        /// The message, in two parts (`m || H(ek)` for G).
+        message: [&'a [u8]; 2],
+        /// Where the digest goes.
+        out: &'a mut [u8; 64],
     },
     /// `SampleNTT(seed)` (FIPS 203 Algorithm 7) into `out`, squeezing as many SHAKE128
     /// blocks as the seed needs.
@@ -102,20 +109,25 @@ impl Job<'_> {
         // ceil(2^40 / rate) and a shift: exact below 7 * 10^9 bytes (the error of the
         // reciprocal times the length stays below 2^40), a slight underestimate beyond.
         // Not a loop of subtractions, which LLVM turns back into a `div` at opt-level z.
+        const RECIPROCAL_72: u128 = (1u128 << 40).div_ceil(SHA3_512_RATE as u128);
         const RECIPROCAL_136: u128 = (1u128 << 40).div_ceil(SHA3_256_RATE as u128);
         const RECIPROCAL_168: u128 = (1u128 << 40).div_ceil(SHAKE128_RATE as u128);
         let blocks = |len: usize, rate: usize| {
-            // The two rates of the jobs: 136 (SHA3-256, SHAKE256) and 168 (SHAKE128).
-            let reciprocal = if rate == SHA3_256_RATE {
-                RECIPROCAL_136
-            } else {
-                RECIPROCAL_168
+            // The three rates of the jobs: 72 (SHA3-512), 136 (SHA3-256, SHAKE256) and
+            // 168 (SHAKE128).
+            let reciprocal = match rate {
+                SHA3_512_RATE => RECIPROCAL_72,
+                SHA3_256_RATE => RECIPROCAL_136,
+                _ => RECIPROCAL_168,
             };
             ((len as u128 * reciprocal) >> 40) as usize + 1
         };
         match self {
             Job::Hash32 { message, .. } => {
                 blocks(message[0].len() + message[1].len(), SHA3_256_RATE)
+            }
+            Job::Hash64 { message, .. } => {
+                blocks(message[0].len() + message[1].len(), SHA3_512_RATE)
             }
             Job::Xof { message, shake, .. } => {
                 blocks(message[0].len() + message[1].len(), shake.rate()) + 1
@@ -144,6 +156,14 @@ impl Job<'_> {
                     sponge.absorb(backend, part);
                 }
                 sponge.finalize(backend, domain);
+                sponge.squeeze(backend, out);
+            }
+            Job::Hash64 { message, out } => {
+                let mut sponge = Sponge::<SHA3_512_RATE>::new();
+                for part in message {
+                    sponge.absorb(backend, part);
+                }
+                sponge.finalize(backend, SHA3_DOMAIN);
                 sponge.squeeze(backend, out);
             }
             Job::SampleNtt { seed, out } => crate::sample_ntt::sample_ntt_into(backend, &seed, out),
@@ -283,6 +303,15 @@ impl<'a, B: SamplingBackend> Batch<'a, B> {
     /// content.
     pub fn digest(&mut self, digest: Digest32<'a>) {
         self.push(digest.into());
+    }
+
+    /// `*out = SHA3-512(parts[0] || parts[1])` (FIPS 203's G). Constant time with respect
+    /// to the message's content.
+    pub fn sha3_512(&mut self, parts: [&'a [u8]; 2], out: &'a mut [u8; 64]) {
+        self.push(Job::Hash64 {
+            message: parts,
+            out,
+        });
     }
 
     /// Absorbs `data` into `sponge`, which goes on afterwards (more input, padding, output):

@@ -35,7 +35,7 @@ use zeroize::Zeroize;
 use super::x4::{SHAKE128_RATE, SHAKE256_RATE, WORDS, keccak_f1600_x4};
 use super::x4_vl::keccak_f1600_x4_vl;
 use super::x8::keccak_f1600_x8;
-use super::{SHA3_256_RATE, SHAKE_DOMAIN, permute_bmi};
+use super::{SHA3_256_RATE, SHA3_512_RATE, SHA3_DOMAIN, SHAKE_DOMAIN, permute_bmi};
 use crate::batch::Job;
 use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta};
 use crate::simd::cbd;
@@ -60,6 +60,7 @@ impl Job<'_> {
             Self::SampleNtt { .. } | Self::RejNttPoly { .. } => SHAKE128_RATE,
             Self::Xof { shake, .. } => shake.rate(),
             Self::Hash32 { .. } | Self::Noise { .. } => SHAKE256_RATE,
+            Self::Hash64 { .. } => SHA3_512_RATE,
             Self::Absorb { .. } => SHA3_256_RATE,
         }
     }
@@ -67,7 +68,9 @@ impl Job<'_> {
     /// The message, in up to two parts.
     fn message(&self) -> [&[u8]; 2] {
         match self {
-            Self::Hash32 { message, .. } | Self::Xof { message, .. } => *message,
+            Self::Hash32 { message, .. }
+            | Self::Hash64 { message, .. }
+            | Self::Xof { message, .. } => *message,
             Self::SampleNtt { seed, .. } | Self::RejNttPoly { seed, .. } => [seed, &[]],
             Self::Noise { sigma, nonce, .. } => [*sigma, nonce],
             Self::Absorb { blocks, .. } => [blocks, &[]],
@@ -78,6 +81,7 @@ impl Job<'_> {
     fn domain(&self) -> u8 {
         match self {
             Self::Hash32 { domain, .. } => *domain,
+            Self::Hash64 { .. } => SHA3_DOMAIN,
             Self::SampleNtt { .. }
             | Self::RejNttPoly { .. }
             | Self::Xof { .. }
@@ -177,6 +181,13 @@ impl<'a> Lane<'a> {
                 true
             }
             Job::Hash32 { out, .. } => {
+                for (chunk, w) in out.as_chunks_mut::<8>().0.iter_mut().zip(state) {
+                    *chunk = w.to_le_bytes();
+                }
+                true
+            }
+            Job::Hash64 { out, .. } => {
+                // 64 bytes: 8 of the 9 rate words.
                 for (chunk, w) in out.as_chunks_mut::<8>().0.iter_mut().zip(state) {
                     *chunk = w.to_le_bytes();
                 }
@@ -763,7 +774,7 @@ mod tests {
     use lattice_poly_ntt::backend::Portable;
     const P: Portable = Portable;
     use crate::cbd::sample_poly_cbd;
-    use crate::keccak::{SHA3_DOMAIN, sha3_256, shake256};
+    use crate::keccak::{SHA3_DOMAIN, sha3_256, sha3_512, shake256};
     use crate::sample_ntt::SAMPLE_NTT_SEED_BYTES;
     use crate::sample_ntt::sample_ntt;
     use crate::simd::{Avx2, Avx2Kernels};
@@ -777,6 +788,10 @@ mod tests {
             a: Vec<u8>,
             b: Vec<u8>,
             sha3: bool,
+        },
+        Sha512 {
+            a: Vec<u8>,
+            b: Vec<u8>,
         },
         Ntt {
             seed: [u8; SAMPLE_NTT_SEED_BYTES],
@@ -801,6 +816,7 @@ mod tests {
                 };
                 digest.iter().map(|&x| u16::from(x)).collect()
             }
+            Spec::Sha512 { a, b } => sha3_512(P, &[a, b]).iter().map(|&x| u16::from(x)).collect(),
             Spec::Ntt { seed } => sample_ntt(P, seed).coeffs().to_vec(),
             Spec::Noise {
                 sigma,
@@ -821,15 +837,25 @@ mod tests {
     /// Runs the specs through the scheduler and returns each output as above.
     fn scheduled(runner: Runner, specs: &[Spec]) -> Vec<Vec<u16>> {
         let mut digests = std::vec![[0u8; 32]; specs.len()];
+        let mut wide = std::vec![[0u8; 64]; specs.len()];
         let mut polys = std::vec![[0u16; N]; specs.len()];
         let jobs = specs
             .iter()
-            .zip(digests.iter_mut().zip(polys.iter_mut()))
-            .map(|(spec, (digest, poly))| match spec {
+            .zip(
+                digests
+                    .iter_mut()
+                    .zip(wide.iter_mut())
+                    .zip(polys.iter_mut()),
+            )
+            .map(|(spec, ((digest, wide), poly))| match spec {
                 Spec::Hash { a, b, sha3 } => Job::Hash32 {
                     message: [a, b],
                     domain: if *sha3 { SHA3_DOMAIN } else { SHAKE_DOMAIN },
                     out: digest,
+                },
+                Spec::Sha512 { a, b } => Job::Hash64 {
+                    message: [a, b],
+                    out: wide,
                 },
                 Spec::Ntt { seed } => Job::SampleNtt {
                     seed: *seed,
@@ -855,9 +881,10 @@ mod tests {
         }
         specs
             .iter()
-            .zip(digests.iter().zip(&polys))
-            .map(|(spec, (digest, poly))| match spec {
+            .zip(digests.iter().zip(&wide).zip(&polys))
+            .map(|(spec, ((digest, wide), poly))| match spec {
                 Spec::Hash { .. } => digest.iter().map(|&x| u16::from(x)).collect(),
+                Spec::Sha512 { .. } => wide.iter().map(|&x| u16::from(x)).collect(),
                 _ => poly.to_vec(),
             })
             .collect()
@@ -914,6 +941,11 @@ mod tests {
                 any::<bool>()
             )
                 .prop_map(|(a, b, sha3)| Spec::Hash { a, b, sha3 }),
+            (
+                proptest::collection::vec(any::<u8>(), 0..200),
+                proptest::collection::vec(any::<u8>(), 0..100),
+            )
+                .prop_map(|(a, b)| Spec::Sha512 { a, b }),
             any::<[u8; SAMPLE_NTT_SEED_BYTES]>().prop_map(|seed| Spec::Ntt { seed }),
             (any::<[u8; 32]>(), any::<u8>(), any::<bool>()).prop_map(|(sigma, nonce, three)| {
                 Spec::Noise {
@@ -948,6 +980,11 @@ mod tests {
                     a: a.to_vec(),
                     b: b.to_vec(),
                     sha3: len % 2 == 0,
+                });
+                // SHA3-512's rate is 72 bytes: these lengths cross five of its blocks.
+                specs.push(Spec::Sha512 {
+                    a: a.to_vec(),
+                    b: b.to_vec(),
                 });
             }
         }
