@@ -27,6 +27,12 @@ impl<'a> Jobs<'_, 'a> {
         n
     }
 
+    /// The jobs, in order, to run in place (a multi-way scheduler).
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut Job<'a>> + '_ {
+        self.jobs.iter_mut().flatten()
+    }
+
     /// Takes the jobs, in order.
     pub(crate) fn drain(&mut self) -> impl Iterator<Item = Job<'a>> + '_ {
         self.jobs

@@ -92,8 +92,10 @@ impl Job<'_> {
 }
 
 /// The progress of one job in a lane.
-struct Lane<'a> {
-    job: Job<'a>,
+struct Lane<'j, 'a> {
+    /// The job, in the batch's list (not moved: a moved enum is copied through the stack
+    /// in pieces whose reload waits on store forwarding).
+    job: &'j mut Job<'a>,
     /// Message bytes absorbed so far.
     absorbed: usize,
     /// Whether the last block has been absorbed (the padded one; for `Absorb`, the last
@@ -107,8 +109,8 @@ struct Lane<'a> {
 /// Words of PRF output that eta = 3 needs (192 bytes).
 const CBD3_WORDS: usize = CBD3_INPUT_BYTES / 8;
 
-impl<'a> Lane<'a> {
-    fn new(job: Job<'a>) -> Self {
+impl<'j, 'a> Lane<'j, 'a> {
+    fn new(job: &'j mut Job<'a>) -> Self {
         Self {
             job,
             absorbed: 0,
@@ -139,7 +141,7 @@ impl<'a> Lane<'a> {
         let block = bytes_of_mut(&mut words[..rate / 8]);
         let taken = copy_message(self.job.message(), self.absorbed, block);
         self.absorbed += taken;
-        if let Job::Absorb { blocks, .. } = &self.job {
+        if let Job::Absorb { blocks, .. } = &*self.job {
             // Whole blocks, no padding: the sponge goes on elsewhere. The job is done once
             // the permutation after its last block has run.
             debug_assert_eq!(taken, rate, "whole blocks");
@@ -173,7 +175,7 @@ impl<'a> Lane<'a> {
         noise: &mut [u64; CBD3_WORDS],
     ) -> bool {
         debug_assert!(self.padded);
-        match &mut self.job {
+        match &mut *self.job {
             Job::Absorb { sponge, tail, .. } => {
                 *sponge.state_between_blocks() = *state;
                 // Shorter than a block, between blocks: buffered without a permutation.
@@ -380,9 +382,9 @@ impl Permute<4> for X4Avx2 {
     const TRANSPOSES: bool = false;
 
     #[inline]
-    unsafe fn permute(words: &mut [[u64; 4]; WORDS], out: &mut [[u64; WORDS]; 4]) {
+    unsafe fn permute(words: &mut [[u64; 4]; WORDS], _: &mut [[u64; WORDS]; 4]) {
         // SAFETY: the caller guarantees AVX2.
-        unsafe { permute_x4::<false>(words, out) }
+        unsafe { permute_x4_avx2(words) }
     }
 }
 
@@ -393,7 +395,7 @@ impl Permute<4> for X4Vl {
     #[inline]
     unsafe fn permute(words: &mut [[u64; 4]; WORDS], out: &mut [[u64; WORDS]; 4]) {
         // SAFETY: the caller guarantees AVX2 and AVX-512F/VL.
-        unsafe { permute_x4::<true>(words, out) }
+        unsafe { permute_x4_vl(words, out) }
     }
 }
 
@@ -408,54 +410,88 @@ impl Permute<8> for X8 {
     }
 }
 
-/// Loads four states into ymm registers, permutes them (AVX-512VL if `VL`), stores them,
-/// and with `VL` also stores them transposed to `out`.
+/// The four states of `words` in ymm registers (word `i` of the four in `regs[i]`).
 ///
 /// # Safety
-/// The CPU has AVX2, and AVX-512F/VL if `VL`.
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn permute_x4<const VL: bool>(words: &mut [[u64; 4]; WORDS], out: &mut [[u64; WORDS]; 4]) {
+/// The CPU has AVX2. (Not a `target_feature` function: it inlines into the permutations,
+/// which are.)
+#[inline(always)]
+unsafe fn load_x4(words: &[[u64; 4]; WORDS]) -> [__m256i; WORDS] {
     // A plain loop rather than `core::array::from_fn` (whose closure is not always
     // inlined under AVX2).
-    let mut regs = [_mm256_setzero_si256(); WORDS];
+    // SAFETY: the caller guarantees AVX2.
+    let mut regs = [unsafe { _mm256_setzero_si256() }; WORDS];
     for (reg, word) in regs.iter_mut().zip(words.iter()) {
-        // SAFETY: `word` is 32 readable bytes; the load is unaligned.
+        // SAFETY: `word` is 32 readable bytes; the load is unaligned; AVX2 as above.
         *reg = unsafe { _mm256_loadu_si256(word.as_ptr().cast()) };
     }
-    if VL {
-        // SAFETY: the caller guarantees AVX-512F/VL.
-        unsafe { keccak_f1600_x4_vl(&mut regs) };
-    } else {
-        keccak_f1600_x4(&mut regs);
-    }
+    regs
+}
+
+/// Stores `regs` back to `words` (the inverse of [`load_x4`]).
+///
+/// # Safety
+/// As for [`load_x4`].
+#[inline(always)]
+unsafe fn store_x4(regs: &[__m256i; WORDS], words: &mut [[u64; 4]; WORDS]) {
     for (word, reg) in words.iter_mut().zip(regs) {
-        // SAFETY: `word` is 32 writable bytes; the store is unaligned.
-        unsafe { _mm256_storeu_si256(word.as_mut_ptr().cast(), reg) };
+        // SAFETY: `word` is 32 writable bytes; the store is unaligned; the caller
+        // guarantees AVX2.
+        unsafe { _mm256_storeu_si256(word.as_mut_ptr().cast(), *reg) };
     }
-    // Without VL the caller copies the lanes out (see `Permute::TRANSPOSES`).
-    if VL {
-        // Transposed in registers (AVX-512VL has 32 ymm registers: nothing spills).
-        for (first, rows) in regs.as_chunks::<4>().0.iter().enumerate() {
-            let [r0, r1, r2, r3] = *rows;
-            let (a0, a1) = (_mm256_unpacklo_epi64(r0, r1), _mm256_unpackhi_epi64(r0, r1));
-            let (a2, a3) = (_mm256_unpacklo_epi64(r2, r3), _mm256_unpackhi_epi64(r2, r3));
-            // Lane l gets [r0[l], r1[l], r2[l], r3[l]].
-            let lanes: [__m256i; 4] = [
-                _mm256_permute2x128_si256::<0x20>(a0, a2),
-                _mm256_permute2x128_si256::<0x20>(a1, a3),
-                _mm256_permute2x128_si256::<0x31>(a0, a2),
-                _mm256_permute2x128_si256::<0x31>(a1, a3),
-            ];
-            for (o, lane) in out.iter_mut().zip(lanes) {
-                let dst = &mut o[4 * first..4 * first + 4];
-                // SAFETY: `dst` is 32 writable bytes; the store is unaligned.
-                unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), lane) };
-            }
+}
+
+/// The AVX2 4-way permutation of the states in `words` (the caller copies the lanes out:
+/// see `Permute::TRANSPOSES`).
+///
+/// # Safety
+/// The CPU has AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn permute_x4_avx2(words: &mut [[u64; 4]; WORDS]) {
+    // SAFETY: this function's `target_feature`.
+    let mut regs = unsafe { load_x4(words) };
+    keccak_f1600_x4(&mut regs);
+    // SAFETY: as above.
+    unsafe { store_x4(&regs, words) };
+    regs.zeroize();
+}
+
+/// The AVX-512VL 4-way permutation of the states in `words`, which also stores them
+/// transposed to `out`. Compiled with AVX-512VL itself, so that the permutation inlines and
+/// the state stays in registers from the loads to the stores (called from an AVX2-only
+/// function, the permutation stayed a call, and its state went through memory twice).
+///
+/// # Safety
+/// The CPU has AVX2 and AVX-512F/VL.
+#[inline]
+#[target_feature(enable = "avx2,avx512f,avx512vl")]
+unsafe fn permute_x4_vl(words: &mut [[u64; 4]; WORDS], out: &mut [[u64; WORDS]; 4]) {
+    // SAFETY: this function's `target_feature`.
+    let mut regs = unsafe { load_x4(words) };
+    keccak_f1600_x4_vl(&mut regs);
+    // SAFETY: as above.
+    unsafe { store_x4(&regs, words) };
+    // Transposed in registers (AVX-512VL has 32 ymm registers: nothing spills).
+    for (first, rows) in regs.as_chunks::<4>().0.iter().enumerate() {
+        let [r0, r1, r2, r3] = *rows;
+        let (a0, a1) = (_mm256_unpacklo_epi64(r0, r1), _mm256_unpackhi_epi64(r0, r1));
+        let (a2, a3) = (_mm256_unpacklo_epi64(r2, r3), _mm256_unpackhi_epi64(r2, r3));
+        // Lane l gets [r0[l], r1[l], r2[l], r3[l]].
+        let lanes: [__m256i; 4] = [
+            _mm256_permute2x128_si256::<0x20>(a0, a2),
+            _mm256_permute2x128_si256::<0x20>(a1, a3),
+            _mm256_permute2x128_si256::<0x31>(a0, a2),
+            _mm256_permute2x128_si256::<0x31>(a1, a3),
+        ];
+        for (o, lane) in out.iter_mut().zip(lanes) {
+            let dst = &mut o[4 * first..4 * first + 4];
+            // SAFETY: `dst` is 32 writable bytes; the store is unaligned.
+            unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), lane) };
         }
-        for (o, w) in out.iter_mut().zip(words[WORDS - 1]) {
-            o[WORDS - 1] = w;
-        }
+    }
+    for (o, w) in out.iter_mut().zip(words[WORDS - 1]) {
+        o[WORDS - 1] = w;
     }
     regs.zeroize();
 }
@@ -532,7 +568,7 @@ fn permute_x8(words: &mut [[u64; 8]; WORDS], out: &mut [[u64; WORDS]; 8]) {
 /// Runs every job of `jobs` on the AVX2 permutation (see [`run_with`]).
 #[target_feature(enable = "avx2")]
 #[inline(never)]
-pub(crate) fn run<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
+pub(crate) fn run<'j, 'a: 'j>(jobs: impl IntoIterator<Item = &'j mut Job<'a>>) {
     run_with::<4, X4Avx2>(jobs, Parser::Avx2);
 }
 
@@ -543,7 +579,10 @@ pub(crate) fn run<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
 /// The CPU has AVX2, BMI1/2 and AVX-512F/VL.
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 #[inline(never)]
-pub(crate) unsafe fn run_vl<'a>(jobs: impl IntoIterator<Item = Job<'a>>, parser: Parser) {
+pub(crate) unsafe fn run_vl<'j, 'a: 'j>(
+    jobs: impl IntoIterator<Item = &'j mut Job<'a>>,
+    parser: Parser,
+) {
     run_with::<4, X4Vl>(jobs, parser);
 }
 
@@ -557,16 +596,19 @@ pub(crate) unsafe fn run_vl<'a>(jobs: impl IntoIterator<Item = Job<'a>>, parser:
 /// The CPU has AVX2, BMI1/2 and AVX-512F/VL.
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 #[inline(never)]
-pub(crate) unsafe fn run_x8<'a>(jobs: impl IntoIterator<Item = Job<'a>>, parser: Parser) {
+pub(crate) unsafe fn run_x8<'j, 'a: 'j>(
+    jobs: impl IntoIterator<Item = &'j mut Job<'a>>,
+    parser: Parser,
+) {
     run_narrowing(jobs, parser);
 }
 
 /// `W` lanes: the interleaved states, the job each runs and its eta = 3 PRF output so far.
-struct Lanes<'a, const W: usize> {
+struct Lanes<'j, 'a, const W: usize> {
     /// The `SampleNTT` candidate parser.
     parser: Parser,
     state: StateX<W>,
-    jobs: [Option<Lane<'a>>; W],
+    jobs: [Option<Lane<'j, 'a>>; W],
     /// eta = 3 PRF output, per lane.
     noise: [[u64; CBD3_WORDS]; W],
     /// The squeezing lanes' states after a permutation, one lane per row (see
@@ -574,14 +616,14 @@ struct Lanes<'a, const W: usize> {
     out: [[u64; WORDS]; W],
 }
 
-impl<const W: usize> Drop for Lanes<'_, W> {
+impl<const W: usize> Drop for Lanes<'_, '_, W> {
     fn drop(&mut self) {
         self.noise.as_flattened_mut().zeroize();
         self.out.as_flattened_mut().zeroize();
     }
 }
 
-impl<'a, const W: usize> Lanes<'a, W> {
+impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
     fn new(parser: Parser) -> Self {
         Self {
             parser,
@@ -596,12 +638,12 @@ impl<'a, const W: usize> Lanes<'a, W> {
 
     /// Gives every free lane the next waiting job, if any.
     #[inline(always)]
-    fn fill(&mut self, waiting: &mut impl Iterator<Item = Job<'a>>) {
+    fn fill(&mut self, waiting: &mut impl Iterator<Item = &'j mut Job<'a>>) {
         for (l, slot) in self.jobs.iter_mut().enumerate() {
             if slot.is_none()
-                && let Some(mut job) = waiting.next()
+                && let Some(job) = waiting.next()
             {
-                match &mut job {
+                match &mut *job {
                     // A sponge that has absorbed before goes on from its state.
                     Job::Absorb { sponge, .. } => {
                         self.state.set_lane(l, sponge.state_between_blocks());
@@ -667,7 +709,7 @@ impl<'a, const W: usize> Lanes<'a, W> {
     #[inline(always)]
     unsafe fn finish<P: Permute<W>>(
         &mut self,
-        waiting: &mut core::iter::Peekable<impl Iterator<Item = Job<'a>>>,
+        waiting: &mut core::iter::Peekable<impl Iterator<Item = &'j mut Job<'a>>>,
         block: &mut Block,
     ) {
         loop {
@@ -705,7 +747,7 @@ impl<'a, const W: usize> Lanes<'a, W> {
 
     /// Moves every running job, with its state and PRF output so far, to a lane of
     /// `narrow` (which has no job and at least as many lanes as there are running jobs).
-    fn move_into<const V: usize>(&mut self, narrow: &mut Lanes<'a, V>) {
+    fn move_into<const V: usize>(&mut self, narrow: &mut Lanes<'j, 'a, V>) {
         let mut to = 0;
         let mut single = [0u64; WORDS];
         for (l, slot) in self.jobs.iter_mut().enumerate() {
@@ -725,8 +767,8 @@ impl<'a, const W: usize> Lanes<'a, W> {
 /// `W`-way permutation `P` (whose instruction set the CPU must have).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn run_with<'a, const W: usize, P: Permute<W>>(
-    jobs: impl IntoIterator<Item = Job<'a>>,
+fn run_with<'j, 'a: 'j, const W: usize, P: Permute<W>>(
+    jobs: impl IntoIterator<Item = &'j mut Job<'a>>,
     parser: Parser,
 ) {
     let mut block = Block {
@@ -741,7 +783,7 @@ fn run_with<'a, const W: usize, P: Permute<W>>(
 /// moves the rest to four AVX-512VL lanes (see [`run_x8`]).
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 #[inline]
-fn run_narrowing<'a>(jobs: impl IntoIterator<Item = Job<'a>>, parser: Parser) {
+fn run_narrowing<'j, 'a: 'j>(jobs: impl IntoIterator<Item = &'j mut Job<'a>>, parser: Parser) {
     let mut block = Block {
         words: [0; MAX_RATE_WORDS],
     };
@@ -872,12 +914,13 @@ mod tests {
                     out: poly,
                 },
             });
+        let mut jobs: Vec<Job<'_>> = jobs.collect();
         match runner {
             Runner::Avx2(avx2) => avx2.run_job_list(jobs),
             // SAFETY: `Runner::available` checked the features.
-            Runner::Vl(parser) => unsafe { run_vl(jobs, parser) },
+            Runner::Vl(parser) => unsafe { run_vl(jobs.iter_mut(), parser) },
             // SAFETY: as above.
-            Runner::X8(parser) => unsafe { run_x8(jobs, parser) },
+            Runner::X8(parser) => unsafe { run_x8(jobs.iter_mut(), parser) },
         }
         specs
             .iter()

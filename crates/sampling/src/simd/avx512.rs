@@ -28,10 +28,10 @@ impl SamplingBackend for Avx512 {
         // Four jobs or fewer fit four lanes: no estimate needed.
         if n > 4 && estimated_ticks(lengths, 8) < estimated_ticks(lengths, 4) {
             // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL.
-            unsafe { crate::keccak::lanes::run_x8(jobs.drain(), parser) }
+            unsafe { crate::keccak::lanes::run_x8(jobs.iter_mut(), parser) }
         } else {
             // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL.
-            unsafe { crate::keccak::lanes::run_vl(jobs.drain(), parser) }
+            unsafe { crate::keccak::lanes::run_vl(jobs.iter_mut(), parser) }
         }
     }
 }

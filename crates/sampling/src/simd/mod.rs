@@ -52,7 +52,7 @@ impl SamplingBackend for Avx2 {
     #[inline]
     fn run_jobs(self, mut jobs: Jobs<'_, '_>) {
         // SAFETY: `self` exists, so the CPU supports AVX2 and BMI1/BMI2.
-        unsafe { crate::keccak::lanes::run(jobs.drain()) }
+        unsafe { crate::keccak::lanes::run(jobs.iter_mut()) }
     }
 }
 
@@ -68,8 +68,9 @@ pub(crate) trait Avx2Kernels {
 #[cfg(test)]
 impl Avx2Kernels for Avx2 {
     fn run_job_list<'a>(self, jobs: impl IntoIterator<Item = Job<'a>>) {
+        let mut jobs: std::vec::Vec<Job<'a>> = jobs.into_iter().collect();
         // SAFETY: `self` exists, so the CPU supports AVX2.
-        unsafe { crate::keccak::lanes::run(jobs) }
+        unsafe { crate::keccak::lanes::run(jobs.iter_mut()) }
     }
 
     fn parse_candidates(self, bytes: &[u8], coeffs: &mut [u16; N], filled: usize) -> usize {
