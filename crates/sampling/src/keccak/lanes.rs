@@ -23,10 +23,11 @@
 //! bytes or output, and the state, is zeroized.
 
 use core::arch::x86_64::{
-    __m256i, __m512i, _mm256_loadu_si256, _mm256_permute2x128_si256, _mm256_setzero_si256,
-    _mm256_storeu_si256, _mm256_unpackhi_epi64, _mm256_unpacklo_epi64, _mm512_loadu_si512,
-    _mm512_setzero_si512, _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_unpackhi_epi64,
-    _mm512_unpacklo_epi64,
+    __m256i, __m512i, __mmask8, _mm256_loadu_si256, _mm256_mask_xor_epi64,
+    _mm256_permute2x128_si256, _mm256_set1_epi64x, _mm256_setzero_si256, _mm256_storeu_si256,
+    _mm256_unpackhi_epi64, _mm256_unpacklo_epi64, _mm512_loadu_si512, _mm512_mask_xor_epi64,
+    _mm512_set1_epi64, _mm512_setzero_si512, _mm512_shuffle_i64x2, _mm512_storeu_si512,
+    _mm512_unpackhi_epi64, _mm512_unpacklo_epi64,
 };
 
 use lattice_poly_ntt::mlkem::N;
@@ -138,8 +139,15 @@ impl<'j, 'a> Lane<'j, 'a> {
             return None;
         }
         let rate = self.job.rate();
-        let block = bytes_of_mut(&mut words[..rate / 8]);
-        let taken = copy_message(self.job.message(), self.absorbed, block);
+        let message = self.job.message();
+        let left = message[0].len() + message[1].len() - self.absorbed;
+        let taken = left.min(rate);
+        // Word by word: the lanes' XOR loads these words right after (8-byte stores
+        // forward to 8-byte loads; a `memcpy`'s wide stores made them wait).
+        for (i, word) in words[..taken / 8].iter_mut().enumerate() {
+            *word = message_word(message, self.absorbed + 8 * i, 8);
+        }
+        let start = self.absorbed;
         self.absorbed += taken;
         if let Job::Absorb { blocks, .. } = &*self.job {
             // Whole blocks, no padding: the sponge goes on elsewhere. The job is done once
@@ -151,9 +159,11 @@ impl<'j, 'a> Lane<'j, 'a> {
         if taken == rate {
             return Some((rate / 8, 0));
         }
+        // The last word: the message's last bytes, then the domain byte, then zeros.
         let n = taken / 8 + 1;
-        block[taken] = self.job.domain();
-        block[taken + 1..8 * n].fill(0);
+        let tail = taken % 8;
+        words[n - 1] = message_word(message, start + 8 * (n - 1), tail)
+            | u64::from(self.job.domain()) << (8 * tail);
         self.padded = true;
         Some((n, u64::from(PAD_LAST) << 56))
     }
@@ -266,33 +276,34 @@ fn bytes_of(words: &[u64]) -> &[u8] {
     unsafe { core::slice::from_raw_parts(words.as_ptr().cast::<u8>(), 8 * words.len()) }
 }
 
-/// The mutable bytes of `words` (see [`bytes_of`]).
-fn bytes_of_mut(words: &mut [u64]) -> &mut [u8] {
-    // SAFETY: the bytes of the words' memory, exclusively borrowed with `words`; `u8`
-    // needs no alignment and any byte written leaves a valid `u64`.
-    unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), 8 * words.len()) }
-}
-
-/// Copies `out.len()` bytes (or fewer, at the end) of `parts[0] || parts[1]` from `offset`
-/// into `out`; returns the number copied.
-fn copy_message(parts: [&[u8]; 2], offset: usize, out: &mut [u8]) -> usize {
-    let mut copied = 0;
-    let mut skip = offset;
-    for part in parts {
-        if skip >= part.len() {
-            skip -= part.len();
-            continue;
+/// The little-endian word of the `len` (at most 8) bytes of `parts[0] || parts[1]` from
+/// `offset` (which with `len` stays inside the message), its other bytes zero.
+#[inline(always)]
+fn message_word(parts: [&[u8]; 2], offset: usize, len: usize) -> u64 {
+    let [first, second] = parts;
+    if len == 8 {
+        // A whole word inside one part: one load.
+        if offset + 8 <= first.len() {
+            return u64::from_le_bytes(first[offset..offset + 8].try_into().expect("8 bytes"));
         }
-        let src = &part[skip..];
-        skip = 0;
-        let n = src.len().min(out.len() - copied);
-        out[copied..copied + n].copy_from_slice(&src[..n]);
-        copied += n;
-        if copied == out.len() {
-            break;
+        if offset >= first.len() {
+            let at = offset - first.len();
+            return u64::from_le_bytes(second[at..at + 8].try_into().expect("8 bytes"));
         }
     }
-    copied
+    // A last partial word, or one across the two parts: byte by byte, in a register (a
+    // `memcpy` into a stack word reloaded at once waited on store forwarding).
+    let mut word = 0u64;
+    for k in 0..len {
+        let pos = offset + k;
+        let byte = if pos < first.len() {
+            first[pos]
+        } else {
+            second[pos - first.len()]
+        };
+        word |= u64::from(byte) << (8 * k);
+    }
+    word
 }
 
 /// One block on its way in or out of a lane (erased on drop).
@@ -324,13 +335,6 @@ impl<const W: usize> StateX<W> {
     fn set_lane(&mut self, lane: usize, words: &[u64; WORDS]) {
         for (word, w) in self.words.iter_mut().zip(words) {
             word[lane] = *w;
-        }
-    }
-
-    /// XORs `block` into the first words of state `lane`.
-    fn xor_lane(&mut self, lane: usize, block: &[u64]) {
-        for (word, b) in self.words.iter_mut().zip(block) {
-            word[lane] ^= b;
         }
     }
 
@@ -373,6 +377,19 @@ pub(crate) trait Permute<const W: usize> {
     /// # Safety
     /// The CPU has the instruction set of the implementation.
     unsafe fn permute(words: &mut [[u64; W]; WORDS], out: &mut [[u64; WORDS]; W]);
+
+    /// XORs `block` into the first words of state `lane`: word by word (the AVX2 default),
+    /// or, with AVX-512, a masked XOR of the word broadcast into each row (LLVM vectorizes
+    /// the word-by-word loop into a `vpscatterqq`, microcoded and slow on AMD).
+    ///
+    /// # Safety
+    /// The CPU has the instruction set of the implementation.
+    #[inline(always)]
+    unsafe fn xor_lane(words: &mut [[u64; W]; WORDS], lane: usize, block: &[u64]) {
+        for (word, b) in words.iter_mut().zip(block) {
+            word[lane] ^= b;
+        }
+    }
 }
 
 /// The AVX2 4-way permutation.
@@ -397,6 +414,32 @@ impl Permute<4> for X4Vl {
         // SAFETY: the caller guarantees AVX2 and AVX-512F/VL.
         unsafe { permute_x4_vl(words, out) }
     }
+
+    #[inline(always)]
+    unsafe fn xor_lane(words: &mut [[u64; 4]; WORDS], lane: usize, block: &[u64]) {
+        // SAFETY: the caller guarantees AVX-512F/VL.
+        unsafe { xor_lane_x4_vl(words, lane, block) }
+    }
+}
+
+/// [`Permute::xor_lane`] on four lanes with AVX-512VL: a masked XOR per row.
+///
+/// # Safety
+/// The CPU has AVX-512F/VL.
+#[inline]
+#[target_feature(enable = "avx2,avx512f,avx512vl")]
+unsafe fn xor_lane_x4_vl(words: &mut [[u64; 4]; WORDS], lane: usize, block: &[u64]) {
+    // lane < 4: the mask selects it.
+    let mask: __mmask8 = 1 << lane;
+    for (row, &b) in words.iter_mut().zip(block) {
+        // SAFETY: `row` is 32 readable and writable bytes; the accesses are unaligned.
+        unsafe {
+            let r = _mm256_loadu_si256(row.as_ptr().cast());
+            // The word's bit pattern is reinterpreted, not converted.
+            let r = _mm256_mask_xor_epi64(r, mask, r, _mm256_set1_epi64x(b as i64));
+            _mm256_storeu_si256(row.as_mut_ptr().cast(), r);
+        }
+    }
 }
 
 /// The AVX-512F 8-way permutation on zmm registers.
@@ -407,6 +450,33 @@ impl Permute<8> for X8 {
     unsafe fn permute(words: &mut [[u64; 8]; WORDS], out: &mut [[u64; WORDS]; 8]) {
         // SAFETY: the caller guarantees AVX-512F.
         unsafe { permute_x8(words, out) }
+    }
+
+    #[inline(always)]
+    unsafe fn xor_lane(words: &mut [[u64; 8]; WORDS], lane: usize, block: &[u64]) {
+        // SAFETY: the caller guarantees AVX-512F.
+        unsafe { xor_lane_x8(words, lane, block) }
+    }
+}
+
+/// [`Permute::xor_lane`] on eight lanes: a masked XOR per row (the word-by-word XOR waited
+/// on the permutation's 64-byte stores of the same rows).
+///
+/// # Safety
+/// The CPU has AVX-512F.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn xor_lane_x8(words: &mut [[u64; 8]; WORDS], lane: usize, block: &[u64]) {
+    // lane < 8: the mask selects it.
+    let mask: __mmask8 = 1 << lane;
+    for (row, &b) in words.iter_mut().zip(block) {
+        // SAFETY: `row` is 64 readable and writable bytes; the accesses are unaligned.
+        unsafe {
+            let r = _mm512_loadu_si512(row.as_ptr().cast());
+            // The word's bit pattern is reinterpreted, not converted.
+            let r = _mm512_mask_xor_epi64(r, mask, r, _mm512_set1_epi64(b as i64));
+            _mm512_storeu_si512(row.as_mut_ptr().cast(), r);
+        }
     }
 }
 
@@ -672,7 +742,8 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
             if let Some(lane) = slot
                 && let Some((n, pad)) = lane.next_block(&mut block.words)
             {
-                self.state.xor_lane(l, &block.words[..n]);
+                // SAFETY: the caller guarantees `P`'s instruction set.
+                unsafe { P::xor_lane(&mut self.state.words, l, &block.words[..n]) };
                 self.state.words[lane.rate_words() - 1][l] ^= pad;
             }
         }
