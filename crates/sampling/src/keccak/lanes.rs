@@ -134,10 +134,18 @@ impl<'j, 'a> Lane<'j, 'a> {
     /// end of their last word, and `pad` carries pad10*1's final bit: everything after
     /// word `n` is zero, so it is not written. The two padding bytes land on the same byte
     /// (XORed together) when the message ends one byte before the end of the rate.
+    #[inline(always)]
     fn next_block(&mut self, words: &mut [u64; MAX_RATE_WORDS]) -> Option<(usize, u64)> {
+        // Checked here, inlined into the round: a squeezing lane costs no call.
         if self.padded {
             return None;
         }
+        Some(self.absorb_block(words))
+    }
+
+    /// [`Self::next_block`] of a lane still absorbing.
+    #[inline(never)]
+    fn absorb_block(&mut self, words: &mut [u64; MAX_RATE_WORDS]) -> (usize, u64) {
         let rate = self.job.rate();
         let message = self.job.message();
         let left = message[0].len() + message[1].len() - self.absorbed;
@@ -154,10 +162,10 @@ impl<'j, 'a> Lane<'j, 'a> {
             // the permutation after its last block has run.
             debug_assert_eq!(taken, rate, "whole blocks");
             self.padded = self.absorbed == blocks.len();
-            return Some((rate / 8, 0));
+            return (rate / 8, 0);
         }
         if taken == rate {
-            return Some((rate / 8, 0));
+            return (rate / 8, 0);
         }
         // The last word: the message's last bytes, then the domain byte, then zeros.
         let n = taken / 8 + 1;
@@ -165,7 +173,7 @@ impl<'j, 'a> Lane<'j, 'a> {
         words[n - 1] = message_word(message, start + 8 * (n - 1), tail)
             | u64::from(self.job.domain()) << (8 * tail);
         self.padded = true;
-        Some((n, u64::from(PAD_LAST) << 56))
+        (n, u64::from(PAD_LAST) << 56)
     }
 
     /// Takes the output of one permutation (`state`: the lane's whole state, in a buffer of
@@ -639,7 +647,8 @@ fn permute_x8(words: &mut [[u64; 8]; WORDS], out: &mut [[u64; WORDS]; 8]) {
 #[target_feature(enable = "avx2")]
 #[inline(never)]
 pub(crate) fn run<'j, 'a: 'j>(jobs: impl IntoIterator<Item = &'j mut Job<'a>>) {
-    run_with::<4, X4Avx2>(jobs, Parser::Avx2);
+    // SAFETY: this function's `target_feature` is `X4Avx2`'s.
+    unsafe { run_with::<4, X4Avx2>(jobs, Parser::Avx2) };
 }
 
 /// Runs every job of `jobs` on the AVX-512VL permutation (see [`run_with`]), parsing
@@ -653,7 +662,8 @@ pub(crate) unsafe fn run_vl<'j, 'a: 'j>(
     jobs: impl IntoIterator<Item = &'j mut Job<'a>>,
     parser: Parser,
 ) {
-    run_with::<4, X4Vl>(jobs, parser);
+    // SAFETY: this function's `target_feature` covers `X4Vl`'s; the caller's guarantee.
+    unsafe { run_with::<4, X4Vl>(jobs, parser) };
 }
 
 /// Runs every job of `jobs` on the AVX-512F 8-way permutation while more than four are
@@ -835,10 +845,15 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
 }
 
 /// Runs every job of `jobs`, in order as lanes free up (see the module docs), on the
-/// `W`-way permutation `P` (whose instruction set the CPU must have).
-#[target_feature(enable = "avx2")]
-#[inline]
-fn run_with<'j, 'a: 'j, const W: usize, P: Permute<W>>(
+/// `W`-way permutation `P`.
+///
+/// # Safety
+/// The CPU has AVX2 and `P`'s instruction set. Not a `target_feature` function: it inlines
+/// into the entry points ([`run`], [`run_vl`]), which are compiled with `P`'s features, so
+/// that `P`'s kernels inline into it (compiled for AVX2 only, it kept the AVX-512VL XOR
+/// as a call).
+#[inline(always)]
+unsafe fn run_with<'j, 'a: 'j, const W: usize, P: Permute<W>>(
     jobs: impl IntoIterator<Item = &'j mut Job<'a>>,
     parser: Parser,
 ) {
@@ -846,7 +861,7 @@ fn run_with<'j, 'a: 'j, const W: usize, P: Permute<W>>(
         words: [0; MAX_RATE_WORDS],
     };
     let mut lanes = Lanes::<W>::new(parser);
-    // SAFETY: this function's `target_feature` and the caller's choice of `P`.
+    // SAFETY: the caller's guarantee.
     unsafe { lanes.finish::<P>(&mut jobs.into_iter().peekable(), &mut block) };
 }
 
