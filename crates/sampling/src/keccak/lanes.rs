@@ -54,7 +54,7 @@ const _: () = assert!(SHAKE256_RATE < CBD3_INPUT_BYTES && CBD3_INPUT_BYTES <= 2 
 const PAD_LAST: u8 = 0x80;
 
 /// What a lane needs to know about a job.
-impl Job<'_> {
+impl<'a> Job<'a> {
     /// The rate of the job's sponge in bytes.
     fn rate(&self) -> usize {
         match self {
@@ -75,6 +75,18 @@ impl Job<'_> {
             Self::SampleNtt { seed, .. } | Self::RejNttPoly { seed, .. } => [seed, &[]],
             Self::Noise { sigma, nonce, .. } => [*sigma, nonce],
             Self::Absorb { blocks, .. } => [blocks, &[]],
+        }
+    }
+
+    /// The message, if it is held outside the job (every kind but the matrix streams and
+    /// the PRFs, whose short inputs are built into the job), with the message's lifetime.
+    fn external_message(&self) -> Option<[&'a [u8]; 2]> {
+        match self {
+            Self::Hash32 { message, .. }
+            | Self::Hash64 { message, .. }
+            | Self::Xof { message, .. } => Some(*message),
+            Self::Absorb { blocks, .. } => Some([blocks, &[]]),
+            Self::SampleNtt { .. } | Self::RejNttPoly { .. } | Self::Noise { .. } => None,
         }
     }
 
@@ -107,6 +119,15 @@ struct Lane<'j, 'a> {
     filled: usize,
 }
 
+/// A block for a lane to XOR into its state: message bytes (`8 n` of them, from the
+/// first word of the rate), and the padding's last bit for the last rate word.
+enum Input<'b> {
+    /// A whole block of the message, no padding.
+    Bytes(&'b [u8]),
+    /// Words built by [`Lane::absorb_block`], and the padding bit.
+    Words(&'b [u8], u64),
+}
+
 /// Words of PRF output that eta = 3 needs (192 bytes).
 const CBD3_WORDS: usize = CBD3_INPUT_BYTES / 8;
 
@@ -125,25 +146,58 @@ impl<'j, 'a> Lane<'j, 'a> {
         self.job.rate() / 8
     }
 
-    /// Writes the next block to absorb to `words` and returns `(n, pad)`: XOR `words[..n]`
-    /// into the first words of the state and `pad` into its last rate word. `None` once the
-    /// message and its padding are in (the lane is squeezing).
+    /// The next block to absorb, `None` once the message and its padding are in (the lane
+    /// is squeezing): a whole block of the message itself where it lies in one part (no
+    /// copy), else the words [`Self::absorb_block`] writes to `words`, `n` of them and the
+    /// padding's last bit `pad` for the last rate word.
+    #[inline(always)]
+    fn next_block<'w>(&mut self, words: &'w mut [u64; MAX_RATE_WORDS]) -> Option<Input<'w>>
+    where
+        'a: 'w,
+    {
+        // Checked here, inlined into the round: a squeezing lane costs no call.
+        if self.padded {
+            return None;
+        }
+        if let Some(bytes) = self.whole_block() {
+            return Some(Input::Bytes(bytes));
+        }
+        let (n, pad) = self.absorb_block(words);
+        Some(Input::Words(bytes_of(&words[..n]), pad))
+    }
+
+    /// The message's next block, if it is whole and inside one part of a message held
+    /// outside the job; the lane moves past it.
+    #[inline(always)]
+    fn whole_block(&mut self) -> Option<&'a [u8]> {
+        let rate = self.job.rate();
+        let [first, second] = self.job.external_message()?;
+        let at = self.absorbed;
+        let block = if at + rate <= first.len() {
+            &first[at..at + rate]
+        } else if at >= first.len() && at - first.len() + rate <= second.len() {
+            &second[at - first.len()..at - first.len() + rate]
+        } else {
+            return None;
+        };
+        self.absorbed += rate;
+        if let Job::Absorb { blocks, .. } = &*self.job {
+            // Whole blocks, no padding: the job is done once the permutation after its
+            // last block has run.
+            self.padded = self.absorbed == blocks.len();
+        }
+        Some(block)
+    }
+
+    /// [`Self::next_block`] of a lane still absorbing, through `words`: returns `(n, pad)`,
+    /// XOR `words[..n]` into the first words of the state and `pad` into its last rate
+    /// word.
     ///
     /// A full block is `n = rate / 8` words and `pad = 0`. The last block holds the rest of
     /// the message and the domain byte (pad10*1's first bit included), zero-filled to the
     /// end of their last word, and `pad` carries pad10*1's final bit: everything after
     /// word `n` is zero, so it is not written. The two padding bytes land on the same byte
     /// (XORed together) when the message ends one byte before the end of the rate.
-    #[inline(always)]
-    fn next_block(&mut self, words: &mut [u64; MAX_RATE_WORDS]) -> Option<(usize, u64)> {
-        // Checked here, inlined into the round: a squeezing lane costs no call.
-        if self.padded {
-            return None;
-        }
-        Some(self.absorb_block(words))
-    }
-
-    /// [`Self::next_block`] of a lane still absorbing.
     #[inline(never)]
     fn absorb_block(&mut self, words: &mut [u64; MAX_RATE_WORDS]) -> (usize, u64) {
         let rate = self.job.rate();
@@ -261,11 +315,16 @@ impl<'j, 'a> Lane<'j, 'a> {
         noise: &mut [u64; CBD3_WORDS],
     ) {
         loop {
-            if let Some((n, pad)) = self.next_block(words) {
-                for (s, w) in state.iter_mut().zip(&words[..n]) {
-                    *s ^= w;
+            let rate_words = self.rate_words();
+            if let Some(input) = self.next_block(words) {
+                let (bytes, pad) = match input {
+                    Input::Bytes(bytes) => (bytes, 0),
+                    Input::Words(bytes, pad) => (bytes, pad),
+                };
+                for (s, w) in state.iter_mut().zip(bytes.as_chunks::<8>().0) {
+                    *s ^= u64::from_le_bytes(*w);
                 }
-                state[self.rate_words() - 1] ^= pad;
+                state[rate_words - 1] ^= pad;
             }
             // SAFETY: this module runs only under an AVX2 token, which implies BMI1/BMI2.
             unsafe { permute_bmi(state) };
@@ -393,9 +452,9 @@ pub(crate) trait Permute<const W: usize> {
     /// # Safety
     /// The CPU has the instruction set of the implementation.
     #[inline(always)]
-    unsafe fn xor_lane(words: &mut [[u64; W]; WORDS], lane: usize, block: &[u64]) {
-        for (word, b) in words.iter_mut().zip(block) {
-            word[lane] ^= b;
+    unsafe fn xor_lane(words: &mut [[u64; W]; WORDS], lane: usize, block: &[u8]) {
+        for (word, b) in words.iter_mut().zip(block.as_chunks::<8>().0) {
+            word[lane] ^= u64::from_le_bytes(*b);
         }
     }
 }
@@ -424,7 +483,7 @@ impl Permute<4> for X4Vl {
     }
 
     #[inline(always)]
-    unsafe fn xor_lane(words: &mut [[u64; 4]; WORDS], lane: usize, block: &[u64]) {
+    unsafe fn xor_lane(words: &mut [[u64; 4]; WORDS], lane: usize, block: &[u8]) {
         // SAFETY: the caller guarantees AVX-512F/VL.
         unsafe { xor_lane_x4_vl(words, lane, block) }
     }
@@ -436,15 +495,15 @@ impl Permute<4> for X4Vl {
 /// The CPU has AVX-512F/VL.
 #[inline]
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
-unsafe fn xor_lane_x4_vl(words: &mut [[u64; 4]; WORDS], lane: usize, block: &[u64]) {
+unsafe fn xor_lane_x4_vl(words: &mut [[u64; 4]; WORDS], lane: usize, block: &[u8]) {
     // lane < 4: the mask selects it.
     let mask: __mmask8 = 1 << lane;
-    for (row, &b) in words.iter_mut().zip(block) {
+    for (row, b) in words.iter_mut().zip(block.as_chunks::<8>().0) {
         // SAFETY: `row` is 32 readable and writable bytes; the accesses are unaligned.
         unsafe {
             let r = _mm256_loadu_si256(row.as_ptr().cast());
-            // The word's bit pattern is reinterpreted, not converted.
-            let r = _mm256_mask_xor_epi64(r, mask, r, _mm256_set1_epi64x(b as i64));
+            let b = i64::from_le_bytes(*b);
+            let r = _mm256_mask_xor_epi64(r, mask, r, _mm256_set1_epi64x(b));
             _mm256_storeu_si256(row.as_mut_ptr().cast(), r);
         }
     }
@@ -461,7 +520,7 @@ impl Permute<8> for X8 {
     }
 
     #[inline(always)]
-    unsafe fn xor_lane(words: &mut [[u64; 8]; WORDS], lane: usize, block: &[u64]) {
+    unsafe fn xor_lane(words: &mut [[u64; 8]; WORDS], lane: usize, block: &[u8]) {
         // SAFETY: the caller guarantees AVX-512F.
         unsafe { xor_lane_x8(words, lane, block) }
     }
@@ -474,15 +533,15 @@ impl Permute<8> for X8 {
 /// The CPU has AVX-512F.
 #[inline]
 #[target_feature(enable = "avx512f")]
-unsafe fn xor_lane_x8(words: &mut [[u64; 8]; WORDS], lane: usize, block: &[u64]) {
+unsafe fn xor_lane_x8(words: &mut [[u64; 8]; WORDS], lane: usize, block: &[u8]) {
     // lane < 8: the mask selects it.
     let mask: __mmask8 = 1 << lane;
-    for (row, &b) in words.iter_mut().zip(block) {
+    for (row, b) in words.iter_mut().zip(block.as_chunks::<8>().0) {
         // SAFETY: `row` is 64 readable and writable bytes; the accesses are unaligned.
         unsafe {
             let r = _mm512_loadu_si512(row.as_ptr().cast());
-            // The word's bit pattern is reinterpreted, not converted.
-            let r = _mm512_mask_xor_epi64(r, mask, r, _mm512_set1_epi64(b as i64));
+            let b = i64::from_le_bytes(*b);
+            let r = _mm512_mask_xor_epi64(r, mask, r, _mm512_set1_epi64(b));
             _mm512_storeu_si512(row.as_mut_ptr().cast(), r);
         }
     }
@@ -750,10 +809,14 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
     unsafe fn round<P: Permute<W>>(&mut self, block: &mut Block) {
         for (l, slot) in self.jobs.iter_mut().enumerate() {
             if let Some(lane) = slot
-                && let Some((n, pad)) = lane.next_block(&mut block.words)
+                && let Some(input) = lane.next_block(&mut block.words)
             {
+                let (bytes, pad) = match input {
+                    Input::Bytes(bytes) => (bytes, 0),
+                    Input::Words(bytes, pad) => (bytes, pad),
+                };
                 // SAFETY: the caller guarantees `P`'s instruction set.
-                unsafe { P::xor_lane(&mut self.state.words, l, &block.words[..n]) };
+                unsafe { P::xor_lane(&mut self.state.words, l, bytes) };
                 self.state.words[lane.rate_words() - 1][l] ^= pad;
             }
         }
