@@ -39,6 +39,7 @@ use super::x8::keccak_f1600_x8;
 use super::{SHA3_256_RATE, SHA3_512_RATE, SHA3_DOMAIN, SHAKE_DOMAIN, permute_bmi};
 use crate::batch::Job;
 use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta};
+use crate::sample_ntt::SAMPLE_NTT_SEED_BYTES;
 use crate::simd::cbd;
 use crate::simd::rej::Parser;
 
@@ -200,6 +201,35 @@ impl<'j, 'a> Lane<'j, 'a> {
     /// (XORed together) when the message ends one byte before the end of the rate.
     #[inline(never)]
     fn absorb_block(&mut self, words: &mut [u64; MAX_RATE_WORDS]) -> (usize, u64) {
+        // The short inputs built into the job, whole in one padded block: straight to
+        // words (a 34-byte seed, a 32-byte key and a nonce byte).
+        match &*self.job {
+            Job::SampleNtt { seed, .. } | Job::RejNttPoly { seed, .. } => {
+                // Four words, then the last two bytes and the domain byte.
+                const { assert!(SAMPLE_NTT_SEED_BYTES == 34) };
+                for (w, chunk) in words.iter_mut().zip(seed.as_chunks::<8>().0) {
+                    *w = u64::from_le_bytes(*chunk);
+                }
+                words[4] =
+                    u64::from(seed[32]) | u64::from(seed[33]) << 8 | u64::from(SHAKE_DOMAIN) << 16;
+                self.absorbed = seed.len();
+                self.padded = true;
+                return (5, u64::from(PAD_LAST) << 56);
+            }
+            Job::Noise {
+                sigma, nonce: [n], ..
+            } => {
+                // Four words (the 32-byte key), then the nonce and the domain byte.
+                for (w, chunk) in words.iter_mut().zip(sigma.as_chunks::<8>().0) {
+                    *w = u64::from_le_bytes(*chunk);
+                }
+                words[4] = u64::from(*n) | u64::from(SHAKE_DOMAIN) << 8;
+                self.absorbed = sigma.len() + 1;
+                self.padded = true;
+                return (5, u64::from(PAD_LAST) << 56);
+            }
+            _ => {}
+        }
         let rate = self.job.rate();
         let message = self.job.message();
         let left = message[0].len() + message[1].len() - self.absorbed;
