@@ -106,10 +106,10 @@ pub(crate) fn encaps_internal<
     let (mut key, mut r) = hash::g(b, m, &ek.h);
     // Line 2: c = K-PKE.Encrypt(ek, m, r).
     kpke::encrypt::<B, K, ETA1, ETA2, DU, DV>(b, &ek.pk, m, &r, ct_out, None);
-    r.zeroize();
+    r.as_mut_slice().zeroize();
     // `[u8; 32]` is `Copy`: wrapping it leaves this copy behind, so erase it.
     let shared = SharedSecret::new(key);
-    key.zeroize();
+    key.as_mut_slice().zeroize();
     shared
 }
 
@@ -147,7 +147,7 @@ pub(crate) fn decaps_internal<
     batch.absorb(&mut j, &first);
     batch.sha3_512([&m_prime, &ek.h], &mut g);
     batch.run();
-    first.zeroize();
+    first.as_mut_slice().zeroize();
     let (mut key_prime, mut r_prime) = hash::split_g(&mut g);
     // ... the next with the re-encryption's noise, and the rest after it. Line 10:
     // c' = K-PKE.Encrypt(ek_pke, m', r').
@@ -166,8 +166,8 @@ pub(crate) fn decaps_internal<
     j.squeeze(b, &mut k_bar);
     drop(j);
     let key = select_shared_secret(&mut key_prime, &mut k_bar, ct, ct_prime);
-    m_prime.zeroize();
-    r_prime.zeroize();
+    m_prime.as_mut_slice().zeroize();
+    r_prime.as_mut_slice().zeroize();
     buf.as_mut_slice().zeroize();
     key
 }
@@ -188,8 +188,8 @@ fn select_shared_secret(
     // Built in the return value, never borrowed (a borrowed local is returned through a
     // copy nothing erases); `[u8; 32]` is `Copy`, so erase the sources.
     let key = SharedSecret::new(*key_prime);
-    key_prime.zeroize();
-    k_bar.zeroize();
+    key_prime.as_mut_slice().zeroize();
+    k_bar.as_mut_slice().zeroize();
     key
 }
 
@@ -240,7 +240,7 @@ pub(crate) fn decaps_expanded<
     pk.hash_and_expand_into(&mut batch, ek, &mut ek_hash);
     noise.sample_into::<B, ETA1, ETA2>(&mut batch, &r_prime);
     batch.run();
-    r_prime.zeroize();
+    r_prime.as_mut_slice().zeroize();
     let checked = pk.finish_checking_hash(b, ek, &ek_hash, h);
     let key = match checked {
         Ok(()) => {
@@ -254,8 +254,8 @@ pub(crate) fn decaps_expanded<
         }
         Err(e) => Err(e),
     };
-    m_prime.zeroize();
-    key_prime.zeroize();
-    k_bar.zeroize();
+    m_prime.as_mut_slice().zeroize();
+    key_prime.as_mut_slice().zeroize();
+    k_bar.as_mut_slice().zeroize();
     key
 }

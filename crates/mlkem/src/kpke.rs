@@ -237,7 +237,7 @@ pub(crate) fn key_gen<B: KemBackend, const K: usize, const ETA1: usize>(
         batch.noise(&sigma, eta::<ETA1>(), n, p);
     }
     batch.run();
-    sigma.zeroize();
+    sigma.as_mut_slice().zeroize();
     // Lines 16-18: t-hat = A-hat o s-hat + e-hat; s-hat keeps its b*zeta cache for decryption.
     s.ntt_cached_into(b, s_hat_out);
     let s_hat = &*s_hat_out;

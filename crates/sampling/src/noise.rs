@@ -157,13 +157,13 @@ pub(crate) fn noise_into(
             let mut bytes = [0u8; CBD2_INPUT_BYTES];
             prf(backend, sigma, nonce, &mut bytes);
             cbd2_into(&bytes, coeffs);
-            bytes.zeroize();
+            bytes.as_mut_slice().zeroize();
         }
         Eta::Three => {
             let mut bytes = [0u8; CBD3_INPUT_BYTES];
             prf(backend, sigma, nonce, &mut bytes);
             cbd3_into(&bytes, coeffs);
-            bytes.zeroize();
+            bytes.as_mut_slice().zeroize();
         }
     }
 }
