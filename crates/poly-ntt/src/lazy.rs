@@ -149,19 +149,20 @@ impl<R: Ring, B: Backend<R>> Accumulator<R, B> {
     /// so it leaks nothing.
     #[inline]
     pub fn add_product(&mut self, a: &NttPoly<R>, b: &CachedNttPoly<R>) {
+        self.add_raw(a.coeffs(), b.poly.coeffs(), &b.cache);
+    }
+
+    /// [`Self::add_product`] on the coefficients (canonical) and the cache of `b`.
+    #[inline]
+    pub(crate) fn add_raw(&mut self, a: &R::Coeffs, b: &R::Coeffs, b_cache: &R::RhsCache) {
         if self.pending == B::MAX_TERMS {
             self.fold();
         }
         // pending < B::MAX_TERMS: the sums stay within the backend's bound.
         self.pending += 1;
         self.terms = self.terms.saturating_add(1);
-        self.backend.accumulate(
-            KernelCall::NEW,
-            &mut self.acc,
-            a.coeffs(),
-            b.poly.coeffs(),
-            &b.cache,
-        );
+        self.backend
+            .accumulate(KernelCall::NEW, &mut self.acc, a, b, b_cache);
     }
 
     /// Number of products taken so far (saturating at `usize::MAX`).
@@ -225,6 +226,12 @@ impl<R: Ring, B: Backend<R>> Accumulator<R, B> {
             &self.acc,
             out.coeffs_mut(crate::__private::WORKSPACE),
         );
+    }
+
+    /// [`Self::reduce_into`] on bare coefficients.
+    #[inline]
+    pub(crate) fn reduce_raw_into(&self, call: KernelCall, out: &mut R::Coeffs) {
+        self.backend.reduce_accumulator(call, &self.acc, out);
     }
 
     /// Empties the accumulator for reuse.

@@ -11,9 +11,9 @@
 //! The right-hand side is always a [`CachedNttVector`]: build it once, and encryption's two
 //! products share its `b*zeta` cache.
 
-use crate::backend::Backend;
-use crate::lazy::{Accumulator, CachedNttPoly};
-use crate::ring::Ring;
+use crate::backend::{Backend, DotTerm};
+use crate::lazy::CachedNttPoly;
+use crate::ring::{KernelCall, Ring};
 use crate::{NttPoly, Poly};
 use zeroize::Zeroize;
 
@@ -127,13 +127,8 @@ impl<R: Ring, const K: usize> NttVector<R, K> {
     #[must_use]
     pub fn dot<B: Backend<R>>(&self, backend: B, rhs: &CachedNttVector<R, K>) -> NttPoly<R> {
         const { assert!(K <= B::MAX_TERMS) };
-        let mut acc = Accumulator::new(backend);
-        for (a, b) in self.0.iter().zip(&rhs.0) {
-            acc.add_product(a, b);
-        }
         let mut out = NttPoly::zero();
-        acc.reduce_into(&mut out);
-        acc.zeroize();
+        dot_into(backend, self.0.each_ref(), rhs, &mut out);
         out
     }
 }
@@ -204,15 +199,9 @@ impl<R: Ring, const ROWS: usize, const COLS: usize> Matrix<R, ROWS, COLS> {
         out: &mut NttVector<R, ROWS>,
     ) {
         const { assert!(COLS <= B::MAX_TERMS) };
-        let mut acc = Accumulator::new(backend);
         for i in rows.start..rows.end.min(ROWS) {
-            acc.clear();
-            for (a, vj) in self.rows[i].iter().zip(&v.0) {
-                acc.add_product(a, vj);
-            }
-            acc.reduce_into(&mut out.0[i]);
+            dot_into(backend, self.rows[i].each_ref(), v, &mut out.0[i]);
         }
-        acc.zeroize();
     }
 
     /// `A^T * v`: `out[i] = sum_j A[j][i] * v[j]`, one reduction per output coefficient.
@@ -224,15 +213,27 @@ impl<R: Ring, const ROWS: usize, const COLS: usize> Matrix<R, ROWS, COLS> {
     ) -> NttVector<R, COLS> {
         const { assert!(ROWS <= B::MAX_TERMS) };
         let mut out = NttVector::<R, COLS>::zero();
-        let mut acc = Accumulator::new(backend);
-        for i in 0..COLS {
-            acc.clear();
-            for (row, vj) in self.rows.iter().zip(&v.0) {
-                acc.add_product(&row[i], vj);
-            }
-            acc.reduce_into(&mut out.0[i]);
+        for (i, o) in out.0.iter_mut().enumerate() {
+            dot_into(backend, self.rows.each_ref().map(|row| &row[i]), v, o);
         }
-        acc.zeroize();
         out
     }
+}
+
+/// `out = a^T * v` (one reduction per coefficient), through the backend's
+/// [`Backend::dot_product`].
+#[inline]
+fn dot_into<R: Ring, B: Backend<R>, const K: usize>(
+    backend: B,
+    a: [&NttPoly<R>; K],
+    v: &CachedNttVector<R, K>,
+    out: &mut NttPoly<R>,
+) {
+    let terms: [DotTerm<'_, R>; K] =
+        core::array::from_fn(|j| (a[j].coeffs(), v.0[j].poly().coeffs(), v.0[j].cache()));
+    backend.dot_product(
+        KernelCall::NEW,
+        out.coeffs_mut(crate::__private::WORKSPACE),
+        &terms,
+    );
 }

@@ -183,6 +183,32 @@ const fn same_index(i: usize) -> usize {
     i
 }
 
+/// One term of [`Backend::dot_product`]: canonical `a`, canonical `b` and `b`'s product
+/// cache.
+pub type DotTerm<'a, R> = (
+    &'a <R as Ring>::Coeffs,
+    &'a <R as Ring>::Coeffs,
+    &'a <R as Ring>::RhsCache,
+);
+
+/// [`Backend::dot_product`]'s default: [`Backend::accumulate`] on each term into an
+/// [`crate::Accumulator`] (which folds past [`Backend::MAX_TERMS`] terms), then
+/// [`Backend::reduce_accumulator`].
+#[inline]
+pub(crate) fn dot_product_accumulated<R: Ring, B: Backend<R>>(
+    backend: B,
+    call: KernelCall,
+    out: &mut R::Coeffs,
+    terms: &[DotTerm<'_, R>],
+) {
+    let mut acc = crate::Accumulator::new(backend);
+    for &(a, b, b_cache) in terms {
+        acc.add_raw(a, b, b_cache);
+    }
+    acc.reduce_raw_into(call, out);
+    zeroize::Zeroize::zeroize(&mut acc);
+}
+
 /// The hot functions of ring `R` on one backend.
 ///
 /// Every method has a portable default body (the generic algorithms of [`crate::ring`] and
@@ -273,6 +299,17 @@ pub trait Backend<R: Ring>: Copy + core::fmt::Debug + 'static {
         b_cache: &R::RhsCache,
     ) {
         R::accumulate(call, acc, a, b, b_cache);
+    }
+
+    /// `out = a[0] * b[0] + .. + a[k-1] * b[k-1]` in T_q, canonical: the products of `terms`
+    /// (`(a, b, b's cache)`) summed lazily and reduced once, the same values as
+    /// [`Self::accumulate`] on each term then [`Self::reduce_accumulator`] (the default,
+    /// through a wide accumulator in memory). A backend may override it with a kernel that
+    /// keeps the sums in registers, for at most [`Self::MAX_TERMS`] terms (more take the
+    /// default, which folds as [`crate::Accumulator`] does).
+    #[inline]
+    fn dot_product(self, call: KernelCall, out: &mut R::Coeffs, terms: &[DotTerm<'_, R>]) {
+        dot_product_accumulated(self, call, out, terms);
     }
 
     /// Reduces every accumulator entry (filled by this backend's [`Self::accumulate`]) to its

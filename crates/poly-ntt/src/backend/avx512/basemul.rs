@@ -8,15 +8,16 @@
 #![allow(unsafe_code)]
 
 use super::ntt::{add_q_if_negative, montgomery_mul};
+use crate::backend::DotTerm;
 use crate::backend::avx2::{GAMMAS_ODD, GAMMAS_ODD_QINV, Q_I16, QINV, R2, qinv_of};
-use crate::mlkem::{N, PAIRS};
+use crate::mlkem::{MlKem, N, PAIRS};
 use core::arch::x86_64::{
     __m512i, _mm256_loadu_si256, _mm256_storeu_si256, _mm512_add_epi32, _mm512_cvtepi32_epi16,
     _mm512_cvtepu16_epi32, _mm512_loadu_si512, _mm512_madd_epi16, _mm512_mask_blend_epi16,
     _mm512_mulhi_epi16, _mm512_mullo_epi16, _mm512_packs_epi32, _mm512_rol_epi32,
-    _mm512_set1_epi16, _mm512_shuffle_i64x2, _mm512_slli_epi32, _mm512_srai_epi32,
-    _mm512_srli_epi32, _mm512_storeu_si512, _mm512_sub_epi16, _mm512_unpackhi_epi32,
-    _mm512_unpacklo_epi32,
+    _mm512_set1_epi16, _mm512_setzero_si512, _mm512_shuffle_i64x2, _mm512_slli_epi32,
+    _mm512_srai_epi32, _mm512_srli_epi32, _mm512_storeu_si512, _mm512_sub_epi16,
+    _mm512_unpackhi_epi32, _mm512_unpacklo_epi32,
 };
 
 /// `vshufi64x2` selectors: the low 256 bits of both operands, and the high 256 bits.
@@ -95,6 +96,48 @@ pub(super) fn accumulate_avx512(
                 _mm512_add_epi32(_mm512_loadu_si512(p1.cast()), second),
             );
         }
+    }
+}
+
+/// `out = sum over terms of a * b` in T_q, canonical: [`accumulate_avx512`] on each term
+/// then [`reduce_accumulator_avx512`], with the sums kept in registers (no accumulator in
+/// memory, no layout shuffles). Each 32-bit lane sums the same `vpmaddwd` terms in the same
+/// order as the accumulator entry it replaces, and goes through the same reduction, so the
+/// values, and the bounds, are the accumulator's: the caller passes at most `MAX_TERMS`
+/// terms.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline(never)]
+pub(super) fn dot_product_avx512(out: &mut [u16; N], terms: &[DotTerm<'_, MlKem>]) {
+    let r2 = _mm512_set1_epi16(R2);
+    let r2q = _mm512_set1_epi16(qinv_of(R2));
+    for m in 0..8 {
+        // [c0 of block 2m | c0 of block 2m + 1] and the c1 sums, as in `accumulate_avx512`
+        // before its layout shuffles (which `reduce_accumulator_avx512` undoes).
+        let (mut c0, mut c1) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+        for &(a, b, b_zeta) in terms {
+            // SAFETY: reads of 32 coefficients (64 bytes) of `a`, `b` and 16 entries (32
+            // bytes) of `b_zeta` at block pair m, inside their arrays.
+            let (av, bv, bz) = unsafe {
+                (
+                    _mm512_loadu_si512(a.as_ptr().add(32 * m).cast()),
+                    _mm512_loadu_si512(b.as_ptr().add(32 * m).cast()),
+                    _mm256_loadu_si256(b_zeta.as_ptr().add(16 * m).cast()),
+                )
+            };
+            let bz = _mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(bz));
+            let b_c0 = _mm512_mask_blend_epi16(0xaaaa_aaaa, bv, bz);
+            let b_c1 = _mm512_rol_epi32::<16>(bv);
+            // Each lane gains at most PRODUCT_TERM_MAX per term (operands canonical).
+            c0 = _mm512_add_epi32(c0, _mm512_madd_epi16(av, b_c0));
+            c1 = _mm512_add_epi32(c1, _mm512_madd_epi16(av, b_c1));
+        }
+        let lo = montgomery_reduce_i32(_mm512_unpacklo_epi32(c0, c1));
+        let hi = montgomery_reduce_i32(_mm512_unpackhi_epi32(c0, c1));
+        let packed = _mm512_packs_epi32(lo, hi);
+        // Undo the 2^-16 of the reduction: Montgomery multiplication by 2^32 mod q.
+        let x = add_q_if_negative(montgomery_mul(packed, r2, r2q));
+        // SAFETY: writes 32 u16 of `out` at block pair m, in bounds.
+        unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(32 * m).cast(), x) };
     }
 }
 

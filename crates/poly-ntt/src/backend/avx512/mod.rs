@@ -9,8 +9,8 @@
 //! compiles the operation for AVX-512 as well.
 #![allow(unsafe_code)]
 
-use super::Backend;
 use super::avx2::Avx2;
+use super::{Backend, DotTerm};
 use crate::mldsa::MlDsa;
 use crate::mlkem::{MlKem, N, PAIRS};
 use crate::ring::KernelCall;
@@ -113,6 +113,17 @@ impl Backend<MlKem> for Avx512 {
     }
 
     #[inline]
+    fn dot_product(self, call: KernelCall, out: &mut [u16; N], terms: &[DotTerm<'_, MlKem>]) {
+        // Public: the number of terms is the module rank.
+        if terms.len() <= <Self as Backend<MlKem>>::MAX_TERMS {
+            // SAFETY: `self` exists, so the CPU supports AVX-512F and AVX-512BW.
+            unsafe { basemul::dot_product_avx512(out, terms) }
+        } else {
+            super::dot_product_accumulated::<MlKem, Self>(self, call, out, terms);
+        }
+    }
+
+    #[inline]
     fn add(self, call: KernelCall, a: &mut [u16; N], b: &[u16; N]) {
         Backend::<MlKem>::add(self.avx2, call, a, b);
     }
@@ -125,3 +136,65 @@ impl Backend<MlKem> for Avx512 {
 
 /// ML-DSA's ring: the portable defaults, compiled for AVX-512 under [`Avx512::run`].
 impl Backend<MlDsa> for Avx512 {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Portable;
+    use lattice_field::gf3329::Q;
+
+    const MAX_TERMS: usize = <Avx512 as Backend<MlKem>>::MAX_TERMS;
+
+    /// `(got, want)`: the AVX-512 dot product of `terms` and the portable accumulator's.
+    fn both(b: Avx512, terms: &[DotTerm<'_, MlKem>]) -> ([u16; N], [u16; N]) {
+        let (mut got, mut want) = ([0u16; N], [0u16; N]);
+        b.run(|b| Backend::<MlKem>::dot_product(b, KernelCall::NEW, &mut got, terms));
+        crate::backend::dot_product_accumulated::<MlKem, Portable>(
+            Portable,
+            KernelCall::NEW,
+            &mut want,
+            terms,
+        );
+        (got, want)
+    }
+
+    /// The fused dot product against the portable accumulator, for term counts up to
+    /// `MAX_TERMS` with all-maximal operands (every coefficient q - 1: the sums at their
+    /// bound) and past it (the folding fallback), and with pseudo-random operands. The
+    /// vector-level tests (`tests/properties.rs`) compare it on every backend too; this
+    /// one reaches the counts the typed API's const bounds keep out. (Without AVX-512 the
+    /// kernel cannot run: the test has nothing to check.)
+    #[test]
+    fn dot_product_matches_the_portable_accumulator() {
+        let Some(b) = Avx512::detect() else {
+            return;
+        };
+        let max = [Q - 1; N];
+        let mut max_cache = [0u16; PAIRS];
+        Backend::<MlKem>::mul_cache(Portable, KernelCall::NEW, &max, &mut max_cache);
+        let all_max = [(&max, &max, &max_cache); MAX_TERMS + 3];
+        for k in [0, 1, 2, 3, 4, MAX_TERMS, MAX_TERMS + 1, MAX_TERMS + 3] {
+            let (got, want) = both(b, &all_max[..k]);
+            assert_eq!(got, want, "{k} all-maximal terms");
+        }
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % u64::from(Q)) as u16
+        };
+        let a: [[u16; N]; 8] = core::array::from_fn(|_| core::array::from_fn(|_| next()));
+        let rhs: [[u16; N]; 8] = core::array::from_fn(|_| core::array::from_fn(|_| next()));
+        let caches: [[u16; PAIRS]; 8] = core::array::from_fn(|j| {
+            let mut c = [0u16; PAIRS];
+            Backend::<MlKem>::mul_cache(Portable, KernelCall::NEW, &rhs[j], &mut c);
+            c
+        });
+        let terms: [DotTerm<'_, MlKem>; 8] = core::array::from_fn(|j| (&a[j], &rhs[j], &caches[j]));
+        for k in 0..=8 {
+            let (got, want) = both(b, &terms[..k]);
+            assert_eq!(got, want, "{k} random terms");
+        }
+    }
+}
