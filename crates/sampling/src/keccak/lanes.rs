@@ -34,7 +34,7 @@ use lattice_poly_ntt::mlkem::N;
 use zeroize::Zeroize;
 
 use super::x4::{SHAKE128_RATE, SHAKE256_RATE, WORDS, keccak_f1600_x4};
-use super::x4_vl::keccak_f1600_x4_vl;
+use super::x4_vl::{keccak_f1600_vl_single, keccak_f1600_x4_vl};
 use super::x8::keccak_f1600_x8;
 use super::{SHA3_256_RATE, SHA3_512_RATE, SHA3_DOMAIN, SHAKE_DOMAIN, permute_bmi};
 use crate::batch::Job;
@@ -337,7 +337,7 @@ impl<'j, 'a> Lane<'j, 'a> {
     /// Runs the job to its end on the scalar Keccak, from `state` (the lane's state, taken
     /// out of the 4-way one after the last 4-way permutation).
     #[target_feature(enable = "avx2")]
-    fn finish_scalar(
+    fn finish_scalar<const W: usize, P: Permute<W>>(
         &mut self,
         parser: Parser,
         state: &mut [u64; WORDS],
@@ -356,8 +356,8 @@ impl<'j, 'a> Lane<'j, 'a> {
                 }
                 state[rate_words - 1] ^= pad;
             }
-            // SAFETY: this module runs only under an AVX2 token, which implies BMI1/BMI2.
-            unsafe { permute_bmi(state) };
+            // SAFETY: the scheduler runs `P` only where the CPU has its instruction set.
+            unsafe { P::permute_single(state) };
             if self.padded && self.consume(parser, state, noise) {
                 return;
             }
@@ -467,6 +467,18 @@ pub(crate) trait Permute<const W: usize> {
     /// the squeezing lanes out word by word ([`StateX::read_lane`]).
     const TRANSPOSES: bool = true;
 
+    /// The single-state permutation a job left alone finishes on (the scalar BMI1/BMI2
+    /// one; with AVX-512VL, one lane of the four-way round, which is faster: see
+    /// `super::x4_vl::keccak_f1600_vl_single`).
+    ///
+    /// # Safety
+    /// The CPU has the instruction set of the implementation.
+    #[inline(always)]
+    unsafe fn permute_single(state: &mut [u64; WORDS]) {
+        // SAFETY: this module runs only under an AVX2 token, which implies BMI1/BMI2.
+        unsafe { permute_bmi(state) }
+    }
+
     /// Permutes the `W` states and, if [`Self::TRANSPOSES`], writes a copy of each, state
     /// `l` to `out[l]` (transposed in registers: 8 by 8 or 4 by 4 words per step, instead of
     /// `25 W` loads and stores).
@@ -506,6 +518,12 @@ impl Permute<4> for X4Avx2 {
 pub(crate) struct X4Vl;
 
 impl Permute<4> for X4Vl {
+    #[inline(always)]
+    unsafe fn permute_single(state: &mut [u64; WORDS]) {
+        // SAFETY: the caller guarantees AVX-512F/VL.
+        unsafe { keccak_f1600_vl_single(state) }
+    }
+
     #[inline]
     unsafe fn permute(words: &mut [[u64; 4]; WORDS], out: &mut [[u64; WORDS]; 4]) {
         // SAFETY: the caller guarantees AVX2 and AVX-512F/VL.
@@ -543,6 +561,13 @@ unsafe fn xor_lane_x4_vl(words: &mut [[u64; 4]; WORDS], lane: usize, block: &[u8
 pub(crate) struct X8;
 
 impl Permute<8> for X8 {
+    #[inline(always)]
+    unsafe fn permute_single(state: &mut [u64; WORDS]) {
+        // SAFETY: the 8-way permutation runs only where the scheduler's caller guarantees
+        // AVX-512F/VL (`run_x8`).
+        unsafe { keccak_f1600_vl_single(state) }
+    }
+
     #[inline]
     unsafe fn permute(words: &mut [[u64; 8]; WORDS], out: &mut [[u64; WORDS]; 8]) {
         // SAFETY: the caller guarantees AVX-512F.
@@ -903,7 +928,7 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
                     self.state.read_lane(l, &mut single);
                     // SAFETY: the caller guarantees AVX2.
                     unsafe {
-                        lane.finish_scalar(
+                        lane.finish_scalar::<W, P>(
                             self.parser,
                             &mut single,
                             &mut block.words,

@@ -10,8 +10,9 @@
 
 use super::x4::{ROUND_CONSTANTS, WORDS, plane, round};
 use core::arch::x86_64::{
-    __m256i, _mm256_rol_epi64, _mm256_set1_epi64x, _mm256_setzero_si256, _mm256_ternarylogic_epi64,
-    _mm256_xor_si256,
+    __m256i, _mm_cvtsi64_si128, _mm_cvtsi128_si64, _mm_rol_epi64, _mm_set1_epi64x,
+    _mm_setzero_si128, _mm_ternarylogic_epi64, _mm_xor_si128, _mm256_rol_epi64, _mm256_set1_epi64x,
+    _mm256_setzero_si256, _mm256_ternarylogic_epi64, _mm256_xor_si256,
 };
 
 /// `vpternlogq` truth table of `a ^ b ^ c` (here and in `super::x8`).
@@ -69,6 +70,58 @@ pub(crate) fn keccak_f1600_x4_vl(state: &mut [__m256i; WORDS]) {
     *state = a;
 }
 
+/// The AVX-512VL operations of a round on 128-bit registers, for `round!`: one state, one
+/// word per register (in the low 64 bits).
+macro_rules! avx512_xmm_ops {
+    (xor, $ctx:ident, $a:expr, $b:expr) => {
+        _mm_xor_si128($a, $b)
+    };
+    (xor5, $ctx:ident, $a:expr, $b:expr, $c:expr, $d:expr, $e:expr) => {
+        _mm_ternarylogic_epi64::<XOR3>(_mm_ternarylogic_epi64::<XOR3>($a, $b, $c), $d, $e)
+    };
+    (chi, $ctx:ident, $a:expr, $b:expr, $c:expr) => {
+        _mm_ternarylogic_epi64::<CHI>($a, $b, $c)
+    };
+    (iota, $ctx:ident, $a:expr, $rc:expr) => {
+        // The constant's bit pattern is reinterpreted, not converted.
+        _mm_xor_si128($a, _mm_set1_epi64x($rc as i64))
+    };
+    (rotl, $ctx:ident, $x:expr, 0) => {
+        $x
+    };
+    (rotl, $ctx:ident, $x:expr, $n:tt) => {
+        _mm_rol_epi64::<$n>($x)
+    };
+}
+
+/// Keccak-f\[1600\] on one state, a word per 128-bit register with AVX-512VL's ternary
+/// logic and rotations: the four-way round with one lane. Measured on Zen 5 (criterion
+/// `sampling/f1600/avx512`): about 205 ns against 226 ns for the BMI1/BMI2 scalar one, and
+/// it keeps its speed when the scalar one slows (to 250-300 ns) on a busy host: it runs on
+/// the vector units, the scalar one saturates the integer ALUs.
+#[inline]
+#[target_feature(enable = "avx2,avx512f,avx512vl")]
+pub(crate) fn keccak_f1600_vl_single(state: &mut [u64; WORDS]) {
+    let mut a = [_mm_setzero_si128(); WORDS];
+    for (reg, &word) in a.iter_mut().zip(state.iter()) {
+        // The word's bit pattern is reinterpreted, not converted.
+        *reg = _mm_cvtsi64_si128(word as i64);
+    }
+    let mut e = [_mm_setzero_si128(); WORDS];
+    // Two rounds per iteration, alternating between the registers and a scratch set (the
+    // operations need no context: `state` only fills the macro's slot).
+    for rc in ROUND_CONSTANTS.as_chunks::<2>().0 {
+        round!(avx512_xmm_ops, state, a, e, rc[0]);
+        round!(avx512_xmm_ops, state, e, a, rc[1]);
+    }
+    for (word, reg) in state.iter_mut().zip(a) {
+        *word = _mm_cvtsi128_si64(reg) as u64;
+    }
+    // `a` and `e` live in registers (25 + 25 of AVX-512VL's 32, reused round by round:
+    // nothing spills, see the disassembly check in `keccak::tests`); erasing them here
+    // would force them into memory.
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,6 +160,19 @@ mod tests {
                 });
                 prop_assert_eq!(got, want, "lane {}", l);
             }
+        }
+
+        #[test]
+        fn single_matches_scalar(state in any::<[u64; WORDS]>()) {
+            let Some(_token) = Avx512::detect() else {
+                std::println!("note: CPU without AVX-512VL, single-state VL Keccak test skipped");
+                return Ok(());
+            };
+            let (mut got, mut want) = (state, state);
+            // SAFETY: the token exists, so the CPU has AVX2 and AVX-512F/VL.
+            unsafe { keccak_f1600_vl_single(&mut got) };
+            crate::keccak::f1600_portable(&mut want);
+            prop_assert_eq!(got, want);
         }
     }
 }
