@@ -26,9 +26,10 @@ use core::arch::x86_64::{
 };
 
 use core::arch::x86_64::{
-    _mm512_and_si512, _mm512_cmplt_epu16_mask, _mm512_loadu_epi8, _mm512_mask_blend_epi16,
-    _mm512_maskz_compress_epi16, _mm512_maskz_loadu_epi8, _mm512_permutexvar_epi8,
-    _mm512_set1_epi16, _mm512_srli_epi16, _mm512_storeu_epi16,
+    _mm256_storeu_si256, _mm512_and_si512, _mm512_castsi512_si256, _mm512_cmplt_epu16_mask,
+    _mm512_loadu_epi8, _mm512_mask_blend_epi16, _mm512_maskz_compress_epi16,
+    _mm512_maskz_loadu_epi8, _mm512_permutexvar_epi8, _mm512_set1_epi16, _mm512_srli_epi16,
+    _mm512_storeu_epi16,
 };
 
 use lattice_field::gf3329::Q;
@@ -155,6 +156,9 @@ const WIDE_STEP_BYTES: usize = 48;
 
 /// Candidates per AVX-512 step.
 const WIDE_STEP_CANDIDATES: usize = 32;
+/// Bytes and candidates of the VBMI2 parser's half step.
+const HALF_STEP_BYTES: usize = WIDE_STEP_BYTES / 2;
+const HALF_STEP_CANDIDATES: usize = WIDE_STEP_CANDIDATES / 2;
 
 /// `WIDE_SPREAD[2w], WIDE_SPREAD[2w + 1]`: the input bytes of candidate word `w` of a
 /// 48-byte step (`3g, 3g + 1` for `d1 = 2g`, `3g + 1, 3g + 2` for `d2 = 2g + 1`), for
@@ -284,6 +288,34 @@ pub(crate) unsafe fn parse_candidates_vbmi2(
         unsafe { _mm512_storeu_epi16(window.as_mut_ptr().cast(), packed) };
         filled += accepted.count_ones() as usize;
         parsed += WIDE_STEP_BYTES;
+    }
+    // One half step (24 bytes, 16 candidates: the last of a SHAKE128 block, 168 = 3 * 48 +
+    // 24): the same operations on a 24-byte load and a 32-byte store, instead of the AVX2
+    // parser's setup for so few bytes.
+    let rest = &bytes[parsed..];
+    if rest.len() >= HALF_STEP_BYTES && filled + HALF_STEP_CANDIDATES <= N {
+        // SAFETY: the mask selects bytes 0..24, all inside `rest`; masked-off bytes are not
+        // read (no fault), and the load needs no alignment.
+        let raw =
+            unsafe { _mm512_maskz_loadu_epi8((1u64 << HALF_STEP_BYTES) - 1, rest.as_ptr().cast()) };
+        let words = _mm512_permutexvar_epi8(spread, raw);
+        let candidates = _mm512_mask_blend_epi16(
+            0xaaaa_aaaa,
+            _mm512_and_si512(words, low12),
+            _mm512_srli_epi16::<4>(words),
+        );
+        // Only the low 16 words are candidates (the others come from the masked-off bytes).
+        let accepted = _mm512_cmplt_epu16_mask(candidates, q) & ((1 << HALF_STEP_CANDIDATES) - 1);
+        let packed = _mm512_castsi512_si256(_mm512_maskz_compress_epi16(accepted, candidates));
+        // filled + 16 <= N (checked above), so the 16-word window is inside `coeffs`.
+        let window: &mut [u16; HALF_STEP_CANDIDATES] = (&mut coeffs
+            [filled..filled + HALF_STEP_CANDIDATES])
+            .try_into()
+            .expect("16 words");
+        // SAFETY: `window` is 32 writable bytes; the store is unaligned.
+        unsafe { _mm256_storeu_si256(window.as_mut_ptr().cast(), packed) };
+        filled += accepted.count_ones() as usize;
+        parsed += HALF_STEP_BYTES;
     }
     // As in the AVX2 parser: slots past `filled` that the store touched hold candidates
     // (below q) or zeros, overwritten later or left as the scalar parser would leave them.
