@@ -55,12 +55,21 @@ const _: () = assert!(TICKS_X8 < 2 * TICKS_X4);
 /// of the schedule from one job's end to the next (nothing changes in between), so it takes
 /// about as many steps as there are jobs, not rounds.
 fn estimated_ticks(lengths: &[usize], width: usize) -> usize {
-    let round = if width == 8 { TICKS_X8 } else { TICKS_X4 };
-    let mut lanes = [0usize; 8];
+    if width == 8 {
+        estimated_ticks_on::<8>(lengths)
+    } else {
+        estimated_ticks_on::<4>(lengths)
+    }
+}
+
+/// [`estimated_ticks`] for `WIDTH` lanes (a constant, so the loops over the lanes unroll).
+fn estimated_ticks_on<const WIDTH: usize>(lengths: &[usize]) -> usize {
+    let round = if WIDTH == 8 { TICKS_X8 } else { TICKS_X4 };
+    let mut lanes = [0usize; WIDTH];
     let mut next = 0;
     let mut ticks = 0;
     loop {
-        for lane in &mut lanes[..width] {
+        for lane in &mut lanes {
             if *lane == 0
                 && let Some(&len) = lengths.get(next)
             {
@@ -69,7 +78,7 @@ fn estimated_ticks(lengths: &[usize], width: usize) -> usize {
             }
         }
         let (mut running, mut longest, mut shortest) = (0, 0, usize::MAX);
-        for &left in &lanes[..width] {
+        for &left in &lanes {
             if left > 0 {
                 running += 1;
                 longest = longest.max(left);
@@ -91,7 +100,7 @@ fn estimated_ticks(lengths: &[usize], width: usize) -> usize {
         }
         // The rounds until the next job ends.
         ticks += round * shortest;
-        for lane in &mut lanes[..width] {
+        for lane in &mut lanes {
             *lane = lane.saturating_sub(shortest);
         }
     }
