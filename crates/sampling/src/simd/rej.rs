@@ -26,10 +26,10 @@ use core::arch::x86_64::{
 };
 
 use core::arch::x86_64::{
-    _mm256_storeu_si256, _mm512_and_si512, _mm512_castsi512_si256, _mm512_cmplt_epu16_mask,
-    _mm512_loadu_epi8, _mm512_mask_blend_epi16, _mm512_maskz_compress_epi16,
-    _mm512_maskz_loadu_epi8, _mm512_permutexvar_epi8, _mm512_set1_epi16, _mm512_srli_epi16,
-    _mm512_storeu_epi16,
+    __m512i, __mmask32, _mm256_storeu_si256, _mm512_and_si512, _mm512_castsi512_si256,
+    _mm512_cmplt_epu16_mask, _mm512_loadu_epi8, _mm512_mask_blend_epi16,
+    _mm512_maskz_compress_epi16, _mm512_maskz_loadu_epi8, _mm512_permutexvar_epi8,
+    _mm512_set1_epi16, _mm512_srli_epi16, _mm512_storeu_epi16,
 };
 
 use lattice_field::gf3329::Q;
@@ -257,8 +257,6 @@ pub(crate) unsafe fn parse_candidates_vbmi2(
     debug_assert!(filled <= N);
     // SAFETY: `WIDE_SPREAD` is 64 readable bytes; the load needs no alignment.
     let spread = unsafe { _mm512_loadu_epi8(WIDE_SPREAD.as_ptr().cast()) };
-    let low12 = _mm512_set1_epi16(0x0fff);
-    let q = _mm512_set1_epi16(Q as i16);
     let mut filled = filled;
     let (steps, _) = bytes.as_chunks::<WIDE_STEP_BYTES>();
     let mut parsed = 0;
@@ -270,15 +268,7 @@ pub(crate) unsafe fn parse_candidates_vbmi2(
         // read (no fault), and the load needs no alignment.
         let raw =
             unsafe { _mm512_maskz_loadu_epi8((1u64 << WIDE_STEP_BYTES) - 1, step.as_ptr().cast()) };
-        let words = _mm512_permutexvar_epi8(spread, raw);
-        let candidates = _mm512_mask_blend_epi16(
-            0xaaaa_aaaa,
-            _mm512_and_si512(words, low12),
-            _mm512_srli_epi16::<4>(words),
-        );
-        // Candidates are below 2^12 and q below 2^15: the unsigned comparison is exact.
-        let accepted = _mm512_cmplt_epu16_mask(candidates, q);
-        let packed = _mm512_maskz_compress_epi16(accepted, candidates);
+        let (packed, accepted) = accept(spread, raw, u32::MAX);
         // filled + 32 <= N (checked above), so the 32-word window is inside `coeffs`.
         let window: &mut [u16; WIDE_STEP_CANDIDATES] = (&mut coeffs
             [filled..filled + WIDE_STEP_CANDIDATES])
@@ -298,15 +288,9 @@ pub(crate) unsafe fn parse_candidates_vbmi2(
         // read (no fault), and the load needs no alignment.
         let raw =
             unsafe { _mm512_maskz_loadu_epi8((1u64 << HALF_STEP_BYTES) - 1, rest.as_ptr().cast()) };
-        let words = _mm512_permutexvar_epi8(spread, raw);
-        let candidates = _mm512_mask_blend_epi16(
-            0xaaaa_aaaa,
-            _mm512_and_si512(words, low12),
-            _mm512_srli_epi16::<4>(words),
-        );
         // Only the low 16 words are candidates (the others come from the masked-off bytes).
-        let accepted = _mm512_cmplt_epu16_mask(candidates, q) & ((1 << HALF_STEP_CANDIDATES) - 1);
-        let packed = _mm512_castsi512_si256(_mm512_maskz_compress_epi16(accepted, candidates));
+        let (packed, accepted) = accept(spread, raw, (1 << HALF_STEP_CANDIDATES) - 1);
+        let packed = _mm512_castsi512_si256(packed);
         // filled + 16 <= N (checked above), so the 16-word window is inside `coeffs`.
         let window: &mut [u16; HALF_STEP_CANDIDATES] = (&mut coeffs
             [filled..filled + HALF_STEP_CANDIDATES])
@@ -320,6 +304,26 @@ pub(crate) unsafe fn parse_candidates_vbmi2(
     // As in the AVX2 parser: slots past `filled` that the store touched hold candidates
     // (below q) or zeros, overwritten later or left as the scalar parser would leave them.
     parse_candidates_avx2(&bytes[parsed..], coeffs, filled)
+}
+
+/// One VBMI2 parser step on `raw` (up to 48 loaded bytes, 16 groups of 3): the accepted
+/// candidates among those `valid` selects, moved to the front (`vpcompressw`, register
+/// form), and the mask of the accepted ones.
+///
+/// `spread` gives each candidate its 16-bit word (one `vpermb`), the mask / shift / blend
+/// of the AVX2 step takes its 12 bits, and `vpcmpuw` compares with q.
+#[inline]
+#[target_feature(enable = "avx2,avx512f,avx512vl,avx512bw,avx512vbmi,avx512vbmi2")]
+fn accept(spread: __m512i, raw: __m512i, valid: __mmask32) -> (__m512i, __mmask32) {
+    let words = _mm512_permutexvar_epi8(spread, raw);
+    let candidates = _mm512_mask_blend_epi16(
+        0xaaaa_aaaa,
+        _mm512_and_si512(words, _mm512_set1_epi16(0x0fff)),
+        _mm512_srli_epi16::<4>(words),
+    );
+    // Candidates are below 2^12 and q below 2^15: the unsigned comparison is exact.
+    let accepted = _mm512_cmplt_epu16_mask(candidates, _mm512_set1_epi16(Q as i16)) & valid;
+    (_mm512_maskz_compress_epi16(accepted, candidates), accepted)
 }
 
 #[cfg(test)]
