@@ -221,11 +221,7 @@ impl<R: Ring, B: Backend<R>> Accumulator<R, B> {
     /// Reduces every sum once into `out`.
     #[inline]
     pub fn reduce_into(&self, out: &mut NttPoly<R>) {
-        self.backend.reduce_accumulator(
-            KernelCall::NEW,
-            &self.acc,
-            out.coeffs_mut(crate::__private::WORKSPACE),
-        );
+        self.reduce_raw_into(KernelCall::NEW, out.coeffs_mut(crate::__private::WORKSPACE));
     }
 
     /// [`Self::reduce_into`] on bare coefficients.

@@ -15,8 +15,9 @@
 //! and hands the state back). A lane whose job is done takes the next job of the list, so callers
 //! put the longest jobs first. On eight lanes, once at most four jobs are left, they move
 //! with their states to four lanes (a 4-way permutation costs about 0.75 of an 8-way one).
-//! When a single job is left running and none is waiting, it moves to the scalar Keccak
-//! (which costs about what a 4-way permutation does, and three idle lanes gain nothing).
+//! When a single job is left running and none is waiting, it moves to the single-state
+//! permutation ([`Permute::permute_single`]: the scalar one, or one lane of the AVX-512VL
+//! round), which costs about what a 4-way permutation does (three idle lanes gain nothing).
 //!
 //! The schedule depends only on the jobs' kinds, message lengths and, for `SampleNTT`, on
 //! the XOF output of the public seed: never on secret data. Every buffer that held message
@@ -67,18 +68,6 @@ impl<'a> Job<'a> {
         }
     }
 
-    /// The message, in up to two parts.
-    fn message(&self) -> [&[u8]; 2] {
-        match self {
-            Self::Hash32 { message, .. }
-            | Self::Hash64 { message, .. }
-            | Self::Xof { message, .. } => *message,
-            Self::SampleNtt { seed, .. } | Self::RejNttPoly { seed, .. } => [seed, &[]],
-            Self::Noise { sigma, nonce, .. } => [*sigma, nonce],
-            Self::Absorb { blocks, .. } => [blocks, &[]],
-        }
-    }
-
     /// The message, if it is held outside the job (every kind but the matrix streams and
     /// the PRFs, whose short inputs are built into the job), with the message's lifetime.
     fn external_message(&self) -> Option<[&'a [u8]; 2]> {
@@ -120,15 +109,6 @@ struct Lane<'j, 'a> {
     filled: usize,
 }
 
-/// A block for a lane to XOR into its state: message bytes (`8 n` of them, from the
-/// first word of the rate), and the padding's last bit for the last rate word.
-enum Input<'b> {
-    /// A whole block of the message, no padding.
-    Bytes(&'b [u8]),
-    /// Words built by [`Lane::absorb_block`], and the padding bit.
-    Words(&'b [u8], u64),
-}
-
 /// Words of PRF output that eta = 3 needs (192 bytes).
 const CBD3_WORDS: usize = CBD3_INPUT_BYTES / 8;
 
@@ -148,11 +128,12 @@ impl<'j, 'a> Lane<'j, 'a> {
     }
 
     /// The next block to absorb, `None` once the message and its padding are in (the lane
-    /// is squeezing): a whole block of the message itself where it lies in one part (no
-    /// copy), else the words [`Self::absorb_block`] writes to `words`, `n` of them and the
-    /// padding's last bit `pad` for the last rate word.
+    /// is squeezing): `(bytes, pad)`, XOR `bytes` (`8 n` of them) into the first words of
+    /// the state and `pad` (the padding's last bit, or 0) into its last rate word. `bytes`
+    /// is a whole block of the message itself where it lies in one part (no copy), else
+    /// the words [`Self::absorb_block`] writes to `words`.
     #[inline(always)]
-    fn next_block<'w>(&mut self, words: &'w mut [u64; MAX_RATE_WORDS]) -> Option<Input<'w>>
+    fn next_block<'w>(&mut self, words: &'w mut [u64; MAX_RATE_WORDS]) -> Option<(&'w [u8], u64)>
     where
         'a: 'w,
     {
@@ -161,10 +142,10 @@ impl<'j, 'a> Lane<'j, 'a> {
             return None;
         }
         if let Some(bytes) = self.whole_block() {
-            return Some(Input::Bytes(bytes));
+            return Some((bytes, 0));
         }
         let (n, pad) = self.absorb_block(words);
-        Some(Input::Words(bytes_of(&words[..n]), pad))
+        Some((bytes_of(&words[..n]), pad))
     }
 
     /// The message's next block, if it is whole and inside one part of a message held
@@ -202,8 +183,9 @@ impl<'j, 'a> Lane<'j, 'a> {
     #[inline(never)]
     fn absorb_block(&mut self, words: &mut [u64; MAX_RATE_WORDS]) -> (usize, u64) {
         // The short inputs built into the job, whole in one padded block: straight to
-        // words (a 34-byte seed, a 32-byte key and a nonce byte).
-        match &*self.job {
+        // words (a 34-byte seed, a 32-byte key and a nonce byte). The others are held
+        // outside the job.
+        let message = match &*self.job {
             Job::SampleNtt { seed, .. } | Job::RejNttPoly { seed, .. } => {
                 // Four words, then the last two bytes and the domain byte.
                 const { assert!(SAMPLE_NTT_SEED_BYTES == 34) };
@@ -228,10 +210,14 @@ impl<'j, 'a> Lane<'j, 'a> {
                 self.padded = true;
                 return (5, u64::from(PAD_LAST) << 56);
             }
-            _ => {}
-        }
+            Job::Hash32 { message, .. }
+            | Job::Hash64 { message, .. }
+            | Job::Xof { message, .. } => *message,
+            // `whole_block` takes every block of an `Absorb` job (one part, whole blocks);
+            // this path handles them all the same.
+            Job::Absorb { blocks, .. } => [*blocks, &[]],
+        };
         let rate = self.job.rate();
-        let message = self.job.message();
         let left = message[0].len() + message[1].len() - self.absorbed;
         let taken = left.min(rate);
         // Word by word: the lanes' XOR loads these words right after (8-byte stores
@@ -334,8 +320,8 @@ impl<'j, 'a> Lane<'j, 'a> {
         }
     }
 
-    /// Runs the job to its end on the scalar Keccak, from `state` (the lane's state, taken
-    /// out of the 4-way one after the last 4-way permutation).
+    /// Runs the job to its end on `P`'s single-state permutation, from `state` (the lane's
+    /// state, taken out of the multi-way one after the last multi-way permutation).
     #[target_feature(enable = "avx2")]
     fn finish_scalar<const W: usize, P: Permute<W>>(
         &mut self,
@@ -346,11 +332,7 @@ impl<'j, 'a> Lane<'j, 'a> {
     ) {
         loop {
             let rate_words = self.rate_words();
-            if let Some(input) = self.next_block(words) {
-                let (bytes, pad) = match input {
-                    Input::Bytes(bytes) => (bytes, 0),
-                    Input::Words(bytes, pad) => (bytes, pad),
-                };
+            if let Some((bytes, pad)) = self.next_block(words) {
                 for (s, w) in state.iter_mut().zip(bytes.as_chunks::<8>().0) {
                     *s ^= u64::from_le_bytes(*w);
                 }
@@ -410,7 +392,7 @@ struct Block {
 
 impl Drop for Block {
     fn drop(&mut self) {
-        self.words.zeroize();
+        self.words.as_mut_slice().zeroize();
     }
 }
 
@@ -864,12 +846,8 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
     unsafe fn round<P: Permute<W>>(&mut self, block: &mut Block) {
         for (l, slot) in self.jobs.iter_mut().enumerate() {
             if let Some(lane) = slot
-                && let Some(input) = lane.next_block(&mut block.words)
+                && let Some((bytes, pad)) = lane.next_block(&mut block.words)
             {
-                let (bytes, pad) = match input {
-                    Input::Bytes(bytes) => (bytes, 0),
-                    Input::Words(bytes, pad) => (bytes, pad),
-                };
                 // SAFETY: the caller guarantees `P`'s instruction set.
                 unsafe { P::xor_lane(&mut self.state.words, l, bytes) };
                 self.state.words[lane.rate_words() - 1][l] ^= pad;
@@ -901,7 +879,7 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
     }
 
     /// Runs the jobs of the lanes and of `waiting` to their end on `P`; the last one alone
-    /// finishes on the scalar Keccak.
+    /// finishes on `P`'s single-state permutation.
     ///
     /// # Safety
     /// As for [`Self::round`].
@@ -916,8 +894,8 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
             match self.running() {
                 0 => return,
                 1 if waiting.peek().is_none() => {
-                    // A last job alone: the scalar Keccak costs about what the 4-way one
-                    // does, and frees the loop of idle lanes.
+                    // A last job alone: the single-state permutation costs about what the
+                    // 4-way one does, and frees the loop of idle lanes.
                     let (l, lane) = self
                         .jobs
                         .iter_mut()
@@ -1002,8 +980,8 @@ fn run_narrowing<'j, 'a: 'j>(jobs: impl IntoIterator<Item = &'j mut Job<'a>>, pa
         unsafe { wide.round::<X8>(&mut block) };
     }
     if wide.running() <= 1 {
-        // Nothing for four lanes: the last job, if any, finishes on the scalar Keccak from
-        // here (no 4-lane buffers to set up and erase).
+        // Nothing for four lanes: the last job, if any, finishes on the single-state
+        // permutation from here (no 4-lane buffers to set up and erase).
         // SAFETY: as above.
         unsafe { wide.finish::<X8>(&mut waiting, &mut block) };
         return;

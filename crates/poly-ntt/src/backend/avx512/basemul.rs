@@ -104,7 +104,9 @@ pub(super) fn accumulate_avx512(
 /// memory, no layout shuffles). Each 32-bit lane sums the same `vpmaddwd` terms in the same
 /// order as the accumulator entry it replaces, and goes through the same reduction, so the
 /// values, and the bounds, are the accumulator's: the caller passes at most `MAX_TERMS`
-/// terms.
+/// terms. The bounds checker's `[AVX-512]` product rows run it (through `Matrix::mul_vector`,
+/// `transpose_mul_vector` and `NttVector::dot`) on their extreme operands against the
+/// portable results, beside the accumulator sums they bound.
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline(never)]
 pub(super) fn dot_product_avx512(out: &mut [u16; N], terms: &[DotTerm<'_, MlKem>]) {
