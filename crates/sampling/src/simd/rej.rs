@@ -26,10 +26,9 @@ use core::arch::x86_64::{
 };
 
 use core::arch::x86_64::{
-    __m512i, __mmask32, _mm256_storeu_si256, _mm512_and_si512, _mm512_castsi512_si256,
-    _mm512_cmplt_epu16_mask, _mm512_loadu_epi8, _mm512_mask_blend_epi16,
-    _mm512_maskz_compress_epi16, _mm512_maskz_loadu_epi8, _mm512_permutexvar_epi8,
-    _mm512_set1_epi16, _mm512_srli_epi16, _mm512_storeu_epi16,
+    __m512i, __mmask32, _mm512_and_si512, _mm512_cmplt_epu16_mask, _mm512_loadu_epi8,
+    _mm512_mask_blend_epi16, _mm512_mask_storeu_epi16, _mm512_maskz_compress_epi16,
+    _mm512_maskz_loadu_epi8, _mm512_permutexvar_epi8, _mm512_set1_epi16, _mm512_srli_epi16,
 };
 
 use lattice_field::gf3329::Q;
@@ -154,12 +153,6 @@ pub(crate) fn parse_candidates_avx2(bytes: &[u8], coeffs: &mut [u16; N], filled:
 /// Input bytes per AVX-512 step: 16 groups of 3 bytes.
 const WIDE_STEP_BYTES: usize = 48;
 
-/// Candidates per AVX-512 step.
-const WIDE_STEP_CANDIDATES: usize = 32;
-/// Bytes and candidates of the VBMI2 parser's half step.
-const HALF_STEP_BYTES: usize = WIDE_STEP_BYTES / 2;
-const HALF_STEP_CANDIDATES: usize = WIDE_STEP_CANDIDATES / 2;
-
 /// `WIDE_SPREAD[2w], WIDE_SPREAD[2w + 1]`: the input bytes of candidate word `w` of a
 /// 48-byte step (`3g, 3g + 1` for `d1 = 2g`, `3g + 1, 3g + 2` for `d2 = 2g + 1`), for
 /// `vpermb`, which indexes the whole 64-byte register.
@@ -191,7 +184,7 @@ cpufeatures::new!(
 );
 
 /// Proof that the CPU has every feature [`parse_candidates_vbmi2`] enables: AVX2 and
-/// POPCNT (for its AVX2 tail and the mask's popcount), AVX-512F/VL/BW, VBMI (`vpermb`) and
+/// POPCNT (the mask's popcount), AVX-512F/VL/BW (masked loads and stores), VBMI (`vpermb`) and
 /// VBMI2 (`vpcompressw`); made only by [`Vbmi2::detect`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Vbmi2(());
@@ -241,9 +234,12 @@ impl Parser {
 /// bytes, one `vpermb` giving each candidate its 16-bit word, the same mask / shift /
 /// blend as the AVX2 step, `vpcmpuw` into a 32-bit mask register, and `vpcompressw` in
 /// its register form (the memory form is microcoded on Zen 4) moving the accepted words to
-/// the front; one 64-byte store at the fill position, which advances by the mask's
-/// popcount. It runs while 32 slots are free; the rest goes through the AVX2 parser (and
-/// its scalar tail), which keeps the exact stop at `N`.
+/// the front; then one masked store of as many of them as there are free slots, at the
+/// fill position, which advances by that many. The input's last bytes (fewer than 48: the
+/// last 24 of a 168-byte SHAKE128 block) take one more step on a masked load of just them.
+/// No step branches on the fill count: the store's mask stops the polynomial exactly at
+/// `N` (where the AVX2 parser hands its last slots to the scalar one), so a block is always
+/// four steps.
 ///
 /// # Safety
 /// The CPU has the features of [`Vbmi2`].
@@ -255,55 +251,53 @@ pub(crate) unsafe fn parse_candidates_vbmi2(
     filled: usize,
 ) -> usize {
     debug_assert!(filled <= N);
+    debug_assert!(bytes.len().is_multiple_of(3), "whole 3-byte groups");
     // SAFETY: `WIDE_SPREAD` is 64 readable bytes; the load needs no alignment.
     let spread = unsafe { _mm512_loadu_epi8(WIDE_SPREAD.as_ptr().cast()) };
-    let mut filled = filled;
-    let (steps, _) = bytes.as_chunks::<WIDE_STEP_BYTES>();
-    let mut parsed = 0;
+    let mut filled = filled.min(N);
+    let (steps, rest) = bytes.as_chunks::<WIDE_STEP_BYTES>();
     for step in steps {
-        if filled + WIDE_STEP_CANDIDATES > N {
-            break;
-        }
         // SAFETY: the mask selects bytes 0..48, all inside `step`; masked-off bytes are not
         // read (no fault), and the load needs no alignment.
         let raw =
             unsafe { _mm512_maskz_loadu_epi8((1u64 << WIDE_STEP_BYTES) - 1, step.as_ptr().cast()) };
         let (packed, accepted) = accept(spread, raw, u32::MAX);
-        // filled + 32 <= N (checked above), so the 32-word window is inside `coeffs`.
-        let window: &mut [u16; WIDE_STEP_CANDIDATES] = (&mut coeffs
-            [filled..filled + WIDE_STEP_CANDIDATES])
-            .try_into()
-            .expect("32 words");
-        // SAFETY: `window` is 64 writable bytes; the store is unaligned.
-        unsafe { _mm512_storeu_epi16(window.as_mut_ptr().cast(), packed) };
-        filled += accepted.count_ones() as usize;
-        parsed += WIDE_STEP_BYTES;
+        filled = store_accepted(coeffs, filled, packed, accepted);
     }
-    // One half step (24 bytes, 16 candidates: the last of a SHAKE128 block, 168 = 3 * 48 +
-    // 24): the same operations on a 24-byte load and a 32-byte store, instead of the AVX2
-    // parser's setup for so few bytes.
-    let rest = &bytes[parsed..];
-    if rest.len() >= HALF_STEP_BYTES && filled + HALF_STEP_CANDIDATES <= N {
-        // SAFETY: the mask selects bytes 0..24, all inside `rest`; masked-off bytes are not
-        // read (no fault), and the load needs no alignment.
+    if !rest.is_empty() {
+        // Fewer than 16 groups: their 2 * groups candidates are the low words.
+        let groups = rest.len() / 3;
+        // SAFETY: the mask selects bytes 0..rest.len() (< 48), all inside `rest`;
+        // masked-off bytes are not read (no fault), and the load needs no alignment.
         let raw =
-            unsafe { _mm512_maskz_loadu_epi8((1u64 << HALF_STEP_BYTES) - 1, rest.as_ptr().cast()) };
-        // Only the low 16 words are candidates (the others come from the masked-off bytes).
-        let (packed, accepted) = accept(spread, raw, (1 << HALF_STEP_CANDIDATES) - 1);
-        let packed = _mm512_castsi512_si256(packed);
-        // filled + 16 <= N (checked above), so the 16-word window is inside `coeffs`.
-        let window: &mut [u16; HALF_STEP_CANDIDATES] = (&mut coeffs
-            [filled..filled + HALF_STEP_CANDIDATES])
-            .try_into()
-            .expect("16 words");
-        // SAFETY: `window` is 32 writable bytes; the store is unaligned.
-        unsafe { _mm256_storeu_si256(window.as_mut_ptr().cast(), packed) };
-        filled += accepted.count_ones() as usize;
-        parsed += HALF_STEP_BYTES;
+            unsafe { _mm512_maskz_loadu_epi8((1u64 << rest.len()) - 1, rest.as_ptr().cast()) };
+        let (packed, accepted) = accept(spread, raw, ((1u64 << (2 * groups)) - 1) as u32);
+        filled = store_accepted(coeffs, filled, packed, accepted);
     }
-    // As in the AVX2 parser: slots past `filled` that the store touched hold candidates
-    // (below q) or zeros, overwritten later or left as the scalar parser would leave them.
-    parse_candidates_avx2(&bytes[parsed..], coeffs, filled)
+    filled
+}
+
+/// Appends the first accepted candidates of `packed` (`accepted`'s popcount of them, at the
+/// front) to `coeffs[filled..]`, as many as fit below `N`; returns the new fill count.
+#[inline]
+#[target_feature(enable = "popcnt,avx512f,avx512bw")]
+fn store_accepted(
+    coeffs: &mut [u16; N],
+    filled: usize,
+    packed: __m512i,
+    accepted: __mmask32,
+) -> usize {
+    debug_assert!(filled <= N);
+    // At most 32 words (the popcount of a 32-bit mask); N - filled is public, as is the
+    // mask (SampleNTT's input comes from the public rho).
+    let taken = (accepted.count_ones() as usize).min(N - filled);
+    let keep = ((1u64 << taken) - 1) as __mmask32;
+    let window = coeffs[filled..].as_mut_ptr();
+    // SAFETY: `keep` selects words 0..taken of the store, and filled + taken <= N, so every
+    // word written is inside `coeffs`; masked-off words are not written (no fault even
+    // past the array's end), and the store needs no alignment.
+    unsafe { _mm512_mask_storeu_epi16(window.cast(), keep, packed) };
+    filled + taken
 }
 
 /// One VBMI2 parser step on `raw` (up to 48 loaded bytes, 16 groups of 3): the accepted
