@@ -105,12 +105,26 @@ struct Lane<'j, 'a> {
     /// whole block): after the next permutation the state gives output, or, for `Absorb`,
     /// goes back to its sponge.
     padded: bool,
-    /// `SampleNtt`: coefficients filled; `Noise` with eta = 3: output words collected.
+    /// `SampleNtt`: coefficients filled; `Noise` with eta = 3: blocks of PRF output taken.
     filled: usize,
 }
 
-/// Words of PRF output that eta = 3 needs (192 bytes).
-const CBD3_WORDS: usize = CBD3_INPUT_BYTES / 8;
+/// eta = 3's 192 bytes of PRF output in two SHAKE256 blocks: CBD runs on the first block's
+/// whole 24-byte steps right away, and keeps the rest of it (`CBD3_CARRY_WORDS` words)
+/// until the second block's first bytes complete the last steps.
+const CBD3_FIRST_STEPS: usize = SHAKE256_RATE / cbd::CBD3_STEP_BYTES;
+const CBD3_FIRST_BYTES: usize = CBD3_FIRST_STEPS * cbd::CBD3_STEP_BYTES;
+const CBD3_CARRY_WORDS: usize = (SHAKE256_RATE - CBD3_FIRST_BYTES) / 8;
+/// Words of the second block eta = 3 takes.
+const CBD3_SECOND_WORDS: usize = (CBD3_INPUT_BYTES - SHAKE256_RATE) / 8;
+// 136 = 5 * 24 + 16: the carry is whole words, and carry + second block's part is whole
+// steps that end at 192 bytes, 256 coefficients.
+const _: () = {
+    assert!((SHAKE256_RATE - CBD3_FIRST_BYTES).is_multiple_of(8));
+    assert!((CBD3_INPUT_BYTES - SHAKE256_RATE).is_multiple_of(8));
+    assert!((8 * (CBD3_CARRY_WORDS + CBD3_SECOND_WORDS)).is_multiple_of(cbd::CBD3_STEP_BYTES));
+    assert!(CBD3_INPUT_BYTES / cbd::CBD3_STEP_BYTES * cbd::CBD3_STEP_COEFFS == N);
+};
 
 impl<'j, 'a> Lane<'j, 'a> {
     fn new(job: &'j mut Job<'a>) -> Self {
@@ -248,7 +262,7 @@ impl<'j, 'a> Lane<'j, 'a> {
 
     /// Takes the output of one permutation (`state`: the lane's whole state, in a buffer of
     /// its own); returns whether the job is done. Only called once `padded`. `noise`
-    /// collects eta = 3 PRF output.
+    /// carries eta = 3 PRF output from the first block to the second.
     ///
     /// The output is parsed straight from `state`. [`Lanes::round`] writes every lane's copy
     /// before consuming any: a wide load of bytes that narrow stores wrote a few cycles
@@ -260,7 +274,7 @@ impl<'j, 'a> Lane<'j, 'a> {
         &mut self,
         parser: Parser,
         state: &[u64; WORDS],
-        noise: &mut [u64; CBD3_WORDS],
+        noise: &mut [u64; CBD3_CARRY_WORDS],
     ) -> bool {
         debug_assert!(self.padded);
         match &mut *self.job {
@@ -307,14 +321,25 @@ impl<'j, 'a> Lane<'j, 'a> {
                 out,
                 ..
             } => {
-                let start = self.filled;
-                let n = (SHAKE256_RATE / 8).min(CBD3_WORDS - start);
-                noise[start..start + n].copy_from_slice(&state[..n]);
-                self.filled += n;
-                if self.filled < CBD3_WORDS {
+                let first_coeffs = CBD3_FIRST_STEPS * cbd::CBD3_STEP_COEFFS;
+                if self.filled == 0 {
+                    // The first block: its whole steps now, the rest carried.
+                    cbd::cbd3_steps_avx2(
+                        bytes_of(&state[..CBD3_FIRST_BYTES / 8]),
+                        &mut out[..first_coeffs],
+                    );
+                    noise.copy_from_slice(&state[CBD3_FIRST_BYTES / 8..SHAKE256_RATE / 8]);
+                    self.filled = 1;
                     return false;
                 }
-                cbd::cbd3_avx2(bytes_of(noise).try_into().expect("192 bytes"), out);
+                // The second block: the carry and its first words make the last steps.
+                let mut rest = [0u64; CBD3_CARRY_WORDS + CBD3_SECOND_WORDS];
+                let (carry, second) = rest.split_at_mut(CBD3_CARRY_WORDS);
+                carry.copy_from_slice(noise);
+                second.copy_from_slice(&state[..CBD3_SECOND_WORDS]);
+                cbd::cbd3_steps_avx2(bytes_of(&rest), &mut out[first_coeffs..]);
+                rest.as_mut_slice().zeroize();
+                noise.as_mut_slice().zeroize();
                 true
             }
         }
@@ -328,7 +353,7 @@ impl<'j, 'a> Lane<'j, 'a> {
         parser: Parser,
         state: &mut [u64; WORDS],
         words: &mut [u64; MAX_RATE_WORDS],
-        noise: &mut [u64; CBD3_WORDS],
+        noise: &mut [u64; CBD3_CARRY_WORDS],
     ) {
         loop {
             let rate_words = self.rate_words();
@@ -785,11 +810,14 @@ struct Lanes<'j, 'a, const W: usize> {
     parser: Parser,
     state: StateX<W>,
     jobs: [Option<Lane<'j, 'a>>; W],
-    /// eta = 3 PRF output, per lane.
-    noise: [[u64; CBD3_WORDS]; W],
+    /// eta = 3 PRF output carried from a lane's first block to its second.
+    noise: [[u64; CBD3_CARRY_WORDS]; W],
     /// The squeezing lanes' states after a permutation, one lane per row (see
     /// [`Self::round`]).
     out: [[u64; WORDS]; W],
+    /// Bit `l`: lane `l` has run a job, so its state is not the zero state it started with
+    /// (`W` is at most 16, checked in [`Self::new`]).
+    used: u16,
 }
 
 impl<const W: usize> Drop for Lanes<'_, '_, W> {
@@ -801,14 +829,16 @@ impl<const W: usize> Drop for Lanes<'_, '_, W> {
 
 impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
     fn new(parser: Parser) -> Self {
+        const { assert!(W <= 16) };
         Self {
             parser,
             state: StateX {
                 words: [[0; W]; WORDS],
             },
             jobs: core::array::from_fn(|_| None),
-            noise: [[0; CBD3_WORDS]; W],
+            noise: [[0; CBD3_CARRY_WORDS]; W],
             out: [[0; WORDS]; W],
+            used: 0,
         }
     }
 
@@ -824,8 +854,11 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
                     Job::Absorb { sponge, .. } => {
                         self.state.set_lane(l, sponge.state_between_blocks());
                     }
+                    // A fresh lane is zero already (no 25 strided stores).
+                    _ if self.used & (1 << l) == 0 => {}
                     _ => self.state.clear_lane(l),
                 }
+                self.used |= 1 << l;
                 *slot = Some(Lane::new(job));
             }
         }
@@ -933,6 +966,7 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
                 narrow.state.set_lane(to, &single);
                 narrow.noise[to] = self.noise[l];
                 narrow.jobs[to] = Some(lane);
+                narrow.used |= 1 << to;
                 to += 1;
             }
         }

@@ -3,7 +3,9 @@
 //!
 //! Constant time: only shifts, masks, additions and fixed shuffles on the secret bytes.
 
-use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES};
+use crate::cbd::CBD2_INPUT_BYTES;
+#[cfg(test)]
+use crate::cbd::CBD3_INPUT_BYTES;
 use core::arch::x86_64::{
     __m256i, _mm256_add_epi8, _mm256_add_epi16, _mm256_add_epi32, _mm256_and_si256,
     _mm256_castsi256_si128, _mm256_cvtepu8_epi16, _mm256_extracti128_si256, _mm256_loadu_si256,
@@ -78,11 +80,27 @@ fn signed_to_field(v: __m256i) -> __m256i {
     )
 }
 
-/// Algorithm 8 with eta = 3 into `coeffs` (values in `[0, q)`), same output as the scalar
-/// `cbd3_into`: 3 bytes (24 bits: `x0 y0 x1 y1 x2 y2 x3 y3`, 3 bits each) per 4
-/// coefficients, 8 such groups per step, one in each 32-bit lane.
+/// Algorithm 8 with eta = 3 into `coeffs`, all at once (the tests' view of
+/// [`cbd3_steps_avx2`]).
+#[cfg(test)]
 #[target_feature(enable = "avx2")]
-pub(crate) fn cbd3_avx2(bytes: &[u8; CBD3_INPUT_BYTES], coeffs: &mut [u16; N]) {
+fn cbd3_avx2(bytes: &[u8; CBD3_INPUT_BYTES], coeffs: &mut [u16; N]) {
+    cbd3_steps_avx2(bytes, coeffs);
+}
+
+/// Bytes of PRF output per step of [`cbd3_steps_avx2`] (8 groups of 3).
+pub(crate) const CBD3_STEP_BYTES: usize = 24;
+/// Coefficients per step of [`cbd3_steps_avx2`].
+pub(crate) const CBD3_STEP_COEFFS: usize = 32;
+
+/// Algorithm 8 with eta = 3 (values in `[0, q)`), the same output as the scalar
+/// `cbd3_into`, on whole 24-byte steps of `bytes` into 32 coefficients of `coeffs` each, as
+/// many as both have: the PRF output may come in pieces that end on a step (the lane
+/// scheduler's first SHAKE256 block holds five steps). 3 bytes (24 bits: `x0 y0 x1 y1 x2
+/// y2 x3 y3`, 3 bits each) per 4 coefficients, 8 such groups per step, one in each 32-bit
+/// lane.
+#[target_feature(enable = "avx2")]
+pub(crate) fn cbd3_steps_avx2(bytes: &[u8], coeffs: &mut [u16]) {
     // Groups 0-3 are bytes 0..12 of the step, taken from a load of bytes 0..16; groups 4-7
     // are bytes 12..24, at offsets 4..16 of a load of bytes 8..24 (so the last step reads
     // no byte past the input). Each group goes to the low 3 bytes of its lane, 0 above.
@@ -94,7 +112,10 @@ pub(crate) fn cbd3_avx2(bytes: &[u8; CBD3_INPUT_BYTES], coeffs: &mut [u16; N]) {
     let low12 = _mm256_set1_epi32(0x0000_0fff);
     let high12 = _mm256_set1_epi32(0x0fff_0000);
     let m7 = _mm256_set1_epi16(7);
-    for (step, out) in bytes.chunks_exact(24).zip(coeffs.chunks_exact_mut(32)) {
+    for (step, out) in bytes
+        .chunks_exact(CBD3_STEP_BYTES)
+        .zip(coeffs.chunks_exact_mut(CBD3_STEP_COEFFS))
+    {
         // SAFETY: `step` is 24 readable bytes; the loads read bytes 0..16 and 8..24 of it,
         // unaligned loads need no alignment.
         let raw = unsafe { _mm256_loadu2_m128i(step[8..].as_ptr().cast(), step.as_ptr().cast()) };
