@@ -270,7 +270,7 @@ impl<'j, 'a> Lane<'j, 'a> {
     /// the cache (measured: the VBMI2 parser's first load of each block held ~20 % of its
     /// time). The scalar path ([`Self::finish_scalar`]) parses the permutation's own state.
     #[target_feature(enable = "avx2")]
-    fn consume(
+    fn consume<const W: usize, P: Permute<W>>(
         &mut self,
         parser: Parser,
         state: &[u64; WORDS],
@@ -313,7 +313,8 @@ impl<'j, 'a> Lane<'j, 'a> {
                 eta: Eta::Two, out, ..
             } => {
                 let block = bytes_of(&state[..CBD2_INPUT_BYTES / 8]);
-                cbd::cbd2_avx2(block.try_into().expect("128 bytes"), out);
+                // SAFETY: the scheduler runs `P` only where the CPU has its instruction set.
+                unsafe { P::cbd2(block.try_into().expect("128 bytes"), out) };
                 true
             }
             Job::Noise {
@@ -365,7 +366,7 @@ impl<'j, 'a> Lane<'j, 'a> {
             }
             // SAFETY: the scheduler runs `P` only where the CPU has its instruction set.
             unsafe { P::permute_single(state) };
-            if self.padded && self.consume(parser, state, noise) {
+            if self.padded && self.consume::<W, P>(parser, state, noise) {
                 return;
             }
         }
@@ -494,6 +495,17 @@ pub(crate) trait Permute<const W: usize> {
     /// The CPU has the instruction set of the implementation.
     unsafe fn permute(words: &mut [[u64; W]; WORDS], out: &mut [[u64; WORDS]; W]);
 
+    /// eta = 2's CBD: the AVX2 kernel (the default), or on the AVX-512 permutations'
+    /// CPUs the zmm one (`cbd::cbd2_avx512`, twice as wide).
+    ///
+    /// # Safety
+    /// The CPU has the instruction set of the implementation.
+    #[inline(always)]
+    unsafe fn cbd2(bytes: &[u8; CBD2_INPUT_BYTES], out: &mut [u16; N]) {
+        // SAFETY: this module runs only under an AVX2 token.
+        unsafe { cbd::cbd2_avx2(bytes, out) }
+    }
+
     /// XORs `block` into the first words of state `lane`: word by word (the AVX2 default),
     /// or, with AVX-512, a masked XOR of the word broadcast into each row (LLVM vectorizes
     /// the word-by-word loop into a `vpscatterqq`, microcoded and slow on AMD).
@@ -525,6 +537,12 @@ impl Permute<4> for X4Avx2 {
 pub(crate) struct X4Vl;
 
 impl Permute<4> for X4Vl {
+    #[inline(always)]
+    unsafe fn cbd2(bytes: &[u8; CBD2_INPUT_BYTES], out: &mut [u16; N]) {
+        // SAFETY: the caller guarantees AVX-512F/BW (the AVX-512 token's features).
+        unsafe { cbd::cbd2_avx512(bytes, out) }
+    }
+
     #[inline(always)]
     unsafe fn permute_single(state: &mut [u64; WORDS]) {
         // SAFETY: the caller guarantees AVX-512F/VL.
@@ -568,6 +586,12 @@ unsafe fn xor_lane_x4_vl(words: &mut [[u64; 4]; WORDS], lane: usize, block: &[u8
 pub(crate) struct X8;
 
 impl Permute<8> for X8 {
+    #[inline(always)]
+    unsafe fn cbd2(bytes: &[u8; CBD2_INPUT_BYTES], out: &mut [u16; N]) {
+        // SAFETY: the caller guarantees AVX-512F/BW (the AVX-512 token's features).
+        unsafe { cbd::cbd2_avx512(bytes, out) }
+    }
+
     #[inline(always)]
     unsafe fn permute_single(state: &mut [u64; WORDS]) {
         // SAFETY: the 8-way permutation runs only where the scheduler's caller guarantees
@@ -776,7 +800,7 @@ pub(crate) fn run<'j, 'a: 'j>(jobs: impl IntoIterator<Item = &'j mut Job<'a>>) {
 /// `SampleNTT` candidates with `parser`.
 ///
 /// # Safety
-/// The CPU has AVX2, BMI1/2 and AVX-512F/VL.
+/// The CPU has AVX2, BMI1/2 and AVX-512F/VL/BW (the AVX-512 token's features).
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 #[inline(never)]
 pub(crate) unsafe fn run_vl<'j, 'a: 'j>(
@@ -794,7 +818,7 @@ pub(crate) unsafe fn run_vl<'j, 'a: 'j>(
 /// their states.
 ///
 /// # Safety
-/// The CPU has AVX2, BMI1/2 and AVX-512F/VL.
+/// The CPU has AVX2, BMI1/2 and AVX-512F/VL/BW (the AVX-512 token's features).
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 #[inline(never)]
 pub(crate) unsafe fn run_x8<'j, 'a: 'j>(
@@ -904,7 +928,7 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
             // SAFETY: the caller guarantees AVX2.
             if let Some(lane) = slot
                 && lane.padded
-                && unsafe { lane.consume(parser, &self.out[l], &mut self.noise[l]) }
+                && unsafe { lane.consume::<W, P>(parser, &self.out[l], &mut self.noise[l]) }
             {
                 *slot = None;
             }

@@ -32,10 +32,10 @@ impl SamplingBackend for Avx512 {
         // needed (it would say the same, see the tests).
         let one_round = n <= 8 && lengths.iter().all(|&len| len <= 1);
         if n > 4 && (one_round || estimated_ticks(lengths, 8) < estimated_ticks(lengths, 4)) {
-            // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL.
+            // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL/BW.
             unsafe { crate::keccak::lanes::run_x8(jobs.iter_mut(), parser) }
         } else {
-            // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL.
+            // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL/BW.
             unsafe { crate::keccak::lanes::run_vl(jobs.iter_mut(), parser) }
         }
     }
