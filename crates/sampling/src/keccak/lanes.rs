@@ -869,6 +869,9 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
     /// Gives every free lane the next waiting job, if any.
     #[inline(always)]
     fn fill(&mut self, waiting: &mut impl Iterator<Item = &'j mut Job<'a>>) {
+        // Kept in a register across the lanes (a narrow store and a wider reload of the
+        // field in the next lane's turn do not forward).
+        let mut used = self.used;
         for (l, slot) in self.jobs.iter_mut().enumerate() {
             if slot.is_none()
                 && let Some(job) = waiting.next()
@@ -879,13 +882,14 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
                         self.state.set_lane(l, sponge.state_between_blocks());
                     }
                     // A fresh lane is zero already (no 25 strided stores).
-                    _ if self.used & (1 << l) == 0 => {}
+                    _ if used & (1 << l) == 0 => {}
                     _ => self.state.clear_lane(l),
                 }
-                self.used |= 1 << l;
+                used |= 1 << l;
                 *slot = Some(Lane::new(job));
             }
         }
+        self.used = used;
     }
 
     /// The number of lanes with a job.
