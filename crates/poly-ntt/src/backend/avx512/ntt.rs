@@ -248,16 +248,20 @@ fn vector_layer<O: Observer, const STEP: usize>(
     obs.stage_done(&view(z));
 }
 
-/// The in-register layers (len 8, 4, 2) on register pairs `(z[2p], z[2p + 1])`.
+/// The in-register layers (`LEN` 8, 4, 2) on register pairs `(z[2p], z[2p + 1])`. The
+/// length is a constant parameter: each layer's shuffles and table loads are then fixed
+/// instructions (a loop over the three layers kept a run-time `match` and reloaded the
+/// tables through the stack).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn register_layer<O: Observer>(
+fn register_layer<O: Observer, const LEN: usize>(
     z: &mut [__m512i; 8],
-    len: usize,
     table: (&[[i16; 32]; 4], &[[i16; 32]; 4]),
     inverse: bool,
     obs: &mut O,
 ) {
+    const { assert!(LEN == 8 || LEN == 4 || LEN == 2) };
+    let len = LEN;
     for p in 0..4 {
         let (lo, hi) = split(len, z[2 * p], z[2 * p + 1]);
         let (w, wq) = (load_table(&table.0[p]), load_table(&table.1[p]));
@@ -319,15 +323,9 @@ pub(crate) fn ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
     vector_layer::<_, 2>(&mut z, 4, false, obs);
     vector_layer::<_, 1>(&mut z, 8, false, obs);
     // Layers len = 8, 4, 2 (the AVX2 tables are in the order len 8, 4, 2).
-    for (layer, len) in [8usize, 4, 2].into_iter().enumerate() {
-        register_layer(
-            &mut z,
-            len,
-            (&FWD_TABLE[layer], &FWD_TABLE_QINV[layer]),
-            false,
-            obs,
-        );
-    }
+    register_layer::<_, 8>(&mut z, (&FWD_TABLE[0], &FWD_TABLE_QINV[0]), false, obs);
+    register_layer::<_, 4>(&mut z, (&FWD_TABLE[1], &FWD_TABLE_QINV[1]), false, obs);
+    register_layer::<_, 2>(&mut z, (&FWD_TABLE[2], &FWD_TABLE_QINV[2]), false, obs);
     // |lane| < 8q: reduce to [0, q).
     for x in &mut z {
         *x = barrett_reduce_i16(*x);
@@ -360,16 +358,9 @@ pub(crate) fn inverse_ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
         }
     }
     // Layers len = 2, 4, 8 (tables in the order len = 8, 4, 2), then a reduction.
-    for (layer, len) in [2usize, 4, 8].into_iter().enumerate() {
-        let table = 2 - layer;
-        register_layer(
-            &mut z,
-            len,
-            (&INV_TABLE[table], &INV_TABLE_QINV[table]),
-            true,
-            obs,
-        );
-    }
+    register_layer::<_, 2>(&mut z, (&INV_TABLE[2], &INV_TABLE_QINV[2]), true, obs);
+    register_layer::<_, 4>(&mut z, (&INV_TABLE[1], &INV_TABLE_QINV[1]), true, obs);
+    register_layer::<_, 8>(&mut z, (&INV_TABLE[0], &INV_TABLE_QINV[0]), true, obs);
     for x in &mut z {
         *x = barrett_reduce_i16(*x);
     }
