@@ -166,7 +166,10 @@ pub(crate) fn sample_ntt_batch_portable(
 }
 
 /// The seed of matrix entry `A-hat[row][col]`: `rho || col || row` (FIPS 203 Algorithm 13,
-/// line 5: `SampleNTT(rho || j || i)` for entry `[i, j]`).
+/// line 5: `SampleNTT(rho || j || i)` for entry `[i, j]`). Inlined: called out of line, its
+/// two index bytes, stored one by one, were reloaded as one 16-bit word that could not be
+/// forwarded from the two stores (a fifth of `Batch::matrix_rows`'s samples, three times).
+#[inline(always)]
 pub(crate) fn matrix_seed(rho: &[u8; 32], row: u8, col: u8) -> [u8; SAMPLE_NTT_SEED_BYTES] {
     let mut seed = [0u8; SAMPLE_NTT_SEED_BYTES];
     seed[..32].copy_from_slice(rho);
