@@ -156,7 +156,9 @@ const WIDE_STEP_BYTES: usize = 48;
 
 /// Candidates per AVX-512 step.
 const WIDE_STEP_CANDIDATES: usize = 32;
-/// Candidates of a half step (24 bytes, the last of a SHAKE128 block), stored as 256 bits.
+/// Bytes and candidates of a half step (the last 24 bytes of a SHAKE128 block; candidates
+/// stored as 256 bits).
+const HALF_STEP_BYTES: usize = WIDE_STEP_BYTES / 2;
 const HALF_WINDOW: usize = WIDE_STEP_CANDIDATES / 2;
 
 /// `WIDE_SPREAD[2w], WIDE_SPREAD[2w + 1]`: the input bytes of candidate word `w` of a
@@ -243,9 +245,9 @@ impl Parser {
 /// the front; then a store at the fill position, which advances by the popcount: a plain
 /// 64-byte store while the step's 32-word window fits below `N`, else a masked store of as
 /// many words as there are free slots (the mask stops the polynomial exactly at `N`, where
-/// the AVX2 parser hands its last slots to the scalar one). The input's last bytes (fewer
-/// than 48: the last 24 of a 168-byte SHAKE128 block) take one more step on a masked load
-/// of just them. A block is always four steps.
+/// the AVX2 parser hands its last slots to the scalar one). The last 24 bytes of a 168-byte
+/// SHAKE128 block take a half step on a masked load of just them: a block is always four
+/// steps. Inputs of other lengths (only the tests') finish on the AVX2 parser.
 ///
 /// # Safety
 /// The CPU has the features of [`Vbmi2`].
@@ -290,17 +292,15 @@ pub(crate) unsafe fn parse_candidates_vbmi2(
     for step in steps {
         filled = clamped_step(spread, step, coeffs, filled);
     }
-    if !rest.is_empty() {
-        // Fewer than 16 groups: their 2 * groups candidates are the low words.
-        let groups = rest.len() / 3;
-        // SAFETY: the mask selects bytes 0..rest.len() (< 48), all inside `rest`;
-        // masked-off bytes are not read (no fault), and the load needs no alignment.
+    if rest.len() == HALF_STEP_BYTES {
+        // A SHAKE128 block's last 24 bytes: 16 candidates, the low words.
+        // SAFETY: the mask selects bytes 0..24, all inside `rest`; masked-off bytes are not
+        // read (no fault), and the load needs no alignment.
         let raw =
-            unsafe { _mm512_maskz_loadu_epi8((1u64 << rest.len()) - 1, rest.as_ptr().cast()) };
-        let (packed, accepted) = accept(spread, raw, ((1u64 << (2 * groups)) - 1) as u32);
-        // A SHAKE128 block's last 24 bytes are 16 candidates: a plain 32-byte store when
-        // that many slots are free (the common case, as above).
-        if filled + HALF_WINDOW <= N && groups * 2 <= HALF_WINDOW {
+            unsafe { _mm512_maskz_loadu_epi8((1u64 << HALF_STEP_BYTES) - 1, rest.as_ptr().cast()) };
+        let (packed, accepted) = accept(spread, raw, (1 << HALF_WINDOW) - 1);
+        if filled + HALF_WINDOW <= N {
+            // A plain 32-byte store when 16 slots are free (the common case, as above).
             let window: &mut [u16; HALF_WINDOW] = (&mut coeffs[filled..filled + HALF_WINDOW])
                 .try_into()
                 .expect("16 words");
@@ -310,9 +310,11 @@ pub(crate) unsafe fn parse_candidates_vbmi2(
             };
             return filled + accepted.count_ones() as usize;
         }
-        filled = store_accepted(coeffs, filled, packed, accepted);
+        return store_accepted(coeffs, filled, packed, accepted);
     }
-    filled
+    // Other lengths (not a SHAKE128 block: the tests' inputs) end on the AVX2 parser, which
+    // keeps the exact stop at N (and needs no division of the length by 3 here).
+    parse_candidates_avx2(rest, coeffs, filled)
 }
 
 /// One 48-byte step whose accepted candidates are stored with [`store_accepted`] (clamped
