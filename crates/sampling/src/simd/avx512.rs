@@ -31,7 +31,7 @@ impl SamplingBackend for Avx512 {
         // batch of noise) take one 8-way round instead of two 4-way ones: no estimate
         // needed (it would say the same, see the tests).
         let one_round = n <= 8 && lengths.iter().all(|&len| len <= 1);
-        if n > 4 && (one_round || estimated_ticks(lengths, 8) < estimated_ticks(lengths, 4)) {
+        if n > 4 && (one_round || wide_is_faster(lengths)) {
             // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL/BW.
             unsafe { crate::keccak::lanes::run_x8(jobs.iter_mut(), parser) }
         } else {
@@ -48,6 +48,18 @@ const TICKS_X4: usize = 730;
 const TICKS_SCALAR: usize = 700;
 // One 8-way round is cheaper than two 4-way ones (the shortcut in `run_jobs`).
 const _: () = assert!(TICKS_X8 < 2 * TICKS_X4);
+
+/// Whether eight lanes narrowing to four have the smaller estimated time than four lanes:
+/// `estimated_ticks(lengths, 8) < estimated_ticks(lengths, 4)`, without simulating four
+/// lanes when eight beat a bound no four-lane schedule can go below (at best four
+/// permutations per 4-way round, one per scalar one, which costs more per permutation).
+fn wide_is_faster(lengths: &[usize]) -> bool {
+    let wide = estimated_ticks(lengths, 8);
+    let permutations: usize = lengths.iter().map(|&len| len.max(1)).sum();
+    // 4-way rounds cost TICKS_X4 for at most 4 permutations, scalar ones TICKS_SCALAR for 1.
+    const { assert!(4 * TICKS_SCALAR >= TICKS_X4) };
+    4 * wide < TICKS_X4 * permutations || wide < estimated_ticks(lengths, 4)
+}
 
 /// The estimated time of the lane scheduler on jobs of `lengths` permutations (in order)
 /// with `width` lanes at the start (8: narrowing to 4 once at most four jobs are left, as
@@ -158,6 +170,36 @@ mod tests {
             proptest::prop_assert_eq!(
                 super::estimated_ticks(&lengths, width),
                 ticks_round_by_round(&lengths, width)
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_bound_decides_as_both_estimates_do(
+            lengths in proptest::collection::vec(0usize..12, 0..32),
+        ) {
+            proptest::prop_assert_eq!(
+                super::wide_is_faster(&lengths),
+                super::estimated_ticks(&lengths, 8) < super::estimated_ticks(&lengths, 4)
+            );
+        }
+    }
+
+    /// The bound alone decides for ML-KEM key generation's first batches (streams of about
+    /// three blocks, then noise of one or two).
+    #[test]
+    fn key_generation_batches_skip_the_four_lane_estimate() {
+        use super::{TICKS_X4, estimated_ticks};
+        for lengths in [
+            [[3; 4].as_slice(), &[2; 4]].concat(),
+            [[3; 6].as_slice(), &[1; 6]].concat(),
+            [[3; 8].as_slice(), &[1; 8]].concat(),
+        ] {
+            let total: usize = lengths.iter().sum();
+            assert!(
+                4 * estimated_ticks(&lengths, 8) < TICKS_X4 * total,
+                "{lengths:?}"
             );
         }
     }
