@@ -264,33 +264,13 @@ pub(crate) unsafe fn parse_candidates_vbmi2(
     let spread = unsafe { _mm512_loadu_epi8(WIDE_SPREAD.as_ptr().cast()) };
     let mut filled = filled.min(N);
     let (steps, rest) = bytes.as_chunks::<WIDE_STEP_BYTES>();
-    // While a whole step's 32-word window fits below N, a plain store (the mask of the
-    // clamped store costs about half of a step: measured 5.0 against 8.7 ns a block).
-    let mut steps = steps.iter();
-    for step in steps.by_ref() {
-        if filled + WIDE_STEP_CANDIDATES > N {
-            // This step clamps: it and the rest take the masked path below.
-            filled = clamped_step(spread, step, coeffs, filled);
-            break;
-        }
+    for step in steps {
         // SAFETY: the mask selects bytes 0..48, all inside `step`; masked-off bytes are not
         // read (no fault), and the load needs no alignment.
         let raw =
             unsafe { _mm512_maskz_loadu_epi8((1u64 << WIDE_STEP_BYTES) - 1, step.as_ptr().cast()) };
         let (packed, accepted) = accept(spread, raw, u32::MAX);
-        // filled + 32 <= N (checked above), so the 32-word window is inside `coeffs`.
-        let window: &mut [u16; WIDE_STEP_CANDIDATES] = (&mut coeffs
-            [filled..filled + WIDE_STEP_CANDIDATES])
-            .try_into()
-            .expect("32 words");
-        // SAFETY: `window` is 64 writable bytes; the store is unaligned. The words past
-        // the accepted ones are zeros or later candidates' slots, overwritten later or left
-        // as the scalar parser would leave them (the contract allows writing past `filled`).
-        unsafe { _mm512_storeu_epi16(window.as_mut_ptr().cast(), packed) };
-        filled += accepted.count_ones() as usize;
-    }
-    for step in steps {
-        filled = clamped_step(spread, step, coeffs, filled);
+        filled = store_accepted::<WIDE_STEP_CANDIDATES>(coeffs, filled, packed, accepted);
     }
     if rest.len() == HALF_STEP_BYTES {
         // A SHAKE128 block's last 24 bytes: 16 candidates, the low words.
@@ -299,56 +279,48 @@ pub(crate) unsafe fn parse_candidates_vbmi2(
         let raw =
             unsafe { _mm512_maskz_loadu_epi8((1u64 << HALF_STEP_BYTES) - 1, rest.as_ptr().cast()) };
         let (packed, accepted) = accept(spread, raw, (1 << HALF_WINDOW) - 1);
-        if filled + HALF_WINDOW <= N {
-            // A plain 32-byte store when 16 slots are free (the common case, as above).
-            let window: &mut [u16; HALF_WINDOW] = (&mut coeffs[filled..filled + HALF_WINDOW])
-                .try_into()
-                .expect("16 words");
-            // SAFETY: `window` is 32 writable bytes; the store is unaligned.
-            unsafe {
-                _mm256_storeu_si256(window.as_mut_ptr().cast(), _mm512_castsi512_si256(packed));
-            };
-            return filled + accepted.count_ones() as usize;
-        }
-        return store_accepted(coeffs, filled, packed, accepted);
+        return store_accepted::<HALF_WINDOW>(coeffs, filled, packed, accepted);
     }
     // Other lengths (not a SHAKE128 block: the tests' inputs) end on the AVX2 parser, which
     // keeps the exact stop at N (and needs no division of the length by 3 here).
     parse_candidates_avx2(rest, coeffs, filled)
 }
 
-/// One 48-byte step whose accepted candidates are stored with [`store_accepted`] (clamped
-/// at `N`); returns the new fill count.
-#[inline]
-#[target_feature(enable = "avx2,popcnt,avx512f,avx512vl,avx512bw,avx512vbmi,avx512vbmi2")]
-fn clamped_step(
-    spread: __m512i,
-    step: &[u8; WIDE_STEP_BYTES],
-    coeffs: &mut [u16; N],
-    filled: usize,
-) -> usize {
-    // SAFETY: the mask selects bytes 0..48, all inside `step`; masked-off bytes are not
-    // read (no fault), and the load needs no alignment.
-    let raw =
-        unsafe { _mm512_maskz_loadu_epi8((1u64 << WIDE_STEP_BYTES) - 1, step.as_ptr().cast()) };
-    let (packed, accepted) = accept(spread, raw, u32::MAX);
-    store_accepted(coeffs, filled, packed, accepted)
-}
-
-/// Appends the first accepted candidates of `packed` (`accepted`'s popcount of them, at the
-/// front) to `coeffs[filled..]`, as many as fit below `N`; returns the new fill count.
+/// Appends the accepted candidates of `packed` (`accepted`'s popcount of them, at most
+/// `WINDOW` (32 or 16), at the front) to `coeffs[filled..]`, as many as fit below `N`;
+/// returns the new fill count. While the whole `WINDOW`-word window fits below `N`, one
+/// plain store (the masked store's mask costs about half a step: 5.0 against 8.7 ns a
+/// block, measured in isolation); after that a masked store of the words that fit.
 #[inline]
 #[target_feature(enable = "popcnt,avx512f,avx512bw")]
-fn store_accepted(
+fn store_accepted<const WINDOW: usize>(
     coeffs: &mut [u16; N],
     filled: usize,
     packed: __m512i,
     accepted: __mmask32,
 ) -> usize {
-    debug_assert!(filled <= N);
-    // At most 32 words (the popcount of a 32-bit mask); N - filled is public, as is the
-    // mask (SampleNTT's input comes from the public rho).
-    let taken = (accepted.count_ones() as usize).min(N - filled);
+    const { assert!(WINDOW == WIDE_STEP_CANDIDATES || WINDOW == HALF_WINDOW) };
+    debug_assert!(filled <= N && accepted.count_ones() as usize <= WINDOW);
+    // The popcount and N - filled are public (SampleNTT's input comes from the public rho).
+    let accepted = accepted.count_ones() as usize;
+    if filled + WINDOW <= N {
+        let window: &mut [u16; WINDOW] = (&mut coeffs[filled..filled + WINDOW])
+            .try_into()
+            .expect("WINDOW words");
+        // SAFETY: `window` is 2 * WINDOW writable bytes, which the 64- or 32-byte store
+        // covers exactly; the store is unaligned. The words past the accepted ones are
+        // zeros, overwritten by later candidates before the fill count passes them (the
+        // contract allows writing past `filled`).
+        unsafe {
+            if WINDOW == WIDE_STEP_CANDIDATES {
+                _mm512_storeu_epi16(window.as_mut_ptr().cast(), packed);
+            } else {
+                _mm256_storeu_si256(window.as_mut_ptr().cast(), _mm512_castsi512_si256(packed));
+            }
+        }
+        return filled + accepted;
+    }
+    let taken = accepted.min(N - filled);
     let keep = ((1u64 << taken) - 1) as __mmask32;
     let window = coeffs[filled..].as_mut_ptr();
     // SAFETY: `keep` selects words 0..taken of the store, and filled + taken <= N, so every

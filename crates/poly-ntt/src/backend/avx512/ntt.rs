@@ -261,9 +261,8 @@ fn register_layer<O: Observer, const LEN: usize>(
     obs: &mut O,
 ) {
     const { assert!(LEN == 8 || LEN == 4 || LEN == 2) };
-    let len = LEN;
     for p in 0..4 {
-        let (lo, hi) = split(len, z[2 * p], z[2 * p + 1]);
+        let (lo, hi) = split(LEN, z[2 * p], z[2 * p + 1]);
         let (w, wq) = (load_table(&table.0[p]), load_table(&table.1[p]));
         let ((a_lo, a_hi), (b_lo, b_hi)) = (halves(lo), halves(hi));
         obs.butterfly(a_lo, b_lo, inverse);
@@ -273,7 +272,7 @@ fn register_layer<O: Observer, const LEN: usize>(
         } else {
             ct_butterfly(lo, hi, w, wq)
         };
-        (z[2 * p], z[2 * p + 1]) = join(len, lo, hi);
+        (z[2 * p], z[2 * p + 1]) = join(LEN, lo, hi);
     }
     obs.stage_done(&view(z));
 }
