@@ -1,6 +1,7 @@
 //! The AVX-512 token's Keccak kernels: the lane scheduler on the 8-way zmm permutation
 //! (`crate::keccak::x8`) while a batch has more than four jobs left and on the 4-way
-//! AVX-512VL one (`crate::keccak::x4_vl`) after that, with the AVX-512 VBMI2 rejection
+//! AVX-512VL one (`crate::keccak::x4_vl`) after that (on the 4-way one throughout where the
+//! CPU splits zmm operations in two, see `Avx512::splits_zmm`), with the AVX-512 VBMI2 rejection
 //! parser where the CPU has VBMI2 (else the AVX2 one), the AVX2 CBD, and for a single state
 //! one lane of the AVX-512VL round.
 
@@ -31,7 +32,11 @@ impl SamplingBackend for Avx512 {
         // batch of noise) take one 8-way round instead of two 4-way ones: no estimate
         // needed (it would say the same, see the tests).
         let one_round = n <= 8 && lengths.iter().all(|&len| len <= 1);
-        if n > 4 && (one_round || wide_is_faster(lengths)) {
+        // Where the CPU splits zmm operations in two (AMD Zen 4), an 8-way round costs two
+        // 4-way ones plus the transposition (TSC ticks per permutation there: 8-way 1080,
+        // 4-way 555, one lane of the 4-way round 550): eight lanes never pay. Public: a
+        // CPU property.
+        if n > 4 && !self.splits_zmm() && (one_round || wide_is_faster(lengths)) {
             // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL/BW.
             unsafe { crate::keccak::lanes::run_x8(jobs.iter_mut(), parser) }
         } else {

@@ -14,6 +14,8 @@ use super::{Backend, DotTerm};
 use crate::mldsa::MlDsa;
 use crate::mlkem::{MlKem, N, PAIRS};
 use crate::ring::KernelCall;
+use core::arch::x86_64::__cpuid;
+use core::sync::atomic::{AtomicU8, Ordering};
 
 mod basemul;
 mod ntt;
@@ -26,9 +28,57 @@ pub(crate) use ntt::{inverse_ntt_kernel, ntt_kernel};
 #[derive(Clone, Copy, Debug)]
 pub struct Avx512 {
     avx2: Avx2,
+    /// Whether the CPU executes a 512-bit operation as two 256-bit halves (see
+    /// [`Avx512::splits_zmm`]).
+    splits_zmm: bool,
 }
 
 cpufeatures::new!(cpuid_avx512, "avx512f", "avx512vl", "avx512bw");
+
+/// [`splits_zmm`]'s answer, once known: 0 not yet asked, 1 full width, 2 split.
+static ZMM_DATAPATH: AtomicU8 = AtomicU8::new(0);
+
+/// Whether this CPU splits 512-bit vector operations into two 256-bit halves, as AMD's
+/// Zen 4 does (CPUID vendor `AuthenticAMD`, family 0x19: the only AMD family with AVX-512
+/// whose 512-bit operations are double-pumped; Zen 5, family 0x1A, runs them at full width,
+/// as Intel's AVX-512 cores do). Asked once (CPUID traps to the hypervisor in a virtual
+/// machine), then cached. Only a speed hint: no result depends on it.
+fn splits_zmm() -> bool {
+    match ZMM_DATAPATH.load(Ordering::Relaxed) {
+        1 => false,
+        2 => true,
+        _ => {
+            // SAFETY: CPUID exists on every x86-64 CPU; leaves 0 and 1 always do. (A safe
+            // function from Rust 1.94 on; `unsafe` for the MSRV.)
+            #[allow(unused_unsafe)]
+            let (vendor, signature) = unsafe { (__cpuid(0), __cpuid(1)) };
+            let split = splits_zmm_by_cpuid([vendor.ebx, vendor.edx, vendor.ecx], signature.eax);
+            ZMM_DATAPATH.store(if split { 2 } else { 1 }, Ordering::Relaxed);
+            split
+        }
+    }
+}
+
+/// The rule of [`splits_zmm`] on CPUID leaf 0's vendor words (EBX, EDX, ECX) and leaf 1's
+/// EAX (the processor signature).
+fn splits_zmm_by_cpuid(vendor: [u32; 3], signature: u32) -> bool {
+    // The family: the base field (bits 8-11), plus the extended field (bits 20-27) when the
+    // base one is 0xF.
+    let base = (signature >> 8) & 0xf;
+    let family = if base == 0xf {
+        base + ((signature >> 20) & 0xff)
+    } else {
+        base
+    };
+    vendor == AUTHENTIC_AMD && family == 0x19
+}
+
+/// CPUID leaf 0's vendor string `AuthenticAMD` as it comes in EBX, EDX, ECX.
+const AUTHENTIC_AMD: [u32; 3] = [
+    u32::from_le_bytes(*b"Auth"),
+    u32::from_le_bytes(*b"enti"),
+    u32::from_le_bytes(*b"cAMD"),
+];
 
 impl Avx512 {
     /// The token, if this CPU has the features (detected once, then cached).
@@ -36,7 +86,20 @@ impl Avx512 {
     #[inline]
     pub fn detect() -> Option<Self> {
         let avx2 = Avx2::detect()?;
-        cpuid_avx512::get().then_some(Self { avx2 })
+        cpuid_avx512::get().then(|| Self {
+            avx2,
+            splits_zmm: splits_zmm(),
+        })
+    }
+
+    /// Whether the CPU executes a 512-bit operation as two 256-bit halves (AMD Zen 4):
+    /// there, eight Keccak states on zmm registers cost what two rounds of four on ymm do,
+    /// and `lattice-sampling` keeps to four lanes. A speed hint only: results never depend
+    /// on it.
+    #[must_use]
+    #[inline]
+    pub const fn splits_zmm(self) -> bool {
+        self.splits_zmm
     }
 
     /// The AVX2 token this one implies.
@@ -144,6 +207,39 @@ mod tests {
     use lattice_field::gf3329::Q;
 
     const MAX_TERMS: usize = <Avx512 as Backend<MlKem>>::MAX_TERMS;
+
+    /// The zmm datapath rule on processor signatures of known parts: only AMD family 0x19
+    /// (Zen 4; Zen 3 shares the family but has no AVX-512, so no token) splits.
+    #[test]
+    fn zmm_split_by_signature() {
+        let intel = [
+            u32::from_le_bytes(*b"Genu"),
+            u32::from_le_bytes(*b"ineI"),
+            u32::from_le_bytes(*b"ntel"),
+        ];
+        // EPYC 9004 (Zen 4, family 0x19 model 0x11), Ryzen 7000 (Zen 4, model 0x61).
+        assert!(splits_zmm_by_cpuid(AUTHENTIC_AMD, 0x00a1_0f11));
+        assert!(splits_zmm_by_cpuid(AUTHENTIC_AMD, 0x00a6_0f12));
+        // EPYC 9005 (Zen 5, family 0x1A), an AMD family 0x17 part (Zen 2).
+        assert!(!splits_zmm_by_cpuid(AUTHENTIC_AMD, 0x00b0_0f21));
+        assert!(!splits_zmm_by_cpuid(AUTHENTIC_AMD, 0x0083_0f10));
+        // Sapphire Rapids and Ice Lake server (family 6): full width; a family-0x19
+        // signature from another vendor is not AMD's.
+        assert!(!splits_zmm_by_cpuid(intel, 0x0008_06f8));
+        assert!(!splits_zmm_by_cpuid(intel, 0x0006_06a6));
+        assert!(!splits_zmm_by_cpuid(intel, 0x00a1_0f11));
+    }
+
+    /// The answer is cached after the first question, and the token carries it.
+    #[test]
+    fn zmm_split_is_cached() {
+        let first = splits_zmm();
+        assert_ne!(ZMM_DATAPATH.load(Ordering::Relaxed), 0);
+        assert_eq!(splits_zmm(), first);
+        if let Some(token) = Avx512::detect() {
+            assert_eq!(token.splits_zmm(), first);
+        }
+    }
 
     /// `(got, want)`: the AVX-512 dot product of `terms` and the portable accumulator's.
     fn both(b: Avx512, terms: &[DotTerm<'_, MlKem>]) -> ([u16; N], [u16; N]) {
