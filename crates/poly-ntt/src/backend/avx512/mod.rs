@@ -6,7 +6,9 @@
 //! zmm registers, the AVX2 schedule and accumulator layout with 32 coefficients per
 //! instruction, and in `lattice-sampling` the 8-way and 4-way Keccak with ternary logic and
 //! native rotations. The coefficient additions are the AVX2 kernels. Its [`Avx512::run`]
-//! compiles the operation for AVX-512 as well.
+//! compiles the operation for AVX-512 as well. On a CPU that splits 512-bit operations into
+//! two 256-bit halves (AMD Zen 4, [`Avx512::splits_zmm`]) the NTTs are the AVX2 ones and
+//! `lattice-sampling` keeps to four Keccak lanes: there zmm gains nothing for them.
 #![allow(unsafe_code)]
 
 use super::avx2::Avx2;
