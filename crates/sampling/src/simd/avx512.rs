@@ -20,23 +20,13 @@ impl SamplingBackend for Avx512 {
 
     #[inline]
     fn run_jobs(self, mut jobs: Jobs<'_, '_>) {
-        // The schedule with the smaller estimated time: eight zmm lanes while more than four
-        // jobs are left then four ymm ones (`run_x8`), or four ymm lanes throughout. Public:
-        // the estimate depends on the jobs' kinds and lengths only.
-        let mut lengths = [0usize; crate::batch::MAX_JOBS];
-        let n = jobs.estimated_lengths(&mut lengths);
-        let lengths = &lengths[..n];
         // VBMI2's compress-based candidate parser where the CPU has it (public: a feature).
         let parser = super::rej::Parser::for_avx512();
-        // Four jobs or fewer fit four lanes, and five to eight one-permutation jobs (a
-        // batch of noise) take one 8-way round instead of two 4-way ones: no estimate
-        // needed (it would say the same, see the tests).
-        let one_round = n <= 8 && lengths.iter().all(|&len| len <= 1);
         // Where the CPU splits zmm operations in two (AMD Zen 4), an 8-way round costs two
         // 4-way ones plus the transposition (TSC ticks per permutation there: 8-way 1080,
-        // 4-way 555, one lane of the 4-way round 550): eight lanes never pay. Public: a
-        // CPU property.
-        if n > 4 && !self.splits_zmm() && (one_round || wide_is_faster(lengths)) {
+        // 4-way 555, one lane of the 4-way round 550): eight lanes never pay, and no
+        // estimate is made. Public: a CPU property.
+        if !self.splits_zmm() && eight_lanes_pay(&jobs) {
             // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL/BW.
             unsafe { crate::keccak::lanes::run_x8(jobs.iter_mut(), parser) }
         } else {
@@ -44,6 +34,21 @@ impl SamplingBackend for Avx512 {
             unsafe { crate::keccak::lanes::run_vl(jobs.iter_mut(), parser) }
         }
     }
+}
+
+/// Whether eight zmm lanes while more than four jobs are left, then four ymm ones
+/// (`run_x8`), have the smaller estimated time than four ymm lanes throughout, on a CPU
+/// with full-width zmm operations. Public: the estimate depends on the jobs' kinds and
+/// lengths only.
+fn eight_lanes_pay(jobs: &Jobs<'_, '_>) -> bool {
+    let mut lengths = [0usize; crate::batch::MAX_JOBS];
+    let n = jobs.estimated_lengths(&mut lengths);
+    let lengths = &lengths[..n];
+    // Four jobs or fewer fit four lanes, and five to eight one-permutation jobs (a batch of
+    // noise) take one 8-way round instead of two 4-way ones: no estimate needed (it would
+    // say the same, see the tests).
+    let one_round = n <= 8 && lengths.iter().all(|&len| len <= 1);
+    n > 4 && (one_round || wide_is_faster(lengths))
 }
 
 /// TSC ticks of one 8-way zmm, one 4-way ymm and one scalar permutation, measured on an
