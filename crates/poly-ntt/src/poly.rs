@@ -175,12 +175,11 @@ impl<R: Ring> Poly<R> {
         out
     }
 
-    /// The forward NTT of `self` written into `out` (one copy, then in place).
+    /// The forward NTT of `self` written into `out` (out of place: no copy first).
     #[inline]
     pub fn ntt_into<B: Backend<R>>(&self, backend: B, out: &mut NttPoly<R>) {
         // The backend contract keeps outputs canonical.
-        out.coeffs = self.coeffs;
-        backend.ntt_canonical(KernelCall::NEW, &mut out.coeffs);
+        backend.ntt_canonical_into(KernelCall::NEW, &self.coeffs, &mut out.coeffs);
     }
 }
 
@@ -195,11 +194,10 @@ impl<R: Ring> NttPoly<R> {
         out
     }
 
-    /// The inverse NTT of `self` written into `out` (one copy, then in place).
+    /// The inverse NTT of `self` written into `out` (out of place: no copy first).
     #[inline]
     pub fn inverse_ntt_into<B: Backend<R>>(&self, backend: B, out: &mut Poly<R>) {
-        out.coeffs = self.coeffs;
-        backend.inverse_ntt_canonical(KernelCall::NEW, &mut out.coeffs);
+        backend.inverse_ntt_canonical_into(KernelCall::NEW, &self.coeffs, &mut out.coeffs);
     }
 }
 

@@ -276,6 +276,22 @@ pub trait Backend<R: Ring>: Copy + core::fmt::Debug + 'static {
         ring::inverse_ntt::<R>(coeffs);
     }
 
+    /// [`Self::ntt_canonical`] out of place: the transform of `src` written to `dst`. A
+    /// kernel that holds the whole polynomial in registers reads `src` and writes `dst`
+    /// once, where the in-place form would need `src` copied to `dst` first.
+    #[inline]
+    fn ntt_canonical_into(self, call: KernelCall, src: &R::Coeffs, dst: &mut R::Coeffs) {
+        *dst = *src;
+        self.ntt_canonical(call, dst);
+    }
+
+    /// [`Self::inverse_ntt_canonical`] out of place, as [`Self::ntt_canonical_into`].
+    #[inline]
+    fn inverse_ntt_canonical_into(self, call: KernelCall, src: &R::Coeffs, dst: &mut R::Coeffs) {
+        *dst = *src;
+        self.inverse_ntt_canonical(call, dst);
+    }
+
     /// The product cache of a canonical right-hand side `b` ([`Ring::RhsCache`]; for
     /// ML-KEM `out[i] = b[2i + 1] * gamma_i mod q`).
     #[inline]

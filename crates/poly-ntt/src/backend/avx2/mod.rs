@@ -160,15 +160,27 @@ impl Backend<MlKem> for Avx2 {
     };
 
     #[inline]
-    fn ntt_canonical(self, _: KernelCall, coeffs: &mut [u16; N]) {
-        // SAFETY: `self` exists, so the CPU supports AVX2.
-        unsafe { ntt_avx2(coeffs) }
+    fn ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
+        let src = *coeffs;
+        Backend::<MlKem>::ntt_canonical_into(self, call, &src, coeffs);
     }
 
     #[inline]
-    fn inverse_ntt_canonical(self, _: KernelCall, coeffs: &mut [u16; N]) {
+    fn inverse_ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
+        let src = *coeffs;
+        Backend::<MlKem>::inverse_ntt_canonical_into(self, call, &src, coeffs);
+    }
+
+    #[inline]
+    fn ntt_canonical_into(self, _: KernelCall, src: &[u16; N], dst: &mut [u16; N]) {
         // SAFETY: `self` exists, so the CPU supports AVX2.
-        unsafe { inverse_ntt_avx2(coeffs) }
+        unsafe { ntt_avx2(src, dst) }
+    }
+
+    #[inline]
+    fn inverse_ntt_canonical_into(self, _: KernelCall, src: &[u16; N], dst: &mut [u16; N]) {
+        // SAFETY: `self` exists, so the CPU supports AVX2.
+        unsafe { inverse_ntt_avx2(src, dst) }
     }
 
     #[inline]

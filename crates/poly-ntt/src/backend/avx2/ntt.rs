@@ -197,20 +197,20 @@ impl Observer for () {}
 
 #[target_feature(enable = "avx2")]
 #[inline(never)]
-pub(super) fn ntt_avx2(f: &mut [u16; N]) {
-    ntt_kernel(f, &mut ());
+pub(super) fn ntt_avx2(src: &[u16; N], dst: &mut [u16; N]) {
+    ntt_kernel(src, dst, &mut ());
 }
 
 #[target_feature(enable = "avx2")]
 #[inline(never)]
-pub(super) fn inverse_ntt_avx2(f: &mut [u16; N]) {
-    inverse_ntt_kernel(f, &mut ());
+pub(super) fn inverse_ntt_avx2(src: &[u16; N], dst: &mut [u16; N]) {
+    inverse_ntt_kernel(src, dst, &mut ());
 }
 
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) fn ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
-    let mut v = load_coeffs(f);
+pub(super) fn ntt_kernel<O: Observer>(src: &[u16; N], dst: &mut [u16; N], obs: &mut O) {
+    let mut v = load_coeffs(src);
     // Layers len = 128 .. 16: butterflies between whole vectors (step = len / 16 vectors),
     // one call per layer with a constant step so the loops unroll.
     // (step, first zeta index): the layers before used indices 1 .. 8 / step - 1.
@@ -238,13 +238,13 @@ pub(super) fn ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
         *x = add_q_if_negative(*x);
     }
     obs.stage_done(&v);
-    store_coeffs(f, &v);
+    store_coeffs(dst, &v);
 }
 
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) fn inverse_ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
-    let mut v = load_coeffs(f);
+pub(super) fn inverse_ntt_kernel<O: Observer>(src: &[u16; N], dst: &mut [u16; N], obs: &mut O) {
+    let mut v = load_coeffs(src);
     // Layers len = 2, 4, 8: inside vectors. Inputs are canonical, so after three layers
     // every lane is below 8q; reduce before the sums can double further.
     for (layer, len) in [2usize, 4, 8].into_iter().enumerate() {
@@ -287,7 +287,7 @@ pub(super) fn inverse_ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
         *x = add_q_if_negative(*x);
     }
     obs.stage_done(&v);
-    store_coeffs(f, &v);
+    store_coeffs(dst, &v);
 }
 
 /// One forward layer between whole vectors: Cooley-Tukey butterflies on `v[j]`,

@@ -268,7 +268,7 @@ pub fn ntt(f: &mut [u16; N]) -> Trace<9> {
         stage: 0,
     };
     // SAFETY: the CPU supports AVX2 (checked above).
-    unsafe { super::ntt_kernel(f, &mut recorder) };
+    unsafe { super::ntt_kernel(&f.clone(), f, &mut recorder) };
     assert_eq!(
         recorder.stage,
         NTT_STAGES.len(),
@@ -286,7 +286,7 @@ pub fn inverse_ntt(f: &mut [u16; N]) -> Trace<11> {
         stage: 0,
     };
     // SAFETY: the CPU supports AVX2 (checked above).
-    unsafe { super::inverse_ntt_kernel(f, &mut recorder) };
+    unsafe { super::inverse_ntt_kernel(&f.clone(), f, &mut recorder) };
     assert_eq!(
         recorder.stage,
         INTT_STAGES.len(),
@@ -312,7 +312,7 @@ pub fn ntt_avx512(f: &mut [u16; N]) -> Trace<9> {
         stage: 0,
     };
     // SAFETY: the CPU supports AVX-512F/BW (checked above) and AVX2 (implied).
-    unsafe { crate::backend::avx512::ntt_kernel(f, &mut recorder) };
+    unsafe { crate::backend::avx512::ntt_kernel(&f.clone(), f, &mut recorder) };
     assert_eq!(
         recorder.stage,
         NTT_STAGES.len(),
@@ -331,7 +331,7 @@ pub fn inverse_ntt_avx512(f: &mut [u16; N]) -> Trace<11> {
         stage: 0,
     };
     // SAFETY: as for `ntt_avx512`.
-    unsafe { crate::backend::avx512::inverse_ntt_kernel(f, &mut recorder) };
+    unsafe { crate::backend::avx512::inverse_ntt_kernel(&f.clone(), f, &mut recorder) };
     assert_eq!(
         recorder.stage,
         INTT_STAGES.len(),

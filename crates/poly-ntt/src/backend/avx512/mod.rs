@@ -142,24 +142,36 @@ impl Backend<MlKem> for Avx512 {
 
     #[inline]
     fn ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
-        // Where zmm operations are split in two (Zen 4) the ymm kernel is the faster one
-        // (TSC ticks per NTT there: 160 against 165; inverse 164 against 187). Public: a
-        // CPU property.
-        if self.splits_zmm {
-            return Backend::<MlKem>::ntt_canonical(self.avx2, call, coeffs);
-        }
-        // SAFETY: `self` exists, so the CPU supports AVX-512F and AVX-512BW.
-        unsafe { ntt::ntt_avx512(coeffs) }
+        let src = *coeffs;
+        Backend::<MlKem>::ntt_canonical_into(self, call, &src, coeffs);
     }
 
     #[inline]
     fn inverse_ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
-        // As for the forward NTT.
+        let src = *coeffs;
+        Backend::<MlKem>::inverse_ntt_canonical_into(self, call, &src, coeffs);
+    }
+
+    #[inline]
+    fn ntt_canonical_into(self, call: KernelCall, src: &[u16; N], dst: &mut [u16; N]) {
+        // Where zmm operations are split in two (Zen 4) the ymm kernel is the faster one
+        // (TSC ticks per NTT there: 160 against 165; inverse 164 against 187). Public: a
+        // CPU property.
         if self.splits_zmm {
-            return Backend::<MlKem>::inverse_ntt_canonical(self.avx2, call, coeffs);
+            return Backend::<MlKem>::ntt_canonical_into(self.avx2, call, src, dst);
         }
         // SAFETY: `self` exists, so the CPU supports AVX-512F and AVX-512BW.
-        unsafe { ntt::inverse_ntt_avx512(coeffs) }
+        unsafe { ntt::ntt_avx512(src, dst) }
+    }
+
+    #[inline]
+    fn inverse_ntt_canonical_into(self, call: KernelCall, src: &[u16; N], dst: &mut [u16; N]) {
+        // As for the forward NTT.
+        if self.splits_zmm {
+            return Backend::<MlKem>::inverse_ntt_canonical_into(self.avx2, call, src, dst);
+        }
+        // SAFETY: `self` exists, so the CPU supports AVX-512F and AVX-512BW.
+        unsafe { ntt::inverse_ntt_avx512(src, dst) }
     }
 
     #[inline]
@@ -261,13 +273,13 @@ mod tests {
                 }
             });
             for inverse in [false, true] {
-                let (mut zmm, mut ymm) = (coeffs, coeffs);
+                let (mut zmm, mut ymm) = ([0; N], coeffs);
                 // SAFETY: the token exists, so the CPU supports AVX-512F and AVX-512BW.
                 unsafe {
                     if inverse {
-                        ntt::inverse_ntt_avx512(&mut zmm);
+                        ntt::inverse_ntt_avx512(&coeffs, &mut zmm);
                     } else {
-                        ntt::ntt_avx512(&mut zmm);
+                        ntt::ntt_avx512(&coeffs, &mut zmm);
                     }
                 }
                 if inverse {

@@ -279,27 +279,27 @@ fn register_layer<O: Observer, const LEN: usize>(
 
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline(never)]
-pub(super) fn ntt_avx512(f: &mut [u16; N]) {
-    ntt_kernel(f, &mut ());
+pub(super) fn ntt_avx512(src: &[u16; N], dst: &mut [u16; N]) {
+    ntt_kernel(src, dst, &mut ());
 }
 
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline(never)]
-pub(super) fn inverse_ntt_avx512(f: &mut [u16; N]) {
-    inverse_ntt_kernel(f, &mut ());
+pub(super) fn inverse_ntt_avx512(src: &[u16; N], dst: &mut [u16; N]) {
+    inverse_ntt_kernel(src, dst, &mut ());
 }
 
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) fn ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
+pub(crate) fn ntt_kernel<O: Observer>(src: &[u16; N], dst: &mut [u16; N], obs: &mut O) {
     // Layer len = 128 on the coefficients as loaded: ab[2m] = coefficients 32m .. 32m + 32,
     // ab[2m + 1] = 128 further; one zeta (index 1).
     let mut ab = [_mm512_setzero_si512(); 8];
     for m in 0..4 {
         // SAFETY: each read covers 32 coefficients (64 bytes) inside the 256-entry array.
         unsafe {
-            ab[2 * m] = _mm512_loadu_si512(f.as_ptr().add(32 * m).cast());
-            ab[2 * m + 1] = _mm512_loadu_si512(f.as_ptr().add(128 + 32 * m).cast());
+            ab[2 * m] = _mm512_loadu_si512(src.as_ptr().add(32 * m).cast());
+            ab[2 * m + 1] = _mm512_loadu_si512(src.as_ptr().add(128 + 32 * m).cast());
         }
     }
     let (z1, z1q) = ZETAS_MONT[1];
@@ -338,21 +338,21 @@ pub(crate) fn ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
         let (lo, hi) = halves(x);
         // SAFETY: each write covers 16 coefficients (32 bytes) inside the 256-entry array.
         unsafe {
-            _mm256_storeu_si256(f.as_mut_ptr().add(16 * i).cast(), lo);
-            _mm256_storeu_si256(f.as_mut_ptr().add(16 * (i + 8)).cast(), hi);
+            _mm256_storeu_si256(dst.as_mut_ptr().add(16 * i).cast(), lo);
+            _mm256_storeu_si256(dst.as_mut_ptr().add(16 * (i + 8)).cast(), hi);
         }
     }
 }
 
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) fn inverse_ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
+pub(crate) fn inverse_ntt_kernel<O: Observer>(src: &[u16; N], dst: &mut [u16; N], obs: &mut O) {
     let mut z = [_mm512_setzero_si512(); 8];
     for (i, x) in z.iter_mut().enumerate() {
         // SAFETY: each read covers 16 coefficients (32 bytes) inside the 256-entry array.
         unsafe {
-            let lo = _mm256_loadu_si256(f.as_ptr().add(16 * i).cast());
-            let hi = _mm256_loadu_si256(f.as_ptr().add(16 * (i + 8)).cast());
+            let lo = _mm256_loadu_si256(src.as_ptr().add(16 * i).cast());
+            let hi = _mm256_loadu_si256(src.as_ptr().add(16 * (i + 8)).cast());
             *x = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
         }
     }
@@ -404,8 +404,8 @@ pub(crate) fn inverse_ntt_kernel<O: Observer>(f: &mut [u16; N], obs: &mut O) {
     for m in 0..4 {
         // SAFETY: each write covers 32 coefficients (64 bytes) inside the 256-entry array.
         unsafe {
-            _mm512_storeu_si512(f.as_mut_ptr().add(32 * m).cast(), ab[2 * m]);
-            _mm512_storeu_si512(f.as_mut_ptr().add(128 + 32 * m).cast(), ab[2 * m + 1]);
+            _mm512_storeu_si512(dst.as_mut_ptr().add(32 * m).cast(), ab[2 * m]);
+            _mm512_storeu_si512(dst.as_mut_ptr().add(128 + 32 * m).cast(), ab[2 * m + 1]);
         }
     }
 }
