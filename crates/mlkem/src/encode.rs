@@ -70,6 +70,29 @@ pub(crate) fn byte_encode_portable<const D: usize>(coeffs: &[u16; N], out: &mut 
     }
 }
 
+/// [`byte_encode_portable`] for `D = 12` on the chunks `chunks` of 32 coefficients (48
+/// bytes) only, writing no other byte of `out` (the whole polynomial's 384-byte encoding).
+pub(crate) fn byte_encode_12_chunks_portable(
+    coeffs: &[u16; N],
+    out: &mut [u8],
+    chunks: core::ops::Range<usize>,
+) {
+    let out = &mut out[..encoded_len(12)];
+    let (start, end) = (chunks.start.min(N / 32), chunks.end.min(N / 32));
+    if start >= end {
+        return;
+    }
+    let groups = coeffs[32 * start..32 * end].chunks_exact(8);
+    for (chunk, bytes) in groups.zip(out[48 * start..48 * end].chunks_exact_mut(12)) {
+        let mut acc = 0u128;
+        for (i, &c) in chunk.iter().enumerate() {
+            debug_assert!(c < 1 << 12);
+            acc |= u128::from(c) << (12 * i);
+        }
+        bytes.copy_from_slice(&acc.to_le_bytes()[..12]);
+    }
+}
+
 /// ByteDecode_d (Algorithm 6): unpacks `32 * D` bytes into 256 values of `D` bits.
 ///
 /// For `D = 12` the values may be up to 4095, so callers check them against q (the

@@ -11,10 +11,11 @@
 use crate::Error;
 use crate::backend::KemBackend;
 use crate::encode::encoded_len;
+use lattice_poly_ntt::backend::DOT_CHUNK;
 use lattice_poly_ntt::mlkem::{CachedNttVector, PolyVector};
 use lattice_poly_ntt::mlkem::{Matrix, N, NttPoly, NttVector, Poly};
 use lattice_sampling::keccak::{SHA3_256_RATE, SHA3_DOMAIN, Sponge};
-use lattice_sampling::{Batch, Digest32, Eta};
+use lattice_sampling::{Batch, Digest32, Eta, Feed, FeedingBatch};
 use zeroize::Zeroize;
 
 /// Bytes of one ByteEncode_12'd polynomial.
@@ -215,6 +216,10 @@ pub(crate) fn key_gen<B: KemBackend, const K: usize, const ETA1: usize>(
     pk: &mut PublicKey<K>,
     s_hat_out: &mut CachedNttVector<K>,
 ) -> [u8; 32] {
+    // Public: a property of the backend.
+    if B::FEEDS_KEY_GENERATION {
+        return key_gen_fed::<B, K, ETA1>(b, d, ek_out, pk, s_hat_out);
+    }
     let first = const { rows_with_noise(K) };
     // Line 1: (rho, sigma) = G(d || k).
     let (rho, mut sigma) = crate::hash::g(b, d, &[K as u8]);
@@ -269,6 +274,217 @@ pub(crate) fn key_gen<B: KemBackend, const K: usize, const ETA1: usize>(
     let mut ek_hash = [0u8; 32];
     h.squeeze(b, &mut ek_hash);
     ek_hash
+}
+
+/// [`key_gen`] with `H(ek)` absorbing `ek` block by block as it is computed, in the batch
+/// that samples A-hat (a [`FeedingBatch`]): `H` is the longest chain of Keccak
+/// permutations (6 to 12 of them, one after another), and the first block of `ek` is known
+/// once s, e_0 and about two SHAKE128 blocks of each entry of A-hat's row 0 are.
+///
+/// The batch samples s, e_0, row 0 of A-hat, the rest of e, then the other rows, all into
+/// a [`KeyGenFeed`]; each job's progress (a noise polynomial done, a block of an entry
+/// parsed) reaches the feed during the run, which computes the NTTs of the noise as they
+/// come and each 32-coefficient chunk of `t-hat = A-hat s-hat + e-hat` (lines 16-18) as
+/// soon as every entry of its row has it, and encodes it into `ek` (line 19); the batch's
+/// lanes give `H` each block of `ek` as soon as it is encoded. The values are those of
+/// Algorithm 13; only the order of independent steps differs.
+#[inline(always)]
+fn key_gen_fed<B: KemBackend, const K: usize, const ETA1: usize>(
+    b: B,
+    d: &[u8; 32],
+    ek_out: &mut [u8],
+    pk: &mut PublicKey<K>,
+    s_hat: &mut CachedNttVector<K>,
+) -> [u8; 32] {
+    const { assert!(K <= MAX_RANK) };
+    // Line 1: (rho, sigma) = G(d || k).
+    let (rho, mut sigma) = crate::hash::g(b, d, &[K as u8]);
+    // rho is public (see `key_gen`).
+    #[cfg(feature = "ct-validation")]
+    let rho = {
+        let mut rho = rho;
+        lattice_sampling::ct_validation::declassify(&mut rho);
+        rho
+    };
+    let PublicKey { t_hat, a_hat } = pk;
+    let (t_bytes, rho_out) = ek_out.split_at_mut(K * POLY_BYTES);
+    let (mut s, mut e) = (PolyVector::<K>::zero(), PolyVector::<K>::zero());
+    let mut e_hat = NttVector::<K>::zero();
+    let mut h = Sponge::<SHA3_256_RATE>::new();
+    let mut feed = KeyGenFeed {
+        b,
+        s: &mut s,
+        e: &mut e,
+        a_hat,
+        s_hat,
+        e_hat: &mut e_hat,
+        t_hat,
+        t_bytes,
+        s_done: 0,
+        e_done: [false; K],
+        filled: [[0; K]; K],
+        row: 0,
+        chunk: 0,
+    };
+    // Lines 3-15: s (N = 0 .. k-1), e_0, row 0 of A-hat, e_1 .. e_{k-1}, the other rows.
+    let fed = {
+        let mut batch = FeedingBatch::new(b, &mut h, &mut feed);
+        for n in 0..K {
+            batch.fed_noise(
+                &sigma,
+                eta::<ETA1>(),
+                n as u8,
+                KeyGenFeed::<B, K>::s_slot(n),
+            );
+        }
+        for i in 0..K {
+            if i <= 1 {
+                // e_0 before row 0, the rest after it (they fill the lanes that row 0's
+                // three or four streams leave).
+                let first = if i == 0 { 0..1 } else { 1..K };
+                for n in first {
+                    let nonce = (K + n) as u8;
+                    batch.fed_noise(&sigma, eta::<ETA1>(), nonce, KeyGenFeed::<B, K>::e_slot(n));
+                }
+            }
+            for j in 0..K {
+                // i, j < K <= 4: the casts are exact.
+                batch.fed_matrix_entry(&rho, i as u8, j as u8, KeyGenFeed::<B, K>::a_slot(i, j));
+            }
+        }
+        batch.run()
+    };
+    sigma.as_mut_slice().zeroize();
+    // Every job reported its end, so every chunk is in; this changes nothing then.
+    feed.advance();
+    debug_assert_eq!(feed.row, K, "every row of t-hat encoded");
+    s.zeroize();
+    e.zeroize();
+    e_hat.zeroize();
+    // Line 19: ek = ByteEncode_12(t-hat) || rho; H(ek) goes on from the blocks it took.
+    rho_out.copy_from_slice(&rho);
+    h.absorb(b, &ek_out[fed..]);
+    h.finalize(b, SHA3_DOMAIN);
+    let mut ek_hash = [0u8; 32];
+    h.squeeze(b, &mut ek_hash);
+    ek_hash
+}
+
+/// The largest rank (ML-KEM-1024), the stride of A-hat's slots in [`KeyGenFeed`].
+const MAX_RANK: usize = 4;
+
+/// The feed of [`key_gen_fed`]'s batch: owner of the noise polynomials, A-hat, and the
+/// values computed from them as they come (s-hat, e-hat, t-hat and its encoding).
+struct KeyGenFeed<'k, B: KemBackend, const K: usize> {
+    b: B,
+    s: &'k mut PolyVector<K>,
+    e: &'k mut PolyVector<K>,
+    a_hat: &'k mut Matrix<K>,
+    s_hat: &'k mut CachedNttVector<K>,
+    e_hat: &'k mut NttVector<K>,
+    t_hat: &'k mut NttVector<K>,
+    /// `ByteEncode_12(t-hat)`: the first `384 K` bytes of ek.
+    t_bytes: &'k mut [u8],
+    /// Entries of s done (s-hat computed for them).
+    s_done: usize,
+    e_done: [bool; K],
+    /// Coefficients of each entry of A-hat parsed so far.
+    filled: [[usize; K]; K],
+    /// The chunk of t-hat (`DOT_CHUNK` coefficients, 48 bytes of ek) to compute next.
+    row: usize,
+    chunk: usize,
+}
+
+impl<B: KemBackend, const K: usize> KeyGenFeed<'_, B, K> {
+    /// Chunks of 32 coefficients per polynomial.
+    const CHUNKS: usize = N / DOT_CHUNK;
+
+    const fn s_slot(n: usize) -> usize {
+        n
+    }
+
+    const fn e_slot(n: usize) -> usize {
+        MAX_RANK + n
+    }
+
+    const fn a_slot(i: usize, j: usize) -> usize {
+        2 * MAX_RANK + MAX_RANK * i + j
+    }
+
+    /// Computes and encodes every chunk of t-hat whose inputs are all in, in order.
+    fn advance(&mut self) {
+        if self.s_done < K {
+            return;
+        }
+        while self.row < K && self.e_done[self.row] {
+            let row = self.row;
+            // Chunks every entry of the row has (counts are public: rejection sampling of
+            // the public rho).
+            let ready = self.filled[row].iter().min().map_or(0, |&f| f / DOT_CHUNK);
+            if ready <= self.chunk {
+                return;
+            }
+            let chunks = self.chunk..ready;
+            self.a_hat.mul_vector_row_plus_chunks(
+                self.b,
+                self.s_hat,
+                row,
+                &self.e_hat.0[row],
+                chunks.clone(),
+                &mut self.t_hat.0[row],
+            );
+            let bytes = &mut self.t_bytes[row * POLY_BYTES..(row + 1) * POLY_BYTES];
+            self.b
+                .byte_encode_12_chunks(self.t_hat.0[row].coeffs(), bytes, chunks);
+            self.chunk = ready;
+            if ready == Self::CHUNKS {
+                self.row += 1;
+                self.chunk = 0;
+            }
+        }
+    }
+}
+
+impl<B: KemBackend, const K: usize> Feed for KeyGenFeed<'_, B, K> {
+    fn output(&mut self, slot: usize) -> &mut [u16; N] {
+        // The slots are this module's own (`s_slot`, `e_slot`, `a_slot`); 2 MAX_RANK +
+        // MAX_RANK i + j for A-hat, decoded by shifts (MAX_RANK = 4).
+        const { assert!(MAX_RANK == 4) };
+        let ws = lattice_poly_ntt::__private::WORKSPACE;
+        if slot < MAX_RANK {
+            self.s.0[slot.min(K - 1)].coeffs_mut(ws)
+        } else if slot < 2 * MAX_RANK {
+            self.e.0[(slot - MAX_RANK).min(K - 1)].coeffs_mut(ws)
+        } else {
+            let at = slot - 2 * MAX_RANK;
+            let (i, j) = ((at >> 2).min(K - 1), (at & 3).min(K - 1));
+            // The parser and CBD write only canonical values: the invariant holds.
+            self.a_hat.rows[i][j].coeffs_mut(ws)
+        }
+    }
+
+    fn progress(&mut self, slot: usize, filled: usize) {
+        if slot < MAX_RANK {
+            // Lines 16: s-hat (with its b*zeta cache) as each s_j is done.
+            let j = slot.min(K - 1);
+            self.s_hat.0[j].set_ntt_of(self.b, &self.s.0[j]);
+            self.s_done += 1;
+        } else if slot < 2 * MAX_RANK {
+            // Line 17: e-hat.
+            let i = (slot - MAX_RANK).min(K - 1);
+            self.e.0[i].ntt_into(self.b, &mut self.e_hat.0[i]);
+            self.e_done[i] = true;
+        } else {
+            let at = slot - 2 * MAX_RANK;
+            self.filled[(at >> 2).min(K - 1)][(at & 3).min(K - 1)] = filled;
+        }
+        self.advance();
+    }
+
+    fn ready(&self) -> &[u8] {
+        let end = self.row * POLY_BYTES + self.chunk * DOT_CHUNK * 3 / 2;
+        &self.t_bytes[..end.min(self.t_bytes.len())]
+    }
 }
 
 /// Rows of Algorithm 13 lines 18-19: `t[i] += e[i]`, then `ByteEncode_12(t[i])` into the

@@ -204,6 +204,59 @@ impl<R: Ring, const ROWS: usize, const COLS: usize> Matrix<R, ROWS, COLS> {
         }
     }
 
+    /// Chunks `chunks` of row `row` of `A * v + plus` into the same coefficients of `out`
+    /// (chunk `c`: coefficients `DOT_CHUNK c .. DOT_CHUNK (c + 1)`,
+    /// [`DOT_CHUNK`](crate::backend::DOT_CHUNK)); its other coefficients are left alone. A
+    /// row at or past `ROWS`, chunks past the end and an empty range change nothing.
+    ///
+    /// A chunk of the result depends only on the same chunk of the operands, so a caller
+    /// that gets the entries of `A` a few coefficients at a time can compute each chunk as
+    /// soon as every entry of the row has it: ML-KEM key generation hashes `ek`, the
+    /// encoding of `t-hat = A-hat s-hat + e-hat`, block by block as A-hat is sampled.
+    ///
+    /// ```
+    /// use lattice_poly_ntt::backend::{DOT_CHUNK, Portable};
+    /// use lattice_poly_ntt::mlkem::{Matrix, NttPoly, NttVector};
+    ///
+    /// let b = Portable;
+    /// let entry = |seed: u32| NttPoly::from_fn(|i| i as u32 * seed % 3329);
+    /// let a = Matrix::<2> { rows: [[entry(3), entry(5)], [entry(7), entry(11)]] };
+    /// let v = NttVector::<2>::new([entry(13), entry(17)]).cached(b);
+    /// let e = entry(19);
+    /// let mut whole = a.mul_vector(b, &v);
+    /// whole.0[1].add_assign(b, &e);
+    ///
+    /// let mut row = NttPoly::zero();
+    /// a.mul_vector_row_plus_chunks(b, &v, 1, &e, 0..2, &mut row);
+    /// a.mul_vector_row_plus_chunks(b, &v, 1, &e, 2..8, &mut row);
+    /// assert_eq!(row, whole.0[1]);
+    /// # assert_eq!(DOT_CHUNK * 8, 256);
+    /// ```
+    #[inline]
+    pub fn mul_vector_row_plus_chunks<B: Backend<R>>(
+        &self,
+        backend: B,
+        v: &CachedNttVector<R, COLS>,
+        row: usize,
+        plus: &NttPoly<R>,
+        chunks: core::ops::Range<usize>,
+        out: &mut NttPoly<R>,
+    ) {
+        const { assert!(COLS <= B::MAX_TERMS) };
+        let Some(entries) = self.rows.get(row) else {
+            return;
+        };
+        let terms: [DotTerm<'_, R>; COLS] =
+            core::array::from_fn(|j| (entries[j].coeffs(), v.0[j].poly().coeffs(), v.0[j].cache()));
+        backend.dot_product_plus_chunks(
+            KernelCall::NEW,
+            out.coeffs_mut(crate::__private::WORKSPACE),
+            &terms,
+            plus.coeffs(),
+            chunks,
+        );
+    }
+
     /// `A^T * v`: `out[i] = sum_j A[j][i] * v[j]`, one reduction per output coefficient.
     #[must_use]
     pub fn transpose_mul_vector<B: Backend<R>>(

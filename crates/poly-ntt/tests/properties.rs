@@ -73,6 +73,35 @@ fn check_products<B: Backend<MlKem>, const K: usize>(
     let dot = NttVector::new(dot).dot(b, &cached);
     let terms: Vec<_> = (0..K).map(|j| (&a.rows[0][j], &v.0[j])).collect();
     assert_eq!(dot, eager_sum(&terms), "inner product");
+    // Each row plus a polynomial, chunk by chunk at every pair of split points (chunks
+    // past the end ignored; the coefficients outside the chunks left alone).
+    let plus = &v.0[K - 1];
+    for (i, want_row) in av.0.iter().enumerate() {
+        let mut want = want_row.clone();
+        want.add_assign(Portable, plus);
+        for first in [0, 1, 3, 8] {
+            for second in [first, first + 2, 8, 9] {
+                let mut got = a.rows[i][0].clone();
+                a.mul_vector_row_plus_chunks(b, &cached, i, plus, 0..first, &mut got);
+                a.mul_vector_row_plus_chunks(b, &cached, i, plus, first..second, &mut got);
+                let done = 32 * second.min(8);
+                for c in 0..N {
+                    let expected = if c < done { &want } else { &a.rows[i][0] };
+                    assert_eq!(
+                        got.get(c),
+                        expected.get(c),
+                        "row {i}, chunks ..{first}, ..{second}, coefficient {c}"
+                    );
+                }
+                a.mul_vector_row_plus_chunks(b, &cached, i, plus, second..12, &mut got);
+                assert_eq!(got, want, "row {i} completed");
+            }
+        }
+        // A row past the end changes nothing.
+        let mut untouched = a.rows[i][0].clone();
+        a.mul_vector_row_plus_chunks(b, &cached, K, plus, 0..8, &mut untouched);
+        assert_eq!(untouched, a.rows[i][0]);
+    }
 }
 
 proptest! {

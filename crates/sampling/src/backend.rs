@@ -6,7 +6,7 @@
 //! rejection parser and CBD), in `simd`. A new backend implements the trait for its token,
 //! overriding what it accelerates.
 
-use crate::batch::Job;
+use crate::batch::{Feeding, Job};
 use lattice_poly_ntt::backend::Portable;
 
 /// The independent jobs of one batch run, handed to a backend (opaque outside the crate).
@@ -54,7 +54,19 @@ pub trait SamplingBackend: Copy + core::fmt::Debug + 'static {
     #[inline]
     fn run_jobs(self, mut jobs: Jobs<'_, '_>) {
         for job in jobs.drain() {
-            job.run_scalar(self);
+            job.run_scalar(self, None);
+        }
+    }
+
+    /// Runs every job with `feeding` taking the fed jobs' outputs and absorbing the feed's
+    /// message as it grows (the portable default: one job after another, the ready blocks
+    /// absorbed after each).
+    #[doc(hidden)]
+    #[inline]
+    fn run_jobs_feeding(self, mut jobs: Jobs<'_, '_>, feeding: &mut Feeding<'_>) {
+        for job in jobs.drain() {
+            job.run_scalar(self, Some(&mut *feeding));
+            feeding.absorb_ready(self);
         }
     }
 }

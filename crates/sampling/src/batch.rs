@@ -76,6 +76,26 @@ pub(crate) enum Job<'a> {
         /// The consumer of the output.
         sink: &'a mut dyn XofSink,
     },
+    /// `SampleNTT(seed)` into the [`Feed`]'s output `slot`, each block's progress reported
+    /// to it ([`FeedingBatch::fed_matrix_entry`]).
+    FedSampleNtt {
+        /// `rho || j || i`.
+        seed: [u8; SAMPLE_NTT_SEED_BYTES],
+        /// The feed's output slot.
+        slot: usize,
+    },
+    /// `SamplePolyCBD_eta(PRF_eta(sigma, nonce))` into the [`Feed`]'s output `slot`,
+    /// reported to it once done ([`FeedingBatch::fed_noise`]).
+    FedNoise {
+        /// The PRF key.
+        sigma: &'a [u8; 32],
+        /// The PRF's one-byte input.
+        nonce: [u8; 1],
+        /// The noise parameter.
+        eta: Eta,
+        /// The feed's output slot.
+        slot: usize,
+    },
     /// Absorbs `blocks` (whole blocks) into `sponge`, which is between blocks, then `tail`
     /// (shorter than a block, buffered by the sponge without a permutation).
     Absorb {
@@ -86,6 +106,98 @@ pub(crate) enum Job<'a> {
         /// Less than a block.
         tail: &'a [u8],
     },
+}
+
+/// The other side of [`FeedingBatch`]: it owns the outputs of the batch's fed jobs
+/// ([`FeedingBatch::fed_matrix_entry`], [`FeedingBatch::fed_noise`]), hears of their progress while the
+/// batch runs, and builds from them a message that a sponge absorbs in the same run, a
+/// block as soon as one is known. ML-KEM key generation is the use: `H(ek)` needs 6 to 12
+/// permutations one after another, and each block of `ek` can be encoded as soon as the
+/// first coefficients of its row of A-hat are sampled, so `H` runs beside the sampling of
+/// the later rows instead of after all of it.
+pub trait Feed {
+    /// The coefficients of fed job `slot`'s output. The batch writes them only through
+    /// this, each at most once, with values below q (`SampleNTT`) or in `[0, q)` (CBD).
+    fn output(&mut self, slot: usize) -> &mut [u16; N];
+
+    /// Fed job `slot` has its first `filled` coefficients written and final, `filled`
+    /// growing from report to report: a `SampleNTT` job may report after each block it
+    /// parses (a multi-way scheduler does; the portable one reports once), a noise job
+    /// reports once; the last report of each job is `N`. Called during the run, in the
+    /// order the work happens.
+    fn progress(&mut self, slot: usize, filled: usize);
+
+    /// The message known so far: a prefix of the whole message that only grows.
+    fn ready(&self) -> &[u8];
+}
+
+/// A sponge fed from a [`Feed`] during a batch run: whole blocks of its ready message, in
+/// order (`SHA3_256_RATE` bytes each, the sponge between blocks). Opaque outside the
+/// crate, like [`Jobs`]: a backend receives it to pass on.
+pub struct Feeding<'f> {
+    sponge: &'f mut Sponge<SHA3_256_RATE>,
+    feed: &'f mut (dyn Feed + 'f),
+    /// Bytes of the message absorbed so far (whole blocks).
+    fed: usize,
+    /// Whether the sponge was between blocks at the start: only then can whole blocks go
+    /// in during the run.
+    open: bool,
+}
+
+impl<'f> Feeding<'f> {
+    /// `sponge` to be fed from `feed`, nothing fed yet.
+    fn new(sponge: &'f mut Sponge<SHA3_256_RATE>, feed: &'f mut (dyn Feed + 'f)) -> Self {
+        let open = sponge.bytes_to_block_end() == 0;
+        Self {
+            sponge,
+            feed,
+            fed: 0,
+            open,
+        }
+    }
+
+    /// Whether a whole block of the message is ready to go in.
+    pub(crate) fn has_block(&self) -> bool {
+        self.open && self.feed.ready().len().saturating_sub(self.fed) >= SHA3_256_RATE
+    }
+
+    /// The next whole block of the message, if ready; the feeding moves past it.
+    pub(crate) fn take_block(&mut self) -> Option<&[u8]> {
+        if !self.has_block() {
+            return None;
+        }
+        let at = self.fed;
+        self.fed += SHA3_256_RATE;
+        self.feed.ready().get(at..at + SHA3_256_RATE)
+    }
+
+    /// The sponge's state, between blocks, for a lane to go on from or to give back.
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn state(&mut self) -> &mut [u64; 25] {
+        self.sponge.state_between_blocks()
+    }
+
+    /// The output of fed job `slot`.
+    pub(crate) fn output(&mut self, slot: usize) -> &mut [u16; N] {
+        self.feed.output(slot)
+    }
+
+    /// Reports fed job `slot`'s progress to the feed.
+    pub(crate) fn progress(&mut self, slot: usize, filled: usize) {
+        self.feed.progress(slot, filled);
+    }
+
+    /// Absorbs every whole block ready now on `backend`'s single-state Keccak.
+    pub(crate) fn absorb_ready<B: SamplingBackend>(&mut self, backend: B) {
+        if !self.open {
+            return;
+        }
+        let ready = self.feed.ready();
+        let whole = (ready.len() - self.fed) / SHA3_256_RATE * SHA3_256_RATE;
+        self.sponge
+            .absorb(backend, &ready[self.fed..self.fed + whole]);
+        self.fed += whole;
+    }
 }
 
 impl<'a> From<Digest32<'a>> for Job<'a> {
@@ -132,10 +244,13 @@ impl Job<'_> {
             Job::Xof { message, shake, .. } => {
                 blocks(message[0].len() + message[1].len(), shake.rate()) + 1
             }
-            Job::SampleNtt { .. } => 3,
+            Job::SampleNtt { .. } | Job::FedSampleNtt { .. } => 3,
             Job::RejNttPoly { .. } => 5,
-            Job::Noise { eta: Eta::Two, .. } => 1,
+            Job::Noise { eta: Eta::Two, .. } | Job::FedNoise { eta: Eta::Two, .. } => 1,
             Job::Noise {
+                eta: Eta::Three, ..
+            }
+            | Job::FedNoise {
                 eta: Eta::Three, ..
             } => 2,
             // Whole blocks, no padding.
@@ -143,9 +258,29 @@ impl Job<'_> {
         }
     }
 
-    /// Runs the job on `backend`'s scalar Keccak.
-    pub(crate) fn run_scalar<B: SamplingBackend>(self, backend: B) {
+    /// Runs the job on `backend`'s scalar Keccak, a fed one into `feeding`'s output and
+    /// reported to it (fed jobs come only with a feeding: [`FeedingBatch`]).
+    pub(crate) fn run_scalar<B: SamplingBackend>(
+        self,
+        backend: B,
+        feeding: Option<&mut Feeding<'_>>,
+    ) {
         match self {
+            Job::FedSampleNtt { seed, slot } => {
+                let feeding = feeding.expect("fed jobs run with their feed");
+                crate::sample_ntt::sample_ntt_into(backend, &seed, feeding.output(slot));
+                feeding.progress(slot, N);
+            }
+            Job::FedNoise {
+                sigma,
+                nonce: [nonce],
+                eta,
+                slot,
+            } => {
+                let feeding = feeding.expect("fed jobs run with their feed");
+                crate::noise::noise_into(backend, sigma, eta, nonce, feeding.output(slot));
+                feeding.progress(slot, N);
+            }
             Job::Hash32 {
                 message,
                 domain,
@@ -351,6 +486,117 @@ impl<'a, B: SamplingBackend> Batch<'a, B> {
             jobs: &mut self.jobs[..held],
         });
     }
+
+    fn run_held_feeding(&mut self, feeding: &mut Feeding<'_>) {
+        let held = self.len;
+        self.len = 0;
+        self.backend.run_jobs_feeding(
+            Jobs {
+                jobs: &mut self.jobs[..held],
+            },
+            feeding,
+        );
+    }
+}
+
+/// A [`Batch`] of jobs whose outputs go to a [`Feed`], while a sponge absorbs the message
+/// the feed builds from them, a block as soon as one is known (on a multi-way Keccak, in a
+/// lane of the same permutations as the jobs).
+///
+/// ```
+/// use lattice_poly_ntt::mlkem::N;
+/// use lattice_sampling::keccak::{SHA3_DOMAIN, SHA3_256_RATE, Sponge, sha3_256};
+/// use lattice_sampling::{Eta, Feed, FeedingBatch, sample_noise_poly};
+///
+/// // A message made of the low bytes of three noise polynomials, as they are sampled.
+/// struct Bytes { polys: [[u16; N]; 3], bytes: Vec<u8> }
+/// impl Feed for Bytes {
+///     fn output(&mut self, slot: usize) -> &mut [u16; N] { &mut self.polys[slot] }
+///     fn progress(&mut self, slot: usize, _filled: usize) {
+///         self.bytes.extend(self.polys[slot].iter().map(|&c| c as u8));
+///     }
+///     fn ready(&self) -> &[u8] { &self.bytes }
+/// }
+///
+/// let b = lattice_poly_ntt::backend::Portable;
+/// let sigma = [5u8; 32];
+/// let mut feed = Bytes { polys: [[0; N]; 3], bytes: Vec::new() };
+/// let mut sponge = Sponge::<SHA3_256_RATE>::new();
+/// let mut batch = FeedingBatch::new(b, &mut sponge, &mut feed);
+/// for n in 0..3 {
+///     batch.fed_noise(&sigma, Eta::Two, n, usize::from(n));
+/// }
+/// let fed = batch.run();
+/// // The sponge took `fed` bytes: whole blocks from the start. The rest is the caller's.
+/// sponge.absorb(b, &feed.bytes[fed..]);
+/// sponge.finalize(b, SHA3_DOMAIN);
+/// let mut h = [0u8; 32];
+/// sponge.squeeze(b, &mut h);
+/// assert_eq!(h, sha3_256(b, &[&feed.bytes]));
+/// assert_eq!(&feed.polys[2], sample_noise_poly(b, &sigma, Eta::Two, 2).coeffs());
+/// ```
+#[must_use = "nothing is computed until `run`"]
+pub struct FeedingBatch<'a, B: SamplingBackend> {
+    batch: Batch<'a, B>,
+    feeding: Feeding<'a>,
+}
+
+impl<'a, B: SamplingBackend> FeedingBatch<'a, B> {
+    /// An empty batch, to run on `backend` with `feed`, `sponge` absorbing its message.
+    ///
+    /// `sponge` must be between blocks (fresh, or having absorbed whole blocks only); if it
+    /// is not, it takes nothing during the run (and [`Self::run`] returns 0).
+    pub fn new(
+        backend: B,
+        sponge: &'a mut Sponge<SHA3_256_RATE>,
+        feed: &'a mut (dyn Feed + 'a),
+    ) -> Self {
+        Self {
+            batch: Batch::new(backend),
+            feeding: Feeding::new(sponge, feed),
+        }
+    }
+
+    fn push(&mut self, job: Job<'a>) {
+        if self.batch.len == MAX_JOBS {
+            self.batch.run_held_feeding(&mut self.feeding);
+        }
+        self.batch.jobs[self.batch.len] = Some(job);
+        self.batch.len += 1;
+    }
+
+    /// `SampleNTT(rho || j || i)` (A-hat`[i, j]`, FIPS 203 Algorithm 13 line 5) into output
+    /// `slot` of the feed, which hears of each block parsed.
+    ///
+    /// Not constant time with respect to rho, by design (rho is public).
+    pub fn fed_matrix_entry(&mut self, rho: &[u8; 32], i: u8, j: u8, slot: usize) {
+        self.push(Job::FedSampleNtt {
+            seed: matrix_seed(rho, i, j),
+            slot,
+        });
+    }
+
+    /// `SamplePolyCBD_eta(PRF_eta(sigma, nonce))` into output `slot` of the feed, which
+    /// hears of it once it is done. Constant time with respect to `sigma`.
+    pub fn fed_noise(&mut self, sigma: &'a [u8; 32], eta: Eta, nonce: u8, slot: usize) {
+        self.push(Job::FedNoise {
+            sigma,
+            nonce: [nonce],
+            eta,
+            slot,
+        });
+    }
+
+    /// Computes everything added; returns how many bytes of the feed's message the sponge
+    /// took (whole blocks from its start). The caller absorbs the rest.
+    pub fn run(mut self) -> usize {
+        self.batch.run_held_feeding(&mut self.feeding);
+        if self.feeding.open {
+            self.feeding.fed
+        } else {
+            0
+        }
+    }
 }
 
 #[cfg(test)]
@@ -449,8 +695,167 @@ mod tests {
         }
     }
 
+    /// A feed whose message is the low bytes of its slots' coefficients, slot after slot,
+    /// each coefficient as soon as it is reported (so the message grows block by block with
+    /// the matrix streams' progress, as key generation's `ek` does).
+    struct Prefixes {
+        polys: Vec<[u16; N]>,
+        filled: Vec<usize>,
+        reports: Vec<Vec<usize>>,
+        message: Vec<u8>,
+    }
+
+    impl Prefixes {
+        fn new(slots: usize) -> Self {
+            Self {
+                polys: std::vec![[0; N]; slots],
+                filled: std::vec![0; slots],
+                reports: std::vec![Vec::new(); slots],
+                message: Vec::new(),
+            }
+        }
+    }
+
+    impl Feed for Prefixes {
+        fn output(&mut self, slot: usize) -> &mut [u16; N] {
+            &mut self.polys[slot]
+        }
+
+        fn progress(&mut self, slot: usize, filled: usize) {
+            self.reports[slot].push(filled);
+            self.filled[slot] = filled;
+            // Extend the message through every slot whose coefficients are all in, then the
+            // reported prefix of the first that is not.
+            self.message.clear();
+            for (poly, &filled) in self.polys.iter().zip(&self.filled) {
+                self.message.extend(poly[..filled].iter().map(|&c| c as u8));
+                if filled < N {
+                    break;
+                }
+            }
+        }
+
+        fn ready(&self) -> &[u8] {
+            &self.message
+        }
+    }
+
+    /// Runs fed jobs (`true`: a matrix entry, `false`: noise) with a sponge absorbing the
+    /// feed's message on `backend`, and checks every output, every report and the digest.
+    fn check_feeding<B: SamplingBackend>(
+        backend: B,
+        per_block: bool,
+        kinds: &[bool],
+        prefix: &[u8],
+    ) -> usize {
+        let sigma = [9u8; 32];
+        let rho = [4u8; 32];
+        let mut feed = Prefixes::new(kinds.len());
+        let mut sponge = Sponge::<SHA3_256_RATE>::new();
+        sponge.absorb(backend, prefix);
+        let mut batch = FeedingBatch::new(backend, &mut sponge, &mut feed);
+        for (slot, &matrix) in kinds.iter().enumerate() {
+            let n = slot as u8;
+            if matrix {
+                batch.fed_matrix_entry(&rho, n / 4, n % 4, slot);
+            } else {
+                batch.fed_noise(
+                    &sigma,
+                    if n.is_multiple_of(2) {
+                        Eta::Two
+                    } else {
+                        Eta::Three
+                    },
+                    n,
+                    slot,
+                );
+            }
+        }
+        let fed = batch.run();
+        assert!(
+            fed <= feed.message.len() && fed.is_multiple_of(SHA3_256_RATE),
+            "{fed}"
+        );
+        if !prefix.len().is_multiple_of(SHA3_256_RATE) {
+            assert_eq!(fed, 0, "a sponge mid-block takes nothing during the run");
+        }
+        sponge.absorb(backend, &feed.message[fed..]);
+        sponge.finalize(backend, SHA3_DOMAIN);
+        let mut h = [0u8; 32];
+        sponge.squeeze(backend, &mut h);
+        assert_eq!(h, sha3_256(P, &[prefix, &feed.message]));
+        for (slot, &matrix) in kinds.iter().enumerate() {
+            let n = slot as u8;
+            let want = if matrix {
+                *sample_ntt(P, &matrix_seed(&rho, n / 4, n % 4)).coeffs()
+            } else {
+                let eta = if n.is_multiple_of(2) {
+                    Eta::Two
+                } else {
+                    Eta::Three
+                };
+                *sample_noise_poly(P, &sigma, eta, n).coeffs()
+            };
+            assert_eq!(feed.polys[slot], want, "slot {slot}");
+            let reports = &feed.reports[slot];
+            assert_eq!(reports.last(), Some(&N), "slot {slot}: {reports:?}");
+            assert!(reports.windows(2).all(|w| w[0] < w[1]), "{reports:?}");
+            if !matrix {
+                assert_eq!(reports.len(), 1, "noise reports once");
+            } else if per_block {
+                // At least 3 blocks (3 x 112 candidates) for 256 coefficients.
+                assert!(reports.len() >= 3, "one report per block: {reports:?}");
+            }
+        }
+        assert_eq!(feed.message.len(), N * kinds.len());
+        fed
+    }
+
+    fn on_every_backend(f: impl Fn(&dyn Fn(&[bool], &[u8]) -> usize)) {
+        // The portable backend runs one job after another and reports each once.
+        f(&|kinds, prefix| check_feeding(P, false, kinds, prefix));
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(b) = lattice_poly_ntt::backend::Avx2::detect() {
+                f(&|kinds, prefix| check_feeding(b, true, kinds, prefix));
+            }
+            if let Some(b) = lattice_poly_ntt::backend::Avx512::detect() {
+                f(&|kinds, prefix| check_feeding(b, true, kinds, prefix));
+            }
+        }
+    }
+
+    #[test]
+    fn feeding_key_generation_shape() {
+        // ML-KEM-768's order: s, e_0, row 0, e_1, e_2, rows 1 and 2; then a sponge mid-block.
+        let mut kinds = std::vec![false; 4];
+        kinds.extend([true; 3]);
+        kinds.extend([false; 2]);
+        kinds.extend([true; 6]);
+        on_every_backend(|check| {
+            // The sponge takes blocks during the run: the stream blocks of the last row
+            // leave the message of the first rows ready well before the end.
+            assert!(check(&kinds, &[]) >= 8 * SHA3_256_RATE);
+            assert!(check(&kinds, &[1; SHA3_256_RATE]) >= 8 * SHA3_256_RATE);
+            check(&kinds, &[1; 5]);
+            check(&[], &[]);
+            check(&[true], &[]);
+        });
+    }
+
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(32))]
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn feeding_matches_one_shot_hash(
+            kinds in proptest::collection::vec(any::<bool>(), 0..14),
+            whole_blocks in 0usize..3,
+        ) {
+            let prefix = std::vec![7u8; whole_blocks * SHA3_256_RATE];
+            on_every_backend(|check| {
+                check(&kinds, &prefix);
+            });
+        }
+
         #[test]
         fn absorb_matches_one_shot_hash(
             prefix in proptest::collection::vec(any::<u8>(), 0..400),

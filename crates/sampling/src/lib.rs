@@ -112,7 +112,7 @@ mod sample_ntt;
 mod simd;
 
 pub use backend::{Jobs, SamplingBackend};
-pub use batch::Batch;
+pub use batch::{Batch, Feed, Feeding, FeedingBatch};
 pub use cbd::{
     CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, sample_poly_cbd, sample_poly_cbd2, sample_poly_cbd3,
 };

@@ -19,9 +19,21 @@ use lattice_poly_ntt::backend::Avx512;
 use lattice_poly_ntt::mlkem::N;
 
 impl EncodeBackend for Avx512 {
+    const FEEDS_KEY_GENERATION: bool = true;
+
     #[inline]
     fn byte_encode<const D: usize>(self, coeffs: &[u16; N], out: &mut [u8]) {
         self.avx2().byte_encode::<D>(coeffs, out);
+    }
+
+    #[inline]
+    fn byte_encode_12_chunks(
+        self,
+        coeffs: &[u16; N],
+        out: &mut [u8],
+        chunks: core::ops::Range<usize>,
+    ) {
+        self.avx2().byte_encode_12_chunks(coeffs, out, chunks);
     }
 
     #[inline]

@@ -43,10 +43,31 @@ pub fn backend() -> BackendKind {
 /// The encodings of FIPS 203 section 4.2.1 on a backend; the defaults are the portable
 /// code of [`crate::encode`] and [`crate::compress`].
 pub(crate) trait EncodeBackend: Copy + core::fmt::Debug + 'static {
+    /// Whether key generation hashes `ek` block by block while A-hat is sampled
+    /// (`kpke::key_gen_fed`): on a backend whose chunked product
+    /// (`Backend::dot_product_plus_chunks`) is a kernel of its own; the others compute
+    /// whole rows (the chunked default computes every coefficient per call).
+    const FEEDS_KEY_GENERATION: bool = false;
+
     /// ByteEncode_D (Algorithm 5) of values below `2^D` into `out` (`32 D` bytes).
     #[inline]
     fn byte_encode<const D: usize>(self, coeffs: &[u16; N], out: &mut [u8]) {
         byte_encode_portable::<D>(coeffs, out);
+    }
+
+    /// ByteEncode_12 (Algorithm 5) of the coefficients of chunks `chunks` only (chunk `c`:
+    /// coefficients `32 c .. 32 c + 32`, bytes `48 c .. 48 c + 48`) into their bytes of
+    /// `out`, the 384-byte encoding of all of `coeffs`; no other byte of `out` is written,
+    /// and chunks past the end are ignored. For key generation, which encodes `t-hat` as
+    /// its chunks are computed.
+    #[inline]
+    fn byte_encode_12_chunks(
+        self,
+        coeffs: &[u16; N],
+        out: &mut [u8],
+        chunks: core::ops::Range<usize>,
+    ) {
+        crate::encode::byte_encode_12_chunks_portable(coeffs, out, chunks);
     }
 
     /// ByteDecode_D (Algorithm 6) of `32 D` bytes into `out`.

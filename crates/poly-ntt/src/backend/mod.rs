@@ -191,6 +191,35 @@ pub type DotTerm<'a, R> = (
     &'a <R as Ring>::RhsCache,
 );
 
+/// Coefficients per chunk of [`Backend::dot_product_plus_chunks`] (a zmm register of
+/// 16-bit lanes).
+pub const DOT_CHUNK: usize = 32;
+
+/// [`Backend::dot_product_plus_chunks`]'s default: every coefficient, then the chunks
+/// asked for copied out.
+#[inline]
+pub(crate) fn dot_product_plus_chunks_default<R: Ring, B: Backend<R>>(
+    backend: B,
+    call: KernelCall,
+    out: &mut R::Coeffs,
+    terms: &[DotTerm<'_, R>],
+    plus: &R::Coeffs,
+    chunks: core::ops::Range<usize>,
+) {
+    let mut whole = *out;
+    backend.dot_product(call, &mut whole, terms);
+    backend.add(call, &mut whole, plus);
+    let n = out.as_ref().len();
+    let (start, end) = (
+        chunks.start.saturating_mul(DOT_CHUNK).min(n),
+        chunks.end.saturating_mul(DOT_CHUNK).min(n),
+    );
+    if start < end {
+        out.as_mut()[start..end].copy_from_slice(&whole.as_ref()[start..end]);
+    }
+    zeroize::Zeroize::zeroize(whole.as_mut());
+}
+
 /// [`Backend::dot_product`]'s default: [`Backend::accumulate`] on each term into an
 /// [`crate::Accumulator`] (which folds past [`Backend::MAX_TERMS`] terms), then
 /// [`Backend::reduce_accumulator`].
@@ -326,6 +355,25 @@ pub trait Backend<R: Ring>: Copy + core::fmt::Debug + 'static {
     #[inline]
     fn dot_product(self, call: KernelCall, out: &mut R::Coeffs, terms: &[DotTerm<'_, R>]) {
         dot_product_accumulated(self, call, out, terms);
+    }
+
+    /// [`Self::dot_product`] plus `plus`, on some coefficients only: for each chunk `c` in
+    /// `chunks`, coefficients `DOT_CHUNK c .. DOT_CHUNK (c + 1)` of `out` become those of
+    /// `sum(terms) + plus` (mod q, canonical); the other coefficients of `out` are left
+    /// alone, and chunks past the end are ignored. For a caller that gets its operands a
+    /// few coefficients at a time (ML-KEM key generation encodes `t-hat = A-hat s-hat +
+    /// e-hat` block by block as A-hat is sampled). The default computes every coefficient
+    /// and keeps the chunks asked for.
+    #[inline]
+    fn dot_product_plus_chunks(
+        self,
+        call: KernelCall,
+        out: &mut R::Coeffs,
+        terms: &[DotTerm<'_, R>],
+        plus: &R::Coeffs,
+        chunks: core::ops::Range<usize>,
+    ) {
+        dot_product_plus_chunks_default(self, call, out, terms, plus, chunks);
     }
 
     /// Reduces every accumulator entry (filled by this backend's [`Self::accumulate`]) to its

@@ -38,7 +38,7 @@ use super::x4::{SHAKE128_RATE, SHAKE256_RATE, WORDS, keccak_f1600_x4};
 use super::x4_vl::{keccak_f1600_vl_single, keccak_f1600_x4_vl};
 use super::x8::keccak_f1600_x8;
 use super::{SHA3_256_RATE, SHA3_512_RATE, SHA3_DOMAIN, SHAKE_DOMAIN, permute_bmi};
-use crate::batch::Job;
+use crate::batch::{Feeding, Job};
 use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta};
 use crate::sample_ntt::SAMPLE_NTT_SEED_BYTES;
 use crate::simd::cbd;
@@ -60,9 +60,11 @@ impl<'a> Job<'a> {
     /// The rate of the job's sponge in bytes.
     fn rate(&self) -> usize {
         match self {
-            Self::SampleNtt { .. } | Self::RejNttPoly { .. } => SHAKE128_RATE,
+            Self::SampleNtt { .. } | Self::FedSampleNtt { .. } | Self::RejNttPoly { .. } => {
+                SHAKE128_RATE
+            }
             Self::Xof { shake, .. } => shake.rate(),
-            Self::Hash32 { .. } | Self::Noise { .. } => SHAKE256_RATE,
+            Self::Hash32 { .. } | Self::Noise { .. } | Self::FedNoise { .. } => SHAKE256_RATE,
             Self::Hash64 { .. } => SHA3_512_RATE,
             Self::Absorb { .. } => SHA3_256_RATE,
         }
@@ -76,7 +78,11 @@ impl<'a> Job<'a> {
             | Self::Hash64 { message, .. }
             | Self::Xof { message, .. } => Some(*message),
             Self::Absorb { blocks, .. } => Some([blocks, &[]]),
-            Self::SampleNtt { .. } | Self::RejNttPoly { .. } | Self::Noise { .. } => None,
+            Self::SampleNtt { .. }
+            | Self::FedSampleNtt { .. }
+            | Self::RejNttPoly { .. }
+            | Self::Noise { .. }
+            | Self::FedNoise { .. } => None,
         }
     }
 
@@ -86,9 +92,11 @@ impl<'a> Job<'a> {
             Self::Hash32 { domain, .. } => *domain,
             Self::Hash64 { .. } => SHA3_DOMAIN,
             Self::SampleNtt { .. }
+            | Self::FedSampleNtt { .. }
             | Self::RejNttPoly { .. }
             | Self::Xof { .. }
             | Self::Noise { .. }
+            | Self::FedNoise { .. }
             | Self::Absorb { .. } => SHAKE_DOMAIN,
         }
     }
@@ -200,7 +208,9 @@ impl<'j, 'a> Lane<'j, 'a> {
         // words (a 34-byte seed, a 32-byte key and a nonce byte). The others are held
         // outside the job.
         let message = match &*self.job {
-            Job::SampleNtt { seed, .. } | Job::RejNttPoly { seed, .. } => {
+            Job::SampleNtt { seed, .. }
+            | Job::FedSampleNtt { seed, .. }
+            | Job::RejNttPoly { seed, .. } => {
                 // Four words, then the last two bytes and the domain byte.
                 const { assert!(SAMPLE_NTT_SEED_BYTES == 34) };
                 for (w, chunk) in words.iter_mut().zip(seed.as_chunks::<8>().0) {
@@ -213,6 +223,9 @@ impl<'j, 'a> Lane<'j, 'a> {
                 return (5, u64::from(PAD_LAST) << 56);
             }
             Job::Noise {
+                sigma, nonce: [n], ..
+            }
+            | Job::FedNoise {
                 sigma, nonce: [n], ..
             } => {
                 // Four words (the 32-byte key), then the nonce and the domain byte.
@@ -275,9 +288,33 @@ impl<'j, 'a> Lane<'j, 'a> {
         parser: Parser,
         state: &[u64; WORDS],
         noise: &mut [u64; CBD3_CARRY_WORDS],
+        feeding: Option<&mut Feeding<'_>>,
     ) -> bool {
         debug_assert!(self.padded);
         match &mut *self.job {
+            Job::FedSampleNtt { slot, .. } => {
+                // Fed jobs run only with their feeding (a `FeedingBatch`).
+                let feeding = feeding.expect("fed jobs run with their feed");
+                let block = bytes_of(&state[..SHAKE128_RATE / 8]);
+                self.filled = parser.parse(block, feeding.output(*slot), self.filled);
+                feeding.progress(*slot, self.filled);
+                self.filled == N
+            }
+            Job::FedNoise { eta, slot, .. } => {
+                let (eta, slot) = (*eta, *slot);
+                let feeding = feeding.expect("fed jobs run with their feed");
+                let done = consume_noise::<W, P>(
+                    &mut self.filled,
+                    eta,
+                    state,
+                    noise,
+                    feeding.output(slot),
+                );
+                if done {
+                    feeding.progress(slot, N);
+                }
+                done
+            }
             Job::Absorb { sponge, tail, .. } => {
                 *sponge.state_between_blocks() = *state;
                 // Shorter than a block, between blocks: buffered without a permutation.
@@ -308,40 +345,8 @@ impl<'j, 'a> Lane<'j, 'a> {
                 self.filled == N
             }
             Job::Xof { shake, sink, .. } => sink.take_block(bytes_of(&state[..shake.rate() / 8])),
-            // eta is public: branching on it is fine.
-            Job::Noise {
-                eta: Eta::Two, out, ..
-            } => {
-                let block = bytes_of(&state[..CBD2_INPUT_BYTES / 8]);
-                // SAFETY: the scheduler runs `P` only where the CPU has its instruction set.
-                unsafe { P::cbd2(block.try_into().expect("128 bytes"), out) };
-                true
-            }
-            Job::Noise {
-                eta: Eta::Three,
-                out,
-                ..
-            } => {
-                let first_coeffs = CBD3_FIRST_STEPS * cbd::CBD3_STEP_COEFFS;
-                if self.filled == 0 {
-                    // The first block: its whole steps now, the rest carried.
-                    cbd::cbd3_steps_avx2(
-                        bytes_of(&state[..CBD3_FIRST_BYTES / 8]),
-                        &mut out[..first_coeffs],
-                    );
-                    noise.copy_from_slice(&state[CBD3_FIRST_BYTES / 8..SHAKE256_RATE / 8]);
-                    self.filled = 1;
-                    return false;
-                }
-                // The second block: the carry and its first words make the last steps.
-                let mut rest = [0u64; CBD3_CARRY_WORDS + CBD3_SECOND_WORDS];
-                let (carry, second) = rest.split_at_mut(CBD3_CARRY_WORDS);
-                carry.copy_from_slice(noise);
-                second.copy_from_slice(&state[..CBD3_SECOND_WORDS]);
-                cbd::cbd3_steps_avx2(bytes_of(&rest), &mut out[first_coeffs..]);
-                rest.as_mut_slice().zeroize();
-                noise.as_mut_slice().zeroize();
-                true
+            Job::Noise { eta, out, .. } => {
+                consume_noise::<W, P>(&mut self.filled, *eta, state, noise, out)
             }
         }
     }
@@ -355,6 +360,7 @@ impl<'j, 'a> Lane<'j, 'a> {
         state: &mut [u64; WORDS],
         words: &mut [u64; MAX_RATE_WORDS],
         noise: &mut [u64; CBD3_CARRY_WORDS],
+        mut feeding: Option<&mut Feeding<'_>>,
     ) {
         loop {
             let rate_words = self.rate_words();
@@ -366,9 +372,51 @@ impl<'j, 'a> Lane<'j, 'a> {
             }
             // SAFETY: the scheduler runs `P` only where the CPU has its instruction set.
             unsafe { P::permute_single(state) };
-            if self.padded && self.consume::<W, P>(parser, state, noise) {
+            if self.padded && self.consume::<W, P>(parser, state, noise, feeding.as_deref_mut()) {
                 return;
             }
+        }
+    }
+}
+
+/// A noise job's output block: CBD into `out`; returns whether the job is done (`filled`
+/// counts the blocks taken, for eta = 3). eta is public: branching on it is fine.
+#[target_feature(enable = "avx2")]
+fn consume_noise<const W: usize, P: Permute<W>>(
+    filled: &mut usize,
+    eta: Eta,
+    state: &[u64; WORDS],
+    noise: &mut [u64; CBD3_CARRY_WORDS],
+    out: &mut [u16; N],
+) -> bool {
+    match eta {
+        Eta::Two => {
+            let block = bytes_of(&state[..CBD2_INPUT_BYTES / 8]);
+            // SAFETY: the scheduler runs `P` only where the CPU has its instruction set.
+            unsafe { P::cbd2(block.try_into().expect("128 bytes"), out) };
+            true
+        }
+        Eta::Three => {
+            let first_coeffs = CBD3_FIRST_STEPS * cbd::CBD3_STEP_COEFFS;
+            if *filled == 0 {
+                // The first block: its whole steps now, the rest carried.
+                cbd::cbd3_steps_avx2(
+                    bytes_of(&state[..CBD3_FIRST_BYTES / 8]),
+                    &mut out[..first_coeffs],
+                );
+                noise.copy_from_slice(&state[CBD3_FIRST_BYTES / 8..SHAKE256_RATE / 8]);
+                *filled = 1;
+                return false;
+            }
+            // The second block: the carry and its first words make the last steps.
+            let mut rest = [0u64; CBD3_CARRY_WORDS + CBD3_SECOND_WORDS];
+            let (carry, second) = rest.split_at_mut(CBD3_CARRY_WORDS);
+            carry.copy_from_slice(noise);
+            second.copy_from_slice(&state[..CBD3_SECOND_WORDS]);
+            cbd::cbd3_steps_avx2(bytes_of(&rest), &mut out[first_coeffs..]);
+            rest.as_mut_slice().zeroize();
+            noise.as_mut_slice().zeroize();
+            true
         }
     }
 }
@@ -793,7 +841,19 @@ fn permute_x8(words: &mut [[u64; 8]; WORDS], out: &mut [[u64; WORDS]; 8]) {
 #[inline(never)]
 pub(crate) fn run<'j, 'a: 'j>(jobs: impl IntoIterator<Item = &'j mut Job<'a>>) {
     // SAFETY: this function's `target_feature` is `X4Avx2`'s.
-    unsafe { run_with::<4, X4Avx2>(jobs, Parser::Avx2) };
+    unsafe { run_with::<4, X4Avx2>(jobs, Parser::Avx2, None) };
+}
+
+/// Runs every job of `jobs` on the AVX2 permutation with `feeding`'s sponge in a lane
+/// whenever a block of its message is ready (see [`crate::FeedingBatch`]).
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+pub(crate) fn run_feeding<'j, 'a: 'j>(
+    jobs: impl IntoIterator<Item = &'j mut Job<'a>>,
+    feeding: &mut Feeding<'_>,
+) {
+    // SAFETY: this function's `target_feature` is `X4Avx2`'s.
+    unsafe { run_with::<4, X4Avx2>(jobs, Parser::Avx2, Some(feeding)) };
 }
 
 /// Runs every job of `jobs` on the AVX-512VL permutation (see [`run_with`]), parsing
@@ -808,7 +868,23 @@ pub(crate) unsafe fn run_vl<'j, 'a: 'j>(
     parser: Parser,
 ) {
     // SAFETY: this function's `target_feature` covers `X4Vl`'s; the caller's guarantee.
-    unsafe { run_with::<4, X4Vl>(jobs, parser) };
+    unsafe { run_with::<4, X4Vl>(jobs, parser, None) };
+}
+
+/// [`run_vl`] with `feeding`'s sponge in a lane whenever a block of its message is ready
+/// (see [`crate::FeedingBatch`]).
+///
+/// # Safety
+/// The CPU has AVX2, BMI1/2 and AVX-512F/VL/BW (the AVX-512 token's features).
+#[target_feature(enable = "avx2,avx512f,avx512vl")]
+#[inline(never)]
+pub(crate) unsafe fn run_vl_feeding<'j, 'a: 'j>(
+    jobs: impl IntoIterator<Item = &'j mut Job<'a>>,
+    parser: Parser,
+    feeding: &mut Feeding<'_>,
+) {
+    // SAFETY: this function's `target_feature` covers `X4Vl`'s; the caller's guarantee.
+    unsafe { run_with::<4, X4Vl>(jobs, parser, Some(feeding)) };
 }
 
 /// Runs every job of `jobs` on the AVX-512F 8-way permutation while more than four are
@@ -842,6 +918,9 @@ struct Lanes<'j, 'a, const W: usize> {
     /// Bit `l`: lane `l` has run a job, so its state is not the zero state it started with
     /// (`W` is at most 16, checked in [`Self::new`]).
     used: u16,
+    /// The lane holding a fed sponge's state ([`crate::FeedingBatch`]), if one does: it
+    /// has no job, and takes a block of the feed's message each round.
+    chain: Option<usize>,
 }
 
 impl<const W: usize> Drop for Lanes<'_, '_, W> {
@@ -863,6 +942,7 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
             noise: [[0; CBD3_CARRY_WORDS]; W],
             out: [[0; WORDS]; W],
             used: 0,
+            chain: None,
         }
     }
 
@@ -874,6 +954,7 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
         let mut used = self.used;
         for (l, slot) in self.jobs.iter_mut().enumerate() {
             if slot.is_none()
+                && self.chain != Some(l)
                 && let Some(job) = waiting.next()
             {
                 match &mut *job {
@@ -904,7 +985,11 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
     /// The CPU has AVX2 and `P`'s instruction set. (Not a `target_feature` function, so that
     /// it inlines into the entry points, which are.)
     #[inline(always)]
-    unsafe fn round<P: Permute<W>>(&mut self, block: &mut Block) {
+    unsafe fn round<P: Permute<W>>(
+        &mut self,
+        block: &mut Block,
+        mut feeding: Option<&mut Feeding<'_>>,
+    ) {
         for (l, slot) in self.jobs.iter_mut().enumerate() {
             if let Some(lane) = slot
                 && let Some((bytes, pad)) = lane.next_block(&mut block.words)
@@ -913,6 +998,13 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
                 unsafe { P::xor_lane(&mut self.state.words, l, bytes) };
                 self.state.words[lane.rate_words() - 1][l] ^= pad;
             }
+        }
+        // The fed sponge's next block (`chain_step` put it in a lane only with one ready).
+        if let (Some(l), Some(feeding)) = (self.chain, feeding.as_deref_mut())
+            && let Some(bytes) = feeding.take_block()
+        {
+            // SAFETY: the caller guarantees `P`'s instruction set.
+            unsafe { P::xor_lane(&mut self.state.words, l, bytes) };
         }
         // Every squeezing lane's state is copied out (by the permutation, transposed in
         // registers, or word by word after it) before any is consumed: the parsers read
@@ -932,7 +1024,14 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
             // SAFETY: the caller guarantees AVX2.
             if let Some(lane) = slot
                 && lane.padded
-                && unsafe { lane.consume::<W, P>(parser, &self.out[l], &mut self.noise[l]) }
+                && unsafe {
+                    lane.consume::<W, P>(
+                        parser,
+                        &self.out[l],
+                        &mut self.noise[l],
+                        feeding.as_deref_mut(),
+                    )
+                }
             {
                 *slot = None;
             }
@@ -949,12 +1048,24 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
         &mut self,
         waiting: &mut core::iter::Peekable<impl Iterator<Item = &'j mut Job<'a>>>,
         block: &mut Block,
+        mut feeding: Option<&mut Feeding<'_>>,
     ) {
         loop {
+            if let Some(feeding) = feeding.as_deref_mut() {
+                self.chain_step(feeding);
+            }
             self.fill(waiting);
             match self.running() {
-                0 => return,
-                1 if waiting.peek().is_none() => {
+                0 => {
+                    if let Some(feeding) = feeding.as_deref_mut() {
+                        self.park_chain(feeding);
+                    }
+                    return;
+                }
+                // With a fed sponge, every round runs on the lanes: a block of its message
+                // may become ready during any of them (a job alone on the single-state
+                // permutation would keep it out).
+                1 if waiting.peek().is_none() && feeding.is_none() => {
                     // A last job alone: the single-state permutation costs about what the
                     // 4-way one does, and frees the loop of idle lanes.
                     let (l, lane) = self
@@ -972,14 +1083,42 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
                             &mut single,
                             &mut block.words,
                             &mut self.noise[l],
+                            None,
                         );
                     }
                     single.zeroize();
                     return;
                 }
                 // SAFETY: the caller's guarantee.
-                _ => unsafe { self.round::<P>(block) },
+                _ => unsafe { self.round::<P>(block, feeding.as_deref_mut()) },
             }
+        }
+    }
+
+    /// Before a round: the fed sponge leaves its lane if no block of its message is ready
+    /// (its state goes back to the sponge), and takes a free lane, ahead of any waiting
+    /// job, if one is.
+    #[inline(always)]
+    fn chain_step(&mut self, feeding: &mut Feeding<'_>) {
+        let ready = feeding.has_block();
+        match self.chain {
+            Some(_) if !ready => self.park_chain(feeding),
+            None if ready => {
+                if let Some(l) = (0..W).find(|&l| self.jobs[l].is_none()) {
+                    self.state.set_lane(l, feeding.state());
+                    self.used |= 1 << l;
+                    self.chain = Some(l);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The fed sponge's state back from its lane, if it has one.
+    #[inline(always)]
+    fn park_chain(&mut self, feeding: &mut Feeding<'_>) {
+        if let Some(l) = self.chain.take() {
+            self.state.read_lane(l, feeding.state());
         }
     }
 
@@ -1014,13 +1153,14 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
 unsafe fn run_with<'j, 'a: 'j, const W: usize, P: Permute<W>>(
     jobs: impl IntoIterator<Item = &'j mut Job<'a>>,
     parser: Parser,
+    feeding: Option<&mut Feeding<'_>>,
 ) {
     let mut block = Block {
         words: [0; MAX_RATE_WORDS],
     };
     let mut lanes = Lanes::<W>::new(parser);
     // SAFETY: the caller's guarantee.
-    unsafe { lanes.finish::<P>(&mut jobs.into_iter().peekable(), &mut block) };
+    unsafe { lanes.finish::<P>(&mut jobs.into_iter().peekable(), &mut block, feeding) };
 }
 
 /// Runs every job of `jobs` on the 8-way permutation while more than four remain, then
@@ -1039,19 +1179,19 @@ fn run_narrowing<'j, 'a: 'j>(jobs: impl IntoIterator<Item = &'j mut Job<'a>>, pa
             break;
         }
         // SAFETY: this function's `target_feature` covers `X8`'s AVX-512F.
-        unsafe { wide.round::<X8>(&mut block) };
+        unsafe { wide.round::<X8>(&mut block, None) };
     }
     if wide.running() <= 1 {
         // Nothing for four lanes: the last job, if any, finishes on the single-state
         // permutation from here (no 4-lane buffers to set up and erase).
         // SAFETY: as above.
-        unsafe { wide.finish::<X8>(&mut waiting, &mut block) };
+        unsafe { wide.finish::<X8>(&mut waiting, &mut block, None) };
         return;
     }
     let mut narrow = Lanes::<4>::new(parser);
     wide.move_into(&mut narrow);
     // SAFETY: as above, and AVX-512VL for `X4Vl`.
-    unsafe { narrow.finish::<X4Vl>(&mut waiting, &mut block) };
+    unsafe { narrow.finish::<X4Vl>(&mut waiting, &mut block, None) };
 }
 
 #[cfg(test)]

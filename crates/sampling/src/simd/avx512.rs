@@ -6,6 +6,7 @@
 //! one lane of the AVX-512VL round.
 
 use crate::backend::{Jobs, SamplingBackend};
+use crate::batch::Feeding;
 use lattice_poly_ntt::backend::Avx512;
 
 /// The token exists only on a CPU with AVX-512F/VL/BW and the AVX2 token's features.
@@ -33,6 +34,15 @@ impl SamplingBackend for Avx512 {
             // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL/BW.
             unsafe { crate::keccak::lanes::run_vl(jobs.iter_mut(), parser) }
         }
+    }
+
+    #[inline]
+    fn run_jobs_feeding(self, mut jobs: Jobs<'_, '_>, feeding: &mut Feeding<'_>) {
+        // Four AVX-512VL lanes on every CPU: the fed sponge takes a lane of the 4-way
+        // permutation (the eight-lane scheduler's narrowing does not carry it).
+        let parser = super::rej::Parser::for_avx512();
+        // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL/BW.
+        unsafe { crate::keccak::lanes::run_vl_feeding(jobs.iter_mut(), parser, feeding) }
     }
 }
 

@@ -38,6 +38,7 @@ const _: () = assert!(crate::keccak::x4::SHAKE128_RATE == crate::SHAKE128_RATE);
 pub(crate) use lattice_poly_ntt::backend::Avx2;
 
 use crate::backend::{Jobs, SamplingBackend};
+use crate::batch::Feeding;
 
 /// The AVX2 token's Keccak kernels: the 4-way lane scheduler (with the AVX2 rejection parser
 /// and CBD) for batches, and the BMI1/BMI2 build of the scalar permutation. The token exists
@@ -53,6 +54,12 @@ impl SamplingBackend for Avx2 {
     fn run_jobs(self, mut jobs: Jobs<'_, '_>) {
         // SAFETY: `self` exists, so the CPU supports AVX2 and BMI1/BMI2.
         unsafe { crate::keccak::lanes::run(jobs.iter_mut()) }
+    }
+
+    #[inline]
+    fn run_jobs_feeding(self, mut jobs: Jobs<'_, '_>, feeding: &mut Feeding<'_>) {
+        // SAFETY: `self` exists, so the CPU supports AVX2 and BMI1/BMI2.
+        unsafe { crate::keccak::lanes::run_feeding(jobs.iter_mut(), feeding) }
     }
 }
 

@@ -62,6 +62,39 @@ pub(super) fn byte_encode_avx2<const D: usize>(coeffs: &[u16; N], out: &mut [u8]
     }
 }
 
+/// ByteEncode_12 of the chunks `chunks` (32 coefficients, 48 bytes each) of `coeffs` into
+/// their bytes of `out` (the 384-byte encoding of the whole polynomial); no other byte of
+/// `out` is written. As [`encode_packed`], a register (16 coefficients, 24 bytes) per
+/// step; the last register of the range goes through a local buffer, the others store
+/// their halves directly (each 16-byte store's 4 extra zero bytes land on the next
+/// register's bytes, which that register's store overwrites).
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+pub(super) fn byte_encode_12_chunks_avx2(
+    coeffs: &[u16; N],
+    out: &mut [u8],
+    chunks: core::ops::Range<usize>,
+) {
+    let out = &mut out[..encoded_len(12)];
+    let (regs, _) = coeffs.as_chunks::<16>();
+    let (first, end) = (2 * chunks.start.min(N / 32), 2 * chunks.end.min(N / 32));
+    for i in first..end {
+        let v = pack::<12>(load_words(&regs[i]));
+        let at = 24 * i;
+        if i + 1 < end {
+            // Bytes at + 12 .. at + 28 < 24 (i + 1) + 4: inside the next register's bytes.
+            store_half(out, at, _mm256_castsi256_si128(v));
+            store_half(out, at + 12, _mm256_extracti128_si256::<1>(v));
+        } else {
+            let mut buf = [0u8; 32];
+            // SAFETY: `buf` is 32 writable bytes; unaligned store.
+            unsafe { _mm256_storeu_si256(buf.as_mut_ptr().cast(), v) };
+            out[at..at + 12].copy_from_slice(&buf[..12]);
+            out[at + 12..at + 24].copy_from_slice(&buf[16..28]);
+        }
+    }
+}
+
 /// ByteDecode_D: `out` receives the 256 values of `D` bits in `bytes[..32 D]`.
 #[target_feature(enable = "avx2")]
 #[inline(never)]
@@ -499,6 +532,7 @@ const fn window32_shifts(d: usize, parity: usize) -> [i32; 4] {
 mod tests {
     use super::*;
     use crate::backend::EncodeBackend;
+    use crate::encode::byte_encode_12_chunks_portable;
     use lattice_poly_ntt::backend::Avx2;
     use proptest::prelude::*;
     use std::{vec, vec::Vec};
@@ -564,6 +598,47 @@ mod tests {
         extremes::<10>(avx2);
         extremes::<11>(avx2);
         extremes::<12>(avx2);
+    }
+
+    /// A chunked ByteEncode_12 writing into the encoding of a fixed polynomial.
+    type Kernel<'k> = &'k dyn Fn(&mut [u8], core::ops::Range<usize>);
+
+    /// ByteEncode_12 chunk by chunk, on the AVX2 kernel and the portable one, against the
+    /// whole encoding: every range of chunks writes exactly its bytes.
+    #[test]
+    fn encode_12_chunks_write_their_bytes_only() {
+        let coeffs: [u16; N] = core::array::from_fn(|i| ((i * 2897 + 11) % 4096) as u16);
+        let mut whole = vec![0u8; encoded_len(12)];
+        byte_encode_portable::<12>(&coeffs, &mut whole);
+        let kernels: [Kernel<'_>; 2] = [
+            &|out, chunks| byte_encode_12_chunks_portable(&coeffs, out, chunks),
+            &|out, chunks| {
+                if let Some(avx2) = avx2() {
+                    avx2.byte_encode_12_chunks(&coeffs, out, chunks);
+                } else {
+                    byte_encode_12_chunks_portable(&coeffs, out, chunks);
+                }
+            },
+        ];
+        for kernel in kernels {
+            for start in 0..=9 {
+                for end in start..=10 {
+                    let mut got = vec![0xa5u8; encoded_len(12)];
+                    kernel(&mut got, start..end);
+                    let written = 48 * start.min(8)..48 * end.min(8);
+                    for (i, (&g, &w)) in got.iter().zip(&whole).enumerate() {
+                        let want = if written.contains(&i) { w } else { 0xa5 };
+                        assert_eq!(g, want, "chunks {start}..{end}, byte {i}");
+                    }
+                }
+            }
+            // In increasing pieces, as key generation writes them.
+            let mut got = vec![0u8; encoded_len(12)];
+            for (start, end) in [(0, 2), (2, 5), (5, 5), (5, 8)] {
+                kernel(&mut got, start..end);
+            }
+            assert_eq!(got, whole);
+        }
     }
 
     #[test]

@@ -18,6 +18,17 @@ impl EncodeBackend for Avx2 {
     }
 
     #[inline]
+    fn byte_encode_12_chunks(
+        self,
+        coeffs: &[u16; N],
+        out: &mut [u8],
+        chunks: core::ops::Range<usize>,
+    ) {
+        // SAFETY: `self` exists, so the CPU supports AVX2.
+        unsafe { encode::byte_encode_12_chunks_avx2(coeffs, out, chunks) }
+    }
+
+    #[inline]
     fn byte_decode<const D: usize>(self, bytes: &[u8], out: &mut [u16; N]) {
         // SAFETY: `self` exists, so the CPU supports AVX2.
         unsafe { encode::byte_decode_avx2::<D>(bytes, out) }

@@ -12,12 +12,12 @@ use crate::backend::DotTerm;
 use crate::backend::avx2::{GAMMAS_ODD, GAMMAS_ODD_QINV, Q_I16, QINV, R2, qinv_of};
 use crate::mlkem::{MlKem, N, PAIRS};
 use core::arch::x86_64::{
-    __m512i, _mm256_loadu_si256, _mm256_storeu_si256, _mm512_add_epi32, _mm512_cvtepi32_epi16,
-    _mm512_cvtepu16_epi32, _mm512_loadu_si512, _mm512_madd_epi16, _mm512_mask_blend_epi16,
-    _mm512_mulhi_epi16, _mm512_mullo_epi16, _mm512_packs_epi32, _mm512_rol_epi32,
-    _mm512_set1_epi16, _mm512_setzero_si512, _mm512_shuffle_i64x2, _mm512_slli_epi32,
-    _mm512_srai_epi32, _mm512_srli_epi32, _mm512_storeu_si512, _mm512_sub_epi16,
-    _mm512_unpackhi_epi32, _mm512_unpacklo_epi32,
+    __m512i, _mm256_loadu_si256, _mm256_storeu_si256, _mm512_add_epi16, _mm512_add_epi32,
+    _mm512_cvtepi32_epi16, _mm512_cvtepu16_epi32, _mm512_loadu_si512, _mm512_madd_epi16,
+    _mm512_mask_blend_epi16, _mm512_min_epu16, _mm512_mulhi_epi16, _mm512_mullo_epi16,
+    _mm512_packs_epi32, _mm512_rol_epi32, _mm512_set1_epi16, _mm512_setzero_si512,
+    _mm512_shuffle_i64x2, _mm512_slli_epi32, _mm512_srai_epi32, _mm512_srli_epi32,
+    _mm512_storeu_si512, _mm512_sub_epi16, _mm512_unpackhi_epi32, _mm512_unpacklo_epi32,
 };
 
 /// `vshufi64x2` selectors: the low 256 bits of both operands, and the high 256 bits.
@@ -110,15 +110,40 @@ pub(super) fn accumulate_avx512(
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline(never)]
 pub(super) fn dot_product_avx512(out: &mut [u16; N], terms: &[DotTerm<'_, MlKem>]) {
+    dot_product_chunks(out, terms, None, 0..N / 32);
+}
+
+/// [`dot_product_avx512`] on the chunks (32 coefficients each) in `chunks` only, plus
+/// `plus` (canonical) if given; the other coefficients of `out` are left alone.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline(never)]
+pub(super) fn dot_product_plus_chunks_avx512(
+    out: &mut [u16; N],
+    terms: &[DotTerm<'_, MlKem>],
+    plus: &[u16; N],
+    chunks: core::ops::Range<usize>,
+) {
+    dot_product_chunks(out, terms, Some(plus), chunks);
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn dot_product_chunks(
+    out: &mut [u16; N],
+    terms: &[DotTerm<'_, MlKem>],
+    plus: Option<&[u16; N]>,
+    chunks: core::ops::Range<usize>,
+) {
     let r2 = _mm512_set1_epi16(R2);
     let r2q = _mm512_set1_epi16(qinv_of(R2));
-    for m in 0..8 {
+    let q = _mm512_set1_epi16(Q_I16);
+    for m in chunks.start..chunks.end.min(N / 32) {
         // [c0 of block 2m | c0 of block 2m + 1] and the c1 sums, as in `accumulate_avx512`
         // before its layout shuffles (which `reduce_accumulator_avx512` undoes).
         let (mut c0, mut c1) = (_mm512_setzero_si512(), _mm512_setzero_si512());
         for &(a, b, b_zeta) in terms {
             // SAFETY: reads of 32 coefficients (64 bytes) of `a`, `b` and 16 entries (32
-            // bytes) of `b_zeta` at block pair m, inside their arrays.
+            // bytes) of `b_zeta` at block pair m < 8, inside their arrays.
             let (av, bv, bz) = unsafe {
                 (
                     _mm512_loadu_si512(a.as_ptr().add(32 * m).cast()),
@@ -137,8 +162,16 @@ pub(super) fn dot_product_avx512(out: &mut [u16; N], terms: &[DotTerm<'_, MlKem>
         let hi = montgomery_reduce_i32(_mm512_unpackhi_epi32(c0, c1));
         let packed = _mm512_packs_epi32(lo, hi);
         // Undo the 2^-16 of the reduction: Montgomery multiplication by 2^32 mod q.
-        let x = add_q_if_negative(montgomery_mul(packed, r2, r2q));
-        // SAFETY: writes 32 u16 of `out` at block pair m, in bounds.
+        let mut x = add_q_if_negative(montgomery_mul(packed, r2, r2q));
+        if let Some(plus) = plus {
+            // SAFETY: reads 32 u16 of `plus` at block pair m < 8, in bounds.
+            let p = unsafe { _mm512_loadu_si512(plus.as_ptr().add(32 * m).cast()) };
+            // Both canonical: the sum is below 2q < 2^16, and min(s, s - q) (unsigned,
+            // s - q wrapping when s < q) is s mod q.
+            let sum = _mm512_add_epi16(x, p);
+            x = _mm512_min_epu16(sum, _mm512_sub_epi16(sum, q));
+        }
+        // SAFETY: writes 32 u16 of `out` at block pair m < 8, in bounds.
         unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(32 * m).cast(), x) };
     }
 }

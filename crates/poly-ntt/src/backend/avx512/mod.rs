@@ -211,6 +211,26 @@ impl Backend<MlKem> for Avx512 {
     }
 
     #[inline]
+    fn dot_product_plus_chunks(
+        self,
+        call: KernelCall,
+        out: &mut [u16; N],
+        terms: &[DotTerm<'_, MlKem>],
+        plus: &[u16; N],
+        chunks: core::ops::Range<usize>,
+    ) {
+        // Public: the number of terms is the module rank.
+        if terms.len() <= <Self as Backend<MlKem>>::MAX_TERMS {
+            // SAFETY: `self` exists, so the CPU supports AVX-512F and AVX-512BW.
+            unsafe { basemul::dot_product_plus_chunks_avx512(out, terms, plus, chunks) }
+        } else {
+            super::dot_product_plus_chunks_default::<MlKem, Self>(
+                self, call, out, terms, plus, chunks,
+            );
+        }
+    }
+
+    #[inline]
     fn add(self, call: KernelCall, a: &mut [u16; N], b: &[u16; N]) {
         Backend::<MlKem>::add(self.avx2, call, a, b);
     }
