@@ -473,9 +473,11 @@ impl<'a, B: SamplingBackend> Batch<'a, B> {
         });
     }
 
-    /// Computes everything added, writing every output.
+    /// Computes everything added so far, writing every output; the batch is then empty.
+    /// (By reference: taking the batch by value copied its job list, 1.8 KB, at every
+    /// call.)
     #[inline]
-    pub fn run(mut self) {
+    pub fn run(&mut self) {
         self.run_held();
     }
 
@@ -587,9 +589,9 @@ impl<'a, B: SamplingBackend> FeedingBatch<'a, B> {
         });
     }
 
-    /// Computes everything added; returns how many bytes of the feed's message the sponge
-    /// took (whole blocks from its start). The caller absorbs the rest.
-    pub fn run(mut self) -> usize {
+    /// Computes everything added so far; returns how many bytes of the feed's message the
+    /// sponge has taken (whole blocks from its start). The caller absorbs the rest.
+    pub fn run(&mut self) -> usize {
         self.batch.run_held_feeding(&mut self.feeding);
         if self.feeding.open {
             self.feeding.fed
