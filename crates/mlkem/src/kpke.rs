@@ -207,7 +207,8 @@ const fn rows_with_noise(k: usize) -> usize {
 /// every step: first the first [`rows_with_noise`] rows of A-hat together with all of `s`
 /// and `e`; then the remaining rows of A-hat while `H` absorbs the encoding of the rows of
 /// t-hat computed from the first ones; `H` finishes with the last rows and rho. The values
-/// are those of Algorithm 13; only the order of independent steps differs.
+/// are those of Algorithm 13; only the order of independent steps differs. A backend with
+/// a chunked product kernel (`FEEDS_KEY_GENERATION`) goes further: [`key_gen_fed`].
 #[inline(always)]
 pub(crate) fn key_gen<B: KemBackend, const K: usize, const ETA1: usize>(
     b: B,

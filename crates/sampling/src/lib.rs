@@ -44,6 +44,10 @@
 //!   output polynomials (all of key generation's `s, e` or encryption's `y, e1, e2` at once);
 //! - [`Batch`]: any mix of independent matrix rows, noise, 32-byte hashes ([`Digest32`]) and
 //!   sponge absorption, run together; every function above is a batch;
+//! - [`FeedingBatch`]: matrix entries and noise whose outputs go to a [`Feed`] as they come
+//!   (a report per parsed block), while a sponge absorbs the message the feed builds from
+//!   them, a block as soon as one is known (ML-KEM key generation's `H(ek)` hashing `ek`
+//!   while A-hat is still being sampled);
 //! - Keccak: the scalar Keccak-f\[1600\] and sponges of [`keccak`] (SHA3-256, SHA3-512,
 //!   SHAKE128/256, used for G, H, J by the KEM), and a 4-way AVX2 Keccak-f\[1600\] behind
 //!   the batches, selected at run time (x86-64 only).
@@ -66,7 +70,10 @@
 //!   step, compacted with a shuffle table), eta = 2 noise by an AVX2 CBD. This is how the KEM
 //!   hides its long hashes in lanes that would otherwise idle: `H(ek)` beside A-hat when a
 //!   key is imported, `J(z || c)` beside the re-encryption noise, and in key generation `H(ek)`
-//!   absorbing the first rows of t-hat while the last rows of A-hat are sampled. The code is
+//!   absorbing the first rows of t-hat while the last rows of A-hat are sampled (with a
+//!   [`FeedingBatch`], the first blocks of `ek` as soon as the first coefficients of each
+//!   row are known). The AVX-512 token runs the same scheduler on 4-way AVX-512VL or 8-way
+//!   zmm permutations. The code is
 //!   in `#[target_feature(enable = "avx2")]` functions, so no `target-cpu` flag is needed; it
 //!   is the only `unsafe` code of the crate.
 //! - **Portable**: one job after another with the scalar Keccak of [`keccak`] (an unrolled

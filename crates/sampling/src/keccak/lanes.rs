@@ -19,6 +19,14 @@
 //! permutation ([`Permute::permute_single`]: the scalar one, or one lane of the AVX-512VL
 //! round), which costs about what a 4-way permutation does (three idle lanes gain nothing).
 //!
+//! A [`crate::FeedingBatch`] adds a fed sponge: before each round it takes a free lane,
+//! ahead of any waiting job, if a whole block of its message is ready (its state set into
+//! the lane), absorbs one block per round while blocks are ready, and goes back to its
+//! sponge when none is; the fed jobs report each parsed block to the feed, which may make
+//! more of the message ready. Every round of such a batch runs on the lanes (a job alone on
+//! the single-state permutation would keep the sponge out); the batch ends when its jobs
+//! do, and the caller absorbs the rest of the message.
+//!
 //! The schedule depends only on the jobs' kinds, message lengths and, for `SampleNTT`, on
 //! the XOF output of the public seed: never on secret data. Every buffer that held message
 //! bytes or output, and the state, is zeroized.
