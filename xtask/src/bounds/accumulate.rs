@@ -403,6 +403,19 @@ fn run_rank<B: Checked, const K: usize>(
     for i in 0..K {
         let terms: Vec<_> = (0..K).map(|j| (&a.rows[i][j], &v.0[j])).collect();
         accumulate_and_check(backend, mul, &label, &terms, &api.0[i]);
+        // The chunked form with a polynomial added (key generation's t = A s + e, chunk by
+        // chunk): the same sums, then an addition mod q of canonical values.
+        let plus = &plain.0[0];
+        let mut want = api.0[i].clone();
+        want.add_assign(Portable, plus);
+        let mut got = NttPoly::zero();
+        a.mul_vector_row_plus_chunks(backend, &v, i, plus, 0..3, &mut got);
+        a.mul_vector_row_plus_chunks(backend, &v, i, plus, 3..N / 32, &mut got);
+        if got != want {
+            mul.problems.push(format!(
+                "{label}: row {i} in chunks plus a polynomial differs from A*v + it"
+            ));
+        }
     }
     let api = a.transpose_mul_vector(backend, &v);
     if api != a.transpose_mul_vector(Portable, &reference) {

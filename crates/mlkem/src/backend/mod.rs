@@ -44,9 +44,10 @@ pub fn backend() -> BackendKind {
 /// code of [`crate::encode`] and [`crate::compress`].
 pub(crate) trait EncodeBackend: Copy + core::fmt::Debug + 'static {
     /// Whether key generation hashes `ek` block by block while A-hat is sampled
-    /// (`kpke::key_gen_fed`): on a backend whose chunked product
-    /// (`Backend::dot_product_plus_chunks`) is a kernel of its own; the others compute
-    /// whole rows (the chunked default computes every coefficient per call).
+    /// (`kpke::key_gen_fed`): on a backend with a lane scheduler (the fed sponge rides in
+    /// a lane) and a chunked product (`Backend::dot_product_plus_chunks`) of its own; the
+    /// portable one computes whole rows (it runs one job after another, and its chunked
+    /// product computes every coefficient per call).
     const FEEDS_KEY_GENERATION: bool = false;
 
     /// ByteEncode_D (Algorithm 5) of values below `2^D` into `out` (`32 D` bytes).

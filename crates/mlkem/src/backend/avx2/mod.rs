@@ -11,6 +11,8 @@ use lattice_poly_ntt::mlkem::N;
 
 /// The token exists only on a CPU with AVX2, so every kernel below may run.
 impl EncodeBackend for Avx2 {
+    const FEEDS_KEY_GENERATION: bool = true;
+
     #[inline]
     fn byte_encode<const D: usize>(self, coeffs: &[u16; N], out: &mut [u8]) {
         // SAFETY: `self` exists, so the CPU supports AVX2.

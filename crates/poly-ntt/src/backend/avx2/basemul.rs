@@ -5,10 +5,10 @@
 use super::{
     __m256i, _mm_loadu_si128, _mm256_add_epi32, _mm256_blend_epi16, _mm256_cvtepu16_epi32,
     _mm256_loadu_si256, _mm256_madd_epi16, _mm256_mulhi_epi16, _mm256_mullo_epi16, _mm256_or_si256,
-    _mm256_packs_epi32, _mm256_set1_epi16, _mm256_slli_epi32, _mm256_srai_epi32, _mm256_srli_epi32,
-    _mm256_storeu_si256, _mm256_sub_epi16, _mm256_unpackhi_epi32, _mm256_unpacklo_epi32,
-    GAMMAS_ODD, N, PAIRS, Q_I16, QINV, R2, add_q_if_negative, load, load_coeffs, montgomery_mul,
-    qinv_of,
+    _mm256_packs_epi32, _mm256_set1_epi16, _mm256_setzero_si256, _mm256_slli_epi32,
+    _mm256_srai_epi32, _mm256_srli_epi32, _mm256_storeu_si256, _mm256_sub_epi16,
+    _mm256_unpackhi_epi32, _mm256_unpacklo_epi32, DotTerm, GAMMAS_ODD, MlKem, N, PAIRS, Q_I16,
+    QINV, R2, add_mod_q, add_q_if_negative, load, load_coeffs, montgomery_mul, qinv_of,
 };
 
 #[target_feature(enable = "avx2")]
@@ -90,6 +90,76 @@ pub(super) fn montgomery_reduce_i32(x: __m256i) -> __m256i {
         // Low 16 bits of each 32-bit lane: (x >> 16) - (m q >> 16) = (x - m q) / 2^16.
         let r = _mm256_sub_epi16(_mm256_srai_epi32(x, 16), mq_hi);
         _mm256_srai_epi32(_mm256_slli_epi32(r, 16), 16)
+    }
+}
+
+/// The products of `terms` summed in registers and reduced once, plus `plus` (canonical),
+/// on the chunks (32 coefficients, two blocks of 16) in `chunks` only: for each block, the
+/// `c0` / `c1` sums [`accumulate_avx2`] would leave in the accumulator, then
+/// [`reduce_accumulator_avx2`]'s reduction, then the addition mod q. The other coefficients
+/// of `out` are left alone. At most the backend's `MAX_TERMS` terms (the caller checks):
+/// each lane then stays within the reduction's domain, as in the accumulator.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+pub(super) fn dot_product_plus_chunks_avx2(
+    out: &mut [u16; N],
+    terms: &[DotTerm<'_, MlKem>],
+    plus: &[u16; N],
+    chunks: core::ops::Range<usize>,
+) {
+    dot_product_chunks(out, terms, Some(plus), chunks);
+}
+
+/// The whole dot product of `terms` (at most `MAX_TERMS` of them) in registers: the
+/// chunked kernel on every chunk, nothing added.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+pub(super) fn dot_product_avx2(out: &mut [u16; N], terms: &[DotTerm<'_, MlKem>]) {
+    dot_product_chunks(out, terms, None, 0..N / 32);
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn dot_product_chunks(
+    out: &mut [u16; N],
+    terms: &[DotTerm<'_, MlKem>],
+    plus: Option<&[u16; N]>,
+    chunks: core::ops::Range<usize>,
+) {
+    let r2 = _mm256_set1_epi16(R2);
+    let r2q = _mm256_set1_epi16(qinv_of(R2));
+    for m in 2 * chunks.start.min(N / 32)..2 * chunks.end.min(N / 32) {
+        let (mut c0, mut c1) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        for &(a, b, b_zeta) in terms {
+            // SAFETY: reads of 16 coefficients (32 bytes) of `a`, `b` and 8 entries (16
+            // bytes) of `b_zeta` at block m < 16, inside their arrays.
+            let (av, bv, bz) = unsafe {
+                (
+                    _mm256_loadu_si256(a.as_ptr().add(16 * m).cast()),
+                    _mm256_loadu_si256(b.as_ptr().add(16 * m).cast()),
+                    _mm_loadu_si128(b_zeta.as_ptr().add(8 * m).cast()),
+                )
+            };
+            // As in `accumulate_avx2`: [b0, b1*gamma, ...] and [b1, b0, ...].
+            let bz = _mm256_slli_epi32(_mm256_cvtepu16_epi32(bz), 16);
+            let b_c0 = _mm256_blend_epi16(bv, bz, 0b1010_1010);
+            let b_c1 = _mm256_or_si256(_mm256_slli_epi32(bv, 16), _mm256_srli_epi32(bv, 16));
+            // Each 32-bit lane gains at most PRODUCT_TERM_MAX per term (operands canonical).
+            c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(av, b_c0));
+            c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(av, b_c1));
+        }
+        let lo = montgomery_reduce_i32(_mm256_unpacklo_epi32(c0, c1));
+        let hi = montgomery_reduce_i32(_mm256_unpackhi_epi32(c0, c1));
+        let packed = _mm256_packs_epi32(lo, hi);
+        // Undo the 2^-16 of the reduction: Montgomery multiplication by 2^32 mod q.
+        let mut x = add_q_if_negative(montgomery_mul(packed, r2, r2q));
+        if let Some(plus) = plus {
+            // SAFETY: reads 16 u16 of `plus` at block m < 16, in bounds.
+            let p = unsafe { _mm256_loadu_si256(plus.as_ptr().add(16 * m).cast()) };
+            x = add_mod_q(x, p);
+        }
+        // SAFETY: writes 16 u16 of `out` at block m < 16, in bounds.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(16 * m).cast(), x) };
     }
 }
 

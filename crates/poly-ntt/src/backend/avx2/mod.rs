@@ -25,7 +25,7 @@
 //!   subtraction of q, done as an unsigned minimum, makes them canonical.
 #![allow(unsafe_code)]
 
-use super::Backend;
+use super::{Backend, DotTerm};
 use crate::mlkem::zetas::{GAMMAS, ZETAS};
 use crate::mlkem::{MlKem, N, PAIRS};
 use crate::ring::KernelCall;
@@ -116,11 +116,14 @@ pub mod probe;
 // the kernels with them).
 #[cfg_attr(not(feature = "bounds-probe"), allow(unused_imports))]
 use arith::{
-    add_avx2, add_q_if_negative, barrett_reduce_i16, canonical, load, load_coeffs, montgomery_mul,
-    store_coeffs, sub_avx2, to_mont,
+    add_avx2, add_mod_q, add_q_if_negative, barrett_reduce_i16, canonical, load, load_coeffs,
+    montgomery_mul, store_coeffs, sub_avx2, to_mont,
 };
 #[cfg_attr(not(feature = "bounds-probe"), allow(unused_imports))]
-use basemul::{accumulate_avx2, montgomery_reduce_i32, mul_cache_avx2, reduce_accumulator_avx2};
+use basemul::{
+    accumulate_avx2, dot_product_avx2, dot_product_plus_chunks_avx2, montgomery_reduce_i32,
+    mul_cache_avx2, reduce_accumulator_avx2,
+};
 #[cfg_attr(not(feature = "bounds-probe"), allow(unused_imports))]
 use ntt::{inverse_ntt_avx2, inverse_ntt_kernel, ntt_avx2, ntt_kernel};
 // Shared with the AVX-512 backend's zmm kernels, which run the same schedule on two
@@ -209,6 +212,37 @@ impl Backend<MlKem> for Avx2 {
     }
 
     #[inline]
+    fn dot_product(self, call: KernelCall, out: &mut [u16; N], terms: &[DotTerm<'_, MlKem>]) {
+        // Public: the number of terms is the module rank.
+        if terms.len() <= <Self as Backend<MlKem>>::MAX_TERMS {
+            // SAFETY: `self` exists, so the CPU supports AVX2.
+            unsafe { dot_product_avx2(out, terms) }
+        } else {
+            super::dot_product_accumulated::<MlKem, Self>(self, call, out, terms);
+        }
+    }
+
+    #[inline]
+    fn dot_product_plus_chunks(
+        self,
+        call: KernelCall,
+        out: &mut [u16; N],
+        terms: &[DotTerm<'_, MlKem>],
+        plus: &[u16; N],
+        chunks: core::ops::Range<usize>,
+    ) {
+        // Public: the number of terms is the module rank.
+        if terms.len() <= <Self as Backend<MlKem>>::MAX_TERMS {
+            // SAFETY: `self` exists, so the CPU supports AVX2.
+            unsafe { dot_product_plus_chunks_avx2(out, terms, plus, chunks) }
+        } else {
+            super::dot_product_plus_chunks_default::<MlKem, Self>(
+                self, call, out, terms, plus, chunks,
+            );
+        }
+    }
+
+    #[inline]
     fn add(self, _: KernelCall, a: &mut [u16; N], b: &[u16; N]) {
         debug_assert!(canonical(a, b), "non-canonical operand");
         // SAFETY: `self` exists, so the CPU supports AVX2.
@@ -230,7 +264,75 @@ impl Backend<crate::mldsa::MlDsa> for Avx2 {}
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::Portable;
     use core::arch::x86_64::_mm256_set_epi16;
+
+    /// The register dot product (and its chunked form with a polynomial added) against the
+    /// portable accumulator, for term counts up to `MAX_TERMS` with all-maximal operands
+    /// (every coefficient q - 1: the sums at their bound), past it (the fallbacks), and
+    /// with pseudo-random operands. The vector-level tests (`tests/properties.rs`) compare
+    /// them on every backend too; this one reaches the counts the typed API's const bounds
+    /// keep out.
+    #[test]
+    fn dot_products_match_the_portable_accumulator() {
+        const MAX_TERMS: usize = <Avx2 as Backend<MlKem>>::MAX_TERMS;
+        let Some(b) = Avx2::detect() else {
+            return;
+        };
+        let check = |terms: &[DotTerm<'_, MlKem>], plus: &[u16; N], what: (&str, usize)| {
+            let mut want = [0u16; N];
+            super::super::dot_product_accumulated::<MlKem, Portable>(
+                Portable,
+                KernelCall::NEW,
+                &mut want,
+                terms,
+            );
+            let mut got = [7u16; N];
+            b.run(|b| Backend::<MlKem>::dot_product(b, KernelCall::NEW, &mut got, terms));
+            assert_eq!(got, want, "{what:?}: dot product");
+            Backend::<MlKem>::add(Portable, KernelCall::NEW, &mut want, plus);
+            let mut chunked = [7u16; N];
+            b.run(|b| {
+                for chunks in [0..3, 3..3, 3..8, 8..9] {
+                    Backend::<MlKem>::dot_product_plus_chunks(
+                        b,
+                        KernelCall::NEW,
+                        &mut chunked,
+                        terms,
+                        plus,
+                        chunks,
+                    );
+                }
+            });
+            assert_eq!(chunked, want, "{what:?}: chunks plus a polynomial");
+        };
+        let max = [Q - 1; N];
+        let mut max_cache = [0u16; PAIRS];
+        Backend::<MlKem>::mul_cache(Portable, KernelCall::NEW, &max, &mut max_cache);
+        let all_max = [(&max, &max, &max_cache); MAX_TERMS + 3];
+        for k in [0, 1, 2, 3, 4, MAX_TERMS, MAX_TERMS + 1, MAX_TERMS + 3] {
+            check(&all_max[..k], &max, ("all-maximal terms", k));
+        }
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % u64::from(Q)) as u16
+        };
+        let a: [[u16; N]; 8] = core::array::from_fn(|_| core::array::from_fn(|_| next()));
+        let rhs: [[u16; N]; 8] = core::array::from_fn(|_| core::array::from_fn(|_| next()));
+        let plus: [u16; N] = core::array::from_fn(|_| next());
+        let caches: [[u16; PAIRS]; 8] = core::array::from_fn(|j| {
+            let mut c = [0u16; PAIRS];
+            Backend::<MlKem>::mul_cache(Portable, KernelCall::NEW, &rhs[j], &mut c);
+            c
+        });
+        let terms: [DotTerm<'_, MlKem>; 8] = core::array::from_fn(|j| (&a[j], &rhs[j], &caches[j]));
+        for k in 0..=8 {
+            check(&terms[..k], &plus, ("random terms", k));
+        }
+    }
 
     #[target_feature(enable = "avx2")]
     fn lanes(x: __m256i) -> [i16; 16] {
