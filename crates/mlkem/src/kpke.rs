@@ -607,11 +607,16 @@ pub(crate) fn encrypt_sampled<B: KemBackend, const K: usize, const DU: usize, co
     noise: &EncryptNoise<K>,
     ct_out: &mut [u8],
 ) {
-    // Line 18: y-hat, with its b*zeta cache built once for both products below.
-    let mut y_hat = noise.y.ntt_cached(b);
+    // Line 18: y-hat, with its b*zeta cache built once for both products below. (The
+    // vectors here are built in place with the `_into` forms: a returned vector is copied
+    // to its place.)
+    let mut y_hat = CachedNttVector::<K>::zero();
+    noise.y.ntt_cached_into(b, &mut y_hat);
     // Line 19: u = NTT^-1(A-hat^T o y-hat) + e1.
-    let mut u_hat = pk.a_hat.transpose_mul_vector(b, &y_hat);
-    let mut u = u_hat.inverse_ntt(b);
+    let mut u_hat = NttVector::<K>::zero();
+    pk.a_hat.transpose_mul_vector_into(b, &y_hat, &mut u_hat);
+    let mut u = PolyVector::<K>::zero();
+    u_hat.inverse_ntt_into(b, &mut u);
     u_hat.zeroize();
     u.add_assign(b, &noise.e1);
     // Lines 20-21: mu = Decompress_1(ByteDecode_1(m)); v = NTT^-1(t-hat^T o y-hat) + e2 + mu.
@@ -647,7 +652,9 @@ pub(crate) fn decrypt<B: KemBackend, const K: usize, const DU: usize, const DV: 
     }));
     let mut w = decode_decompress::<B, DV>(b, c2);
     // Lines 5-6: w = v' - NTT^-1(s-hat^T o NTT(u')).
-    let mut su_hat = u.ntt(b).dot(b, s_hat);
+    let mut u_hat = NttVector::<K>::zero();
+    u.ntt_into(b, &mut u_hat);
+    let mut su_hat = u_hat.dot(b, s_hat);
     let mut su = su_hat.inverse_ntt(b);
     su_hat.zeroize();
     w.sub_assign(b, &su);

@@ -69,12 +69,18 @@ impl<R: Ring, const K: usize> PolyVector<R, K> {
     /// The forward NTT of every element (of a copy: `self` is left for the caller to erase).
     #[must_use]
     pub fn ntt<B: Backend<R>>(&self, backend: B) -> NttVector<R, K> {
-        // Built in place: one copy per element, no moves of whole polynomials.
         let mut out = NttVector::<R, K>::zero();
+        self.ntt_into(backend, &mut out);
+        out
+    }
+
+    /// [`Self::ntt`] into `out` (every entry overwritten), for a caller that builds its
+    /// result in place (a returned vector is copied to its place).
+    #[inline]
+    pub fn ntt_into<B: Backend<R>>(&self, backend: B, out: &mut NttVector<R, K>) {
         for (o, p) in out.0.iter_mut().zip(&self.0) {
             p.ntt_into(backend, o);
         }
-        out
     }
 
     /// The forward NTT of every element with its `b*zeta` cache, ready to be a right-hand
@@ -100,10 +106,16 @@ impl<R: Ring, const K: usize> NttVector<R, K> {
     #[must_use]
     pub fn inverse_ntt<B: Backend<R>>(&self, backend: B) -> PolyVector<R, K> {
         let mut out = PolyVector::<R, K>::zero();
+        self.inverse_ntt_into(backend, &mut out);
+        out
+    }
+
+    /// [`Self::inverse_ntt`] into `out` (every entry overwritten).
+    #[inline]
+    pub fn inverse_ntt_into<B: Backend<R>>(&self, backend: B, out: &mut PolyVector<R, K>) {
         for (o, p) in out.0.iter_mut().zip(&self.0) {
             p.inverse_ntt_into(backend, o);
         }
-        out
     }
 
     /// A copy with the `b*zeta` cache of every element, to use as a right-hand side.
@@ -264,12 +276,23 @@ impl<R: Ring, const ROWS: usize, const COLS: usize> Matrix<R, ROWS, COLS> {
         backend: B,
         v: &CachedNttVector<R, ROWS>,
     ) -> NttVector<R, COLS> {
-        const { assert!(ROWS <= B::MAX_TERMS) };
         let mut out = NttVector::<R, COLS>::zero();
+        self.transpose_mul_vector_into(backend, v, &mut out);
+        out
+    }
+
+    /// [`Self::transpose_mul_vector`] into `out` (every entry overwritten).
+    #[inline]
+    pub fn transpose_mul_vector_into<B: Backend<R>>(
+        &self,
+        backend: B,
+        v: &CachedNttVector<R, ROWS>,
+        out: &mut NttVector<R, COLS>,
+    ) {
+        const { assert!(ROWS <= B::MAX_TERMS) };
         for (i, o) in out.0.iter_mut().enumerate() {
             dot_into(backend, self.rows.each_ref().map(|row| &row[i]), v, o);
         }
-        out
     }
 }
 

@@ -62,6 +62,18 @@ fn check_products<B: Backend<MlKem>, const K: usize>(
         let col: Vec<_> = (0..K).map(|j| (&a.rows[j][i], &v.0[j])).collect();
         assert_eq!(atv.0[i], eager_sum(&col), "A^T*v row {i}");
     }
+    // The in-place forms overwrite every entry of a vector that held something else.
+    let mut into = NttVector::<K>::new(core::array::from_fn(|i| a.rows[i][0].clone()));
+    a.transpose_mul_vector_into(b, &cached, &mut into);
+    assert_eq!(into, atv, "transpose_mul_vector_into");
+    let mut back = PolyVector::<K>::new(core::array::from_fn(|i| {
+        poly(&core::array::from_fn(|c| (i + c) as u16))
+    }));
+    av.inverse_ntt_into(b, &mut back);
+    assert_eq!(back, av.inverse_ntt(b), "inverse_ntt_into");
+    let mut forward = into;
+    back.ntt_into(b, &mut forward);
+    assert_eq!(forward, av, "ntt_into of inverse_ntt_into");
     // The same rows computed a few at a time (every split point).
     for split in 0..=K {
         let mut parts = NttVector::<K>::zero();
