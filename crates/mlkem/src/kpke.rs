@@ -189,6 +189,23 @@ fn split_ek<const K: usize>(ek: &[u8]) -> (&[u8], &[u8; 32]) {
     (t_bytes, rho.try_into().expect("ek_pke is 384 K + 32 bytes"))
 }
 
+/// Algorithm 13 line 1: `(rho, sigma) = G(d || k)`.
+///
+/// rho is public from here on: line 19 puts it into ek, and lines 3-7 (SampleNTT's
+/// rejection sampling, which branches on its XOF output) may depend on it. Only the
+/// constant-time validation build says so to valgrind; sigma stays secret.
+#[inline(always)]
+fn g_of_seed<B: KemBackend, const K: usize>(b: B, d: &[u8; 32]) -> ([u8; 32], [u8; 32]) {
+    let (rho, sigma) = crate::hash::g(b, d, &[K as u8]);
+    #[cfg(feature = "ct-validation")]
+    let rho = {
+        let mut rho = rho;
+        lattice_sampling::ct_validation::declassify(&mut rho);
+        rho
+    };
+    (rho, sigma)
+}
+
 /// Rows of A-hat that key generation samples with the noise, before `H(ek)` can start: the
 /// rest are sampled while `H` absorbs the encoded first rows of t-hat (see [`key_gen`]).
 /// For k = 2 the last row would leave lanes idle, so everything is sampled at once.
@@ -222,17 +239,7 @@ pub(crate) fn key_gen<B: KemBackend, const K: usize, const ETA1: usize>(
         return key_gen_fed::<B, K, ETA1>(b, d, ek_out, pk, s_hat_out);
     }
     let first = const { rows_with_noise(K) };
-    // Line 1: (rho, sigma) = G(d || k).
-    let (rho, mut sigma) = crate::hash::g(b, d, &[K as u8]);
-    // rho is public from here on: line 19 puts it into ek, and lines 3-7 (SampleNTT's
-    // rejection sampling, which branches on its XOF output) may depend on it. Only the
-    // constant-time validation build says so to valgrind; sigma stays secret.
-    #[cfg(feature = "ct-validation")]
-    let rho = {
-        let mut rho = rho;
-        lattice_sampling::ct_validation::declassify(&mut rho);
-        rho
-    };
+    let (rho, mut sigma) = g_of_seed::<B, K>(b, d);
     let PublicKey { t_hat, a_hat } = pk;
     // Lines 3-7 for the first rows, and lines 8-15: s and e from PRF_eta1(sigma, N),
     // N = 0 .. 2k-1, in one batch.
@@ -298,15 +305,7 @@ fn key_gen_fed<B: KemBackend, const K: usize, const ETA1: usize>(
     s_hat: &mut CachedNttVector<K>,
 ) -> [u8; 32] {
     const { assert!(K <= MAX_RANK) };
-    // Line 1: (rho, sigma) = G(d || k).
-    let (rho, mut sigma) = crate::hash::g(b, d, &[K as u8]);
-    // rho is public (see `key_gen`).
-    #[cfg(feature = "ct-validation")]
-    let rho = {
-        let mut rho = rho;
-        lattice_sampling::ct_validation::declassify(&mut rho);
-        rho
-    };
+    let (rho, mut sigma) = g_of_seed::<B, K>(b, d);
     let PublicKey { t_hat, a_hat } = pk;
     let (t_bytes, rho_out) = ek_out.split_at_mut(K * POLY_BYTES);
     let (mut s, mut e) = (PolyVector::<K>::zero(), PolyVector::<K>::zero());
