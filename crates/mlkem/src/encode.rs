@@ -60,14 +60,20 @@ fn check_len(len: usize, d: usize) -> Result<(), crate::Error> {
 pub(crate) fn byte_encode_portable<const D: usize>(coeffs: &[u16; N], out: &mut [u8]) {
     const { assert!(D >= 1 && D <= 12) };
     debug_assert_eq!(out.len(), encoded_len(D));
-    for (chunk, bytes) in coeffs.chunks_exact(8).zip(out.chunks_exact_mut(D)) {
-        let mut acc = 0u128;
-        for (i, &c) in chunk.iter().enumerate() {
-            debug_assert!(u32::from(c) < 1 << D);
-            acc |= u128::from(c) << (D * i);
-        }
-        bytes.copy_from_slice(&acc.to_le_bytes()[..D]);
+    for (group, bytes) in coeffs.chunks_exact(8).zip(out.chunks_exact_mut(D)) {
+        encode_group::<D>(group, bytes);
     }
+}
+
+/// ByteEncode_D of eight values below `2^D` into their `D` bytes.
+#[inline(always)]
+fn encode_group<const D: usize>(group: &[u16], bytes: &mut [u8]) {
+    let mut acc = 0u128;
+    for (i, &c) in group.iter().enumerate() {
+        debug_assert!(u32::from(c) < 1 << D);
+        acc |= u128::from(c) << (D * i);
+    }
+    bytes.copy_from_slice(&acc.to_le_bytes()[..D]);
 }
 
 /// [`byte_encode_portable`] for `D = 12` on the chunks `chunks` of 32 coefficients (48
@@ -83,13 +89,8 @@ pub(crate) fn byte_encode_12_chunks_portable(
         return;
     }
     let groups = coeffs[32 * start..32 * end].chunks_exact(8);
-    for (chunk, bytes) in groups.zip(out[48 * start..48 * end].chunks_exact_mut(12)) {
-        let mut acc = 0u128;
-        for (i, &c) in chunk.iter().enumerate() {
-            debug_assert!(c < 1 << 12);
-            acc |= u128::from(c) << (12 * i);
-        }
-        bytes.copy_from_slice(&acc.to_le_bytes()[..12]);
+    for (group, bytes) in groups.zip(out[48 * start..48 * end].chunks_exact_mut(12)) {
+        encode_group::<12>(group, bytes);
     }
 }
 

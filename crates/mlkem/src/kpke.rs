@@ -337,26 +337,26 @@ fn key_gen_fed<B: KemBackend, const K: usize, const ETA1: usize>(
                 KeyGenFeed::<B, K>::s_slot(n),
             );
         }
+        // e_n has nonce k + n.
+        let e_slot = |n: usize| ((K + n) as u8, KeyGenFeed::<B, K>::e_slot(n));
+        let (nonce, slot) = e_slot(0);
+        batch.fed_noise(&sigma, eta::<ETA1>(), nonce, slot);
         for i in 0..K {
-            if i <= 1 {
-                // e_0 before row 0, the rest after it (they fill the lanes that row 0's
-                // three or four streams leave).
-                let first = if i == 0 { 0..1 } else { 1..K };
-                for n in first {
-                    let nonce = (K + n) as u8;
-                    batch.fed_noise(&sigma, eta::<ETA1>(), nonce, KeyGenFeed::<B, K>::e_slot(n));
-                }
-            }
             for j in 0..K {
                 // i, j < K <= 4: the casts are exact.
                 batch.fed_matrix_entry(&rho, i as u8, j as u8, KeyGenFeed::<B, K>::a_slot(i, j));
+            }
+            if i == 0 {
+                // The rest of e after row 0: they fill the lanes its streams leave.
+                for (nonce, slot) in (1..K).map(e_slot) {
+                    batch.fed_noise(&sigma, eta::<ETA1>(), nonce, slot);
+                }
             }
         }
         batch.run()
     };
     sigma.as_mut_slice().zeroize();
-    // Every job reported its end, so every chunk is in; this changes nothing then.
-    feed.advance();
+    // Every job reported its end (N coefficients), so every chunk was computed then.
     debug_assert_eq!(feed.row, K, "every row of t-hat encoded");
     s.zeroize();
     e.zeroize();
@@ -372,6 +372,14 @@ fn key_gen_fed<B: KemBackend, const K: usize, const ETA1: usize>(
 
 /// The largest rank (ML-KEM-1024), the stride of A-hat's slots in [`KeyGenFeed`].
 const MAX_RANK: usize = 4;
+
+/// What a slot of [`KeyGenFeed`] holds: `s[j]`, `e[i]` or A-hat`[i][j]`.
+#[derive(Clone, Copy)]
+enum Slot {
+    S(usize),
+    E(usize),
+    A(usize, usize),
+}
 
 /// The feed of [`key_gen_fed`]'s batch: owner of the noise polynomials, A-hat, and the
 /// values computed from them as they come (s-hat, e-hat, t-hat and its encoding).
@@ -411,6 +419,22 @@ impl<B: KemBackend, const K: usize> KeyGenFeed<'_, B, K> {
         2 * MAX_RANK + MAX_RANK * i + j
     }
 
+    /// The polynomial behind a slot of [`Self::s_slot`], [`Self::e_slot`] or
+    /// [`Self::a_slot`] (A-hat's decoded by shifts: `MAX_RANK` = 4). Indices are clamped
+    /// to the rank, so no slot panics.
+    fn slot(slot: usize) -> Slot {
+        const { assert!(MAX_RANK == 4) };
+        let clamp = |i: usize| i.min(K - 1);
+        if slot < MAX_RANK {
+            Slot::S(clamp(slot))
+        } else if slot < 2 * MAX_RANK {
+            Slot::E(clamp(slot - MAX_RANK))
+        } else {
+            let at = slot - 2 * MAX_RANK;
+            Slot::A(clamp(at >> 2), clamp(at & 3))
+        }
+    }
+
     /// Computes and encodes every chunk of t-hat whose inputs are all in, in order.
     fn advance(&mut self) {
         if self.s_done < K {
@@ -447,36 +471,28 @@ impl<B: KemBackend, const K: usize> KeyGenFeed<'_, B, K> {
 
 impl<B: KemBackend, const K: usize> Feed for KeyGenFeed<'_, B, K> {
     fn output(&mut self, slot: usize) -> &mut [u16; N] {
-        // The slots are this module's own (`s_slot`, `e_slot`, `a_slot`); 2 MAX_RANK +
-        // MAX_RANK i + j for A-hat, decoded by shifts (MAX_RANK = 4).
-        const { assert!(MAX_RANK == 4) };
+        // The parser and CBD write only canonical values: the invariant holds.
         let ws = lattice_poly_ntt::__private::WORKSPACE;
-        if slot < MAX_RANK {
-            self.s.0[slot.min(K - 1)].coeffs_mut(ws)
-        } else if slot < 2 * MAX_RANK {
-            self.e.0[(slot - MAX_RANK).min(K - 1)].coeffs_mut(ws)
-        } else {
-            let at = slot - 2 * MAX_RANK;
-            let (i, j) = ((at >> 2).min(K - 1), (at & 3).min(K - 1));
-            // The parser and CBD write only canonical values: the invariant holds.
-            self.a_hat.rows[i][j].coeffs_mut(ws)
+        match Self::slot(slot) {
+            Slot::S(j) => self.s.0[j].coeffs_mut(ws),
+            Slot::E(i) => self.e.0[i].coeffs_mut(ws),
+            Slot::A(i, j) => self.a_hat.rows[i][j].coeffs_mut(ws),
         }
     }
 
     fn progress(&mut self, slot: usize, filled: usize) {
-        if slot < MAX_RANK {
-            // Lines 16: s-hat (with its b*zeta cache) as each s_j is done.
-            let j = slot.min(K - 1);
-            self.s_hat.0[j].set_ntt_of(self.b, &self.s.0[j]);
-            self.s_done += 1;
-        } else if slot < 2 * MAX_RANK {
+        match Self::slot(slot) {
+            // Line 16: s-hat (with its b*zeta cache) as each s_j is done.
+            Slot::S(j) => {
+                self.s_hat.0[j].set_ntt_of(self.b, &self.s.0[j]);
+                self.s_done += 1;
+            }
             // Line 17: e-hat.
-            let i = (slot - MAX_RANK).min(K - 1);
-            self.e.0[i].ntt_into(self.b, &mut self.e_hat.0[i]);
-            self.e_done[i] = true;
-        } else {
-            let at = slot - 2 * MAX_RANK;
-            self.filled[(at >> 2).min(K - 1)][(at & 3).min(K - 1)] = filled;
+            Slot::E(i) => {
+                self.e.0[i].ntt_into(self.b, &mut self.e_hat.0[i]);
+                self.e_done[i] = true;
+            }
+            Slot::A(i, j) => self.filled[i][j] = filled,
         }
         self.advance();
     }

@@ -193,10 +193,13 @@ impl<'f> Feeding<'f> {
             return;
         }
         let ready = self.feed.ready();
-        let whole = (ready.len() - self.fed) / SHA3_256_RATE * SHA3_256_RATE;
-        self.sponge
-            .absorb(backend, &ready[self.fed..self.fed + whole]);
-        self.fed += whole;
+        // Saturating: a feed whose message shrank (against `Feed::ready`'s contract) gives
+        // nothing more rather than a panic.
+        let whole = ready.len().saturating_sub(self.fed) / SHA3_256_RATE * SHA3_256_RATE;
+        if let Some(blocks) = ready.get(self.fed..self.fed + whole) {
+            self.sponge.absorb(backend, blocks);
+            self.fed += whole;
+        }
     }
 }
 
@@ -593,11 +596,8 @@ impl<'a, B: SamplingBackend> FeedingBatch<'a, B> {
     /// sponge has taken (whole blocks from its start). The caller absorbs the rest.
     pub fn run(&mut self) -> usize {
         self.batch.run_held_feeding(&mut self.feeding);
-        if self.feeding.open {
-            self.feeding.fed
-        } else {
-            0
-        }
+        // 0 for a sponge that was mid-block: it takes no block during the run.
+        self.feeding.fed
     }
 }
 

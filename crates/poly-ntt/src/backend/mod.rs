@@ -195,6 +195,19 @@ pub type DotTerm<'a, R> = (
 /// 16-bit lanes).
 pub const DOT_CHUNK: usize = 32;
 
+/// An out-of-place kernel (`ntt_canonical_into` and its inverse) applied in place: through
+/// a copy of `coeffs`, erased afterwards (the coefficients may be secret). For the SIMD
+/// backends, whose kernels read the whole source before they write.
+#[inline]
+pub(crate) fn through_copy(
+    coeffs: &mut [u16; crate::mlkem::N],
+    kernel: impl FnOnce(&[u16; crate::mlkem::N], &mut [u16; crate::mlkem::N]),
+) {
+    let mut src = *coeffs;
+    kernel(&src, coeffs);
+    zeroize::Zeroize::zeroize(src.as_mut_slice());
+}
+
 /// [`Backend::dot_product_plus_chunks`]'s default: every coefficient, then the chunks
 /// asked for copied out.
 #[inline]

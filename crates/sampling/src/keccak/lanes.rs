@@ -368,7 +368,6 @@ impl<'j, 'a> Lane<'j, 'a> {
         state: &mut [u64; WORDS],
         words: &mut [u64; MAX_RATE_WORDS],
         noise: &mut [u64; CBD3_CARRY_WORDS],
-        mut feeding: Option<&mut Feeding<'_>>,
     ) {
         loop {
             let rate_words = self.rate_words();
@@ -380,7 +379,8 @@ impl<'j, 'a> Lane<'j, 'a> {
             }
             // SAFETY: the scheduler runs `P` only where the CPU has its instruction set.
             unsafe { P::permute_single(state) };
-            if self.padded && self.consume::<W, P>(parser, state, noise, feeding.as_deref_mut()) {
+            // Never a fed job: a batch with a feed runs every round on the lanes.
+            if self.padded && self.consume::<W, P>(parser, state, noise, None) {
                 return;
             }
         }
@@ -1091,7 +1091,6 @@ impl<'j, 'a, const W: usize> Lanes<'j, 'a, W> {
                             &mut single,
                             &mut block.words,
                             &mut self.noise[l],
-                            None,
                         );
                     }
                     single.zeroize();

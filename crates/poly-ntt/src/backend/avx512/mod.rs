@@ -142,14 +142,16 @@ impl Backend<MlKem> for Avx512 {
 
     #[inline]
     fn ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
-        let src = *coeffs;
-        Backend::<MlKem>::ntt_canonical_into(self, call, &src, coeffs);
+        super::through_copy(coeffs, |src, dst| {
+            Backend::<MlKem>::ntt_canonical_into(self, call, src, dst);
+        });
     }
 
     #[inline]
     fn inverse_ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
-        let src = *coeffs;
-        Backend::<MlKem>::inverse_ntt_canonical_into(self, call, &src, coeffs);
+        super::through_copy(coeffs, |src, dst| {
+            Backend::<MlKem>::inverse_ntt_canonical_into(self, call, src, dst);
+        });
     }
 
     #[inline]
