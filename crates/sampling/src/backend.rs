@@ -27,6 +27,11 @@ impl<'a> Jobs<'_, 'a> {
         n
     }
 
+    /// The number of jobs.
+    pub(crate) fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
     /// The jobs, in order, to run in place (a multi-way scheduler).
     #[cfg(target_arch = "x86_64")]
     pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut Job<'a>> + '_ {

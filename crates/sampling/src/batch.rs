@@ -827,6 +827,17 @@ mod tests {
         }
     }
 
+    /// [`on_every_backend`] plus, on an AVX-512 CPU, every fed batch on eight lanes first
+    /// (where the CPU splits zmm operations, the AVX-512 token never runs them so).
+    fn on_every_backend_and_eight_lanes(f: impl Fn(&dyn Fn(&[bool], &[u8]) -> usize)) {
+        on_every_backend(&f);
+        #[cfg(target_arch = "x86_64")]
+        if let Some(b) = lattice_poly_ntt::backend::Avx512::detect() {
+            let wide = crate::simd::avx512::WideFeeding(b);
+            f(&|kinds, prefix| check_feeding(wide, true, kinds, prefix));
+        }
+    }
+
     #[test]
     fn feeding_key_generation_shape() {
         // ML-KEM-768's order: s, e_0, row 0, e_1, e_2, rows 1 and 2; then a sponge mid-block.
@@ -843,6 +854,16 @@ mod tests {
             check(&[], &[]);
             check(&[true], &[]);
         });
+        // ML-KEM-512's: s, e_0, row 0, e_1, row 1 (eight jobs: eight lanes on full-width
+        // AVX-512 CPUs).
+        let kinds = [false, false, false, true, true, false, true, true];
+        on_every_backend_and_eight_lanes(|check| {
+            // The jobs end sooner on eight lanes (two blocks went in during the run there,
+            // six on four lanes): at least one, the rest after the run.
+            assert!(check(&kinds, &[]) >= SHA3_256_RATE);
+            check(&kinds, &[1; SHA3_256_RATE]);
+            check(&kinds, &[1; 5]);
+        });
     }
 
     proptest! {
@@ -853,7 +874,7 @@ mod tests {
             whole_blocks in 0usize..3,
         ) {
             let prefix = std::vec![7u8; whole_blocks * SHA3_256_RATE];
-            on_every_backend(|check| {
+            on_every_backend_and_eight_lanes(|check| {
                 check(&kinds, &prefix);
             });
         }

@@ -25,7 +25,9 @@
 //! sponge when none is; the fed jobs report each parsed block to the feed, which may make
 //! more of the message ready. Every round of such a batch runs on the lanes (a job alone on
 //! the single-state permutation would keep the sponge out); the batch ends when its jobs
-//! do, and the caller absorbs the rest of the message.
+//! do, and the caller absorbs the rest of the message. On eight lanes (`run_x8_feeding`)
+//! the sponge leaves its lane when the batch narrows to four and takes one of the four as
+//! soon as a block is ready.
 //!
 //! The schedule depends only on the jobs' kinds, message lengths and, for `SampleNTT`, on
 //! the XOF output of the public seed: never on secret data. Every buffer that held message
@@ -893,6 +895,43 @@ pub(crate) unsafe fn run_vl_feeding<'j, 'a: 'j>(
 ) {
     // SAFETY: this function's `target_feature` covers `X4Vl`'s; the caller's guarantee.
     unsafe { run_with::<4, X4Vl>(jobs, parser, Some(feeding)) };
+}
+
+/// [`run_vl_feeding`] on eight zmm lanes while more jobs run than fit beside the fed sponge
+/// in four, then on four AVX-512VL lanes (the sponge leaves its lane before the move and
+/// takes one of the four again as soon as a block of its message is ready). With all jobs
+/// running from the first round, the ones the sponge's first block depends on are done
+/// sooner than on four lanes, where some of them wait for a lane.
+///
+/// # Safety
+/// The CPU has AVX2, BMI1/2 and AVX-512F/VL/BW (the AVX-512 token's features).
+#[target_feature(enable = "avx2,avx512f,avx512vl")]
+#[inline(never)]
+pub(crate) unsafe fn run_x8_feeding<'j, 'a: 'j>(
+    jobs: impl IntoIterator<Item = &'j mut Job<'a>>,
+    parser: Parser,
+    feeding: &mut Feeding<'_>,
+) {
+    let mut block = Block {
+        words: [0; MAX_RATE_WORDS],
+    };
+    let mut waiting = jobs.into_iter().peekable();
+    let mut wide = Lanes::<8>::new(parser);
+    loop {
+        wide.chain_step(feeding);
+        wide.fill(&mut waiting);
+        // Three jobs and the sponge fit four lanes.
+        if wide.running() <= 3 && waiting.peek().is_none() {
+            break;
+        }
+        // SAFETY: this function's `target_feature` covers `X8`'s AVX-512F.
+        unsafe { wide.round::<X8>(&mut block, Some(feeding)) };
+    }
+    wide.park_chain(feeding);
+    let mut narrow = Lanes::<4>::new(parser);
+    wide.move_into(&mut narrow);
+    // SAFETY: as above, and AVX-512VL for `X4Vl`.
+    unsafe { narrow.finish::<X4Vl>(&mut waiting, &mut block, Some(feeding)) };
 }
 
 /// Runs every job of `jobs` on the AVX-512F 8-way permutation while more than four are

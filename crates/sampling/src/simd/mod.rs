@@ -23,7 +23,7 @@
 //! Importing an ML-KEM-768 key this way (its 9 matrix streams and `H(ek)` in the same
 //! lanes) takes 9 permutations where hashing apart took 6 4-way and 12 scalar ones.
 
-mod avx512;
+pub(crate) mod avx512;
 pub(crate) mod cbd;
 pub(crate) mod rej;
 
