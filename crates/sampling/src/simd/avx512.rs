@@ -42,13 +42,13 @@ impl SamplingBackend for Avx512 {
     fn run_jobs_feeding(self, mut jobs: Jobs<'_, '_>, feeding: &mut Feeding<'_>) {
         // Where zmm operations are full width and every job gets a lane in the first round
         // (ML-KEM-512 key generation: s, e and A-hat are eight jobs), eight lanes finish
-        // what the fed sponge's first block depends on two rounds after the start, against
-        // four on four lanes (measured on an Intel Xeon guest: ML-KEM-512 keygen -3.5 %).
+        // what the fed sponge's first block depends on in two rounds, four lanes in four
+        // (measured on an Intel Xeon guest: ML-KEM-512 keygen -3 %).
         // With more jobs than that (ML-KEM-768 and -1024) the sponge would pay 8-way rounds
         // for blocks that four lanes give it as early: four lanes, as on every CPU that
         // splits zmm operations. Public: a CPU property and the number of jobs.
         if !self.splits_zmm() && jobs.len() <= 8 {
-            run_feeding_on_eight_lanes(jobs, feeding);
+            run_feeding_on_eight_lanes(self, jobs, feeding);
         } else {
             let parser = super::rej::Parser::for_avx512();
             // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL/BW.
@@ -59,10 +59,9 @@ impl SamplingBackend for Avx512 {
 
 /// A fed batch on eight zmm lanes, then four AVX-512VL ones (`lanes::run_x8_feeding`).
 #[inline]
-fn run_feeding_on_eight_lanes(mut jobs: Jobs<'_, '_>, feeding: &mut Feeding<'_>) {
+fn run_feeding_on_eight_lanes(_token: Avx512, mut jobs: Jobs<'_, '_>, feeding: &mut Feeding<'_>) {
     let parser = super::rej::Parser::for_avx512();
-    // SAFETY: only reached through the AVX-512 token (`run_jobs_feeding` above, and the
-    // tests' `WideFeeding`), so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL/BW.
+    // SAFETY: the token exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL/BW.
     unsafe { crate::keccak::lanes::run_x8_feeding(jobs.iter_mut(), parser, feeding) }
 }
 
@@ -83,7 +82,7 @@ impl SamplingBackend for WideFeeding {
     }
 
     fn run_jobs_feeding(self, jobs: Jobs<'_, '_>, feeding: &mut Feeding<'_>) {
-        run_feeding_on_eight_lanes(jobs, feeding);
+        run_feeding_on_eight_lanes(self.0, jobs, feeding);
     }
 }
 
