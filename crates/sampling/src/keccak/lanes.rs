@@ -912,26 +912,7 @@ pub(crate) unsafe fn run_x8_feeding<'j, 'a: 'j>(
     parser: Parser,
     feeding: &mut Feeding<'_>,
 ) {
-    let mut block = Block {
-        words: [0; MAX_RATE_WORDS],
-    };
-    let mut waiting = jobs.into_iter().peekable();
-    let mut wide = Lanes::<8>::new(parser);
-    loop {
-        wide.chain_step(feeding);
-        wide.fill(&mut waiting);
-        // Three jobs and the sponge fit four lanes.
-        if wide.running() <= 3 && waiting.peek().is_none() {
-            break;
-        }
-        // SAFETY: this function's `target_feature` covers `X8`'s AVX-512F.
-        unsafe { wide.round::<X8>(&mut block, Some(feeding)) };
-    }
-    wide.park_chain(feeding);
-    let mut narrow = Lanes::<4>::new(parser);
-    wide.move_into(&mut narrow);
-    // SAFETY: as above, and AVX-512VL for `X4Vl`.
-    unsafe { narrow.finish::<X4Vl>(&mut waiting, &mut block, Some(feeding)) };
+    run_narrowing(jobs, parser, Some(feeding));
 }
 
 /// Runs every job of `jobs` on the AVX-512F 8-way permutation while more than four are
@@ -948,7 +929,7 @@ pub(crate) unsafe fn run_x8<'j, 'a: 'j>(
     jobs: impl IntoIterator<Item = &'j mut Job<'a>>,
     parser: Parser,
 ) {
-    run_narrowing(jobs, parser);
+    run_narrowing(jobs, parser, None);
 }
 
 /// `W` lanes: the interleaved states, the job each runs and its eta = 3 PRF output so far.
@@ -1209,35 +1190,49 @@ unsafe fn run_with<'j, 'a: 'j, const W: usize, P: Permute<W>>(
     unsafe { lanes.finish::<P>(&mut jobs.into_iter().peekable(), &mut block, feeding) };
 }
 
-/// Runs every job of `jobs` on the 8-way permutation while more than four remain, then
-/// moves the rest to four AVX-512VL lanes (see [`run_x8`]).
+/// Runs every job of `jobs` on the 8-way permutation while more than four remain (more
+/// than three beside a fed sponge, which needs a lane of its own), then moves the rest to
+/// four AVX-512VL lanes (see [`run_x8`] and [`run_x8_feeding`]).
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 #[inline]
-fn run_narrowing<'j, 'a: 'j>(jobs: impl IntoIterator<Item = &'j mut Job<'a>>, parser: Parser) {
+fn run_narrowing<'j, 'a: 'j>(
+    jobs: impl IntoIterator<Item = &'j mut Job<'a>>,
+    parser: Parser,
+    mut feeding: Option<&mut Feeding<'_>>,
+) {
     let mut block = Block {
         words: [0; MAX_RATE_WORDS],
     };
     let mut waiting = jobs.into_iter().peekable();
     let mut wide = Lanes::<8>::new(parser);
+    let narrow_at = if feeding.is_some() { 3 } else { 4 };
     loop {
+        if let Some(feeding) = feeding.as_deref_mut() {
+            wide.chain_step(feeding);
+        }
         wide.fill(&mut waiting);
-        if wide.running() <= 4 && waiting.peek().is_none() {
+        if wide.running() <= narrow_at && waiting.peek().is_none() {
             break;
         }
         // SAFETY: this function's `target_feature` covers `X8`'s AVX-512F.
-        unsafe { wide.round::<X8>(&mut block, None) };
+        unsafe { wide.round::<X8>(&mut block, feeding.as_deref_mut()) };
     }
-    if wide.running() <= 1 {
-        // Nothing for four lanes: the last job, if any, finishes on the single-state
-        // permutation from here (no 4-lane buffers to set up and erase).
-        // SAFETY: as above.
-        unsafe { wide.finish::<X8>(&mut waiting, &mut block, None) };
-        return;
+    match feeding.as_deref_mut() {
+        // The sponge leaves its lane; the four lanes give it one again when it is ready.
+        Some(feeding) => wide.park_chain(feeding),
+        None if wide.running() <= 1 => {
+            // Nothing for four lanes: the last job, if any, finishes on the single-state
+            // permutation from here (no 4-lane buffers to set up and erase).
+            // SAFETY: as above.
+            unsafe { wide.finish::<X8>(&mut waiting, &mut block, None) };
+            return;
+        }
+        None => {}
     }
     let mut narrow = Lanes::<4>::new(parser);
     wide.move_into(&mut narrow);
     // SAFETY: as above, and AVX-512VL for `X4Vl`.
-    unsafe { narrow.finish::<X4Vl>(&mut waiting, &mut block, None) };
+    unsafe { narrow.finish::<X4Vl>(&mut waiting, &mut block, feeding) };
 }
 
 #[cfg(test)]
