@@ -5,17 +5,18 @@
 //! | `bounds` | machine-checked bounds of every lazy reduction (exhaustive / worst-case) |
 //! | `fuzz [TARGET] [--seconds N]` | cargo-fuzz campaigns with a summary per target |
 //! | `ct` | constant-time check under valgrind memcheck with secrets marked undefined |
+//! | `cross [--no-install]` | the library crates on aarch64 (clippy, tests under qemu) and wasm32 (clippy) |
 //! | `bench-report` | KEM benchmark table and SVG charts in `target/bench-report/` |
 
 use std::process::ExitCode;
 
 mod bench_report;
 mod bounds;
+mod cross;
 mod ct;
 mod fuzz;
 
-const USAGE: &str =
-    "usage: cargo xtask <bounds | fuzz [TARGET] [--seconds N] | ct | dudect | bench-report>";
+const USAGE: &str = "usage: cargo xtask <bounds | fuzz [TARGET] [--seconds N] | ct | dudect | cross | bench-report>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -28,6 +29,7 @@ fn main() -> ExitCode {
         "fuzz" => fuzz::run(rest),
         "ct" => ct::run(rest),
         "dudect" => ct::run_dudect(rest),
+        "cross" => cross::run(rest),
         "bench-report" => bench_report::run(rest),
         _ => Err(format!("unknown command `{command}`\n{USAGE}")),
     };

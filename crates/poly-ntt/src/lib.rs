@@ -91,9 +91,7 @@ mod poly;
 pub mod ring;
 mod vector;
 
-#[cfg(target_arch = "x86_64")]
-pub use backend::{Avx2, Avx512};
-pub use backend::{Backend, Portable};
+pub use backend::tokens::*;
 pub use lazy::{Accumulator, CachedNttPoly, multiply_ntts};
 pub use poly::{NotCanonical, NttPoly, Poly};
 pub use ring::Ring;

@@ -7,334 +7,19 @@
 //! multi-way hashing.
 
 use lattice_poly_ntt::mlkem::NttPoly;
-use lattice_poly_ntt::mlkem::{MAX_RANK, N, Poly};
+use lattice_poly_ntt::mlkem::{MAX_RANK, Poly};
 
-use crate::backend::{Jobs, SamplingBackend};
+use crate::backend::SamplingBackend;
 use crate::cbd::Eta;
 use crate::digest::Digest32;
-use crate::expand_a::{Shake, XofSink};
-use crate::keccak::{SHA3_256_RATE, SHA3_512_RATE, SHA3_DOMAIN, Sponge};
-use crate::sample_ntt::{SAMPLE_NTT_SEED_BYTES, SHAKE128_RATE, matrix_seed};
+use crate::feed::{Feed, Feeding};
+use crate::job::{Job, Jobs, MAX_JOBS, matrix_seed};
+use crate::keccak::{SHA3_256_RATE, Sponge};
 
-/// Jobs held before a batch runs what it has (pushing more runs the held ones first; jobs
-/// are independent, so the results do not change). ML-KEM-1024 key generation's largest
-/// batch has 24.
-pub(crate) const MAX_JOBS: usize = 32;
-
-/// One independent piece of Keccak work.
-pub(crate) enum Job<'a> {
-    /// A 32-byte digest of `message[0] || message[1]` with a rate of 136 bytes: SHA3-256
-    /// (`domain` = 0x06, FIPS 203's H) or SHAKE256 truncated to 32 bytes (`domain` = 0x1f,
-    /// FIPS 203's J).
-    Hash32 {
-        /// The message, in two parts (`z || c` for J).
-        message: [&'a [u8]; 2],
-        /// The domain-separation byte that starts the padding.
-        domain: u8,
-        /// Where the digest goes.
-        out: &'a mut [u8; 32],
-    },
-    /// SHA3-512 of `message[0] || message[1]` (rate 72 bytes; FIPS 203's G).
-    Hash64 {
-        /// The message, in two parts (`m || H(ek)` for G).
-        message: [&'a [u8]; 2],
-        /// Where the digest goes.
-        out: &'a mut [u8; 64],
-    },
-    /// `SampleNTT(seed)` (FIPS 203 Algorithm 7) into `out`, squeezing as many SHAKE128
-    /// blocks as the seed needs.
-    SampleNtt {
-        /// `rho || j || i`.
-        seed: [u8; SAMPLE_NTT_SEED_BYTES],
-        /// The coefficients (only values below q are written).
-        out: &'a mut [u16; N],
-    },
-    /// `SamplePolyCBD_eta(PRF_eta(sigma, nonce))` into `out`.
-    Noise {
-        /// The PRF key.
-        sigma: &'a [u8; 32],
-        /// The PRF's one-byte input.
-        nonce: [u8; 1],
-        /// The noise parameter.
-        eta: Eta,
-        /// The coefficients (only values in `[0, q)` are written).
-        out: &'a mut [u16; N],
-    },
-    /// `RejNTTPoly(seed)` (FIPS 204 Algorithm 30) into `out`: ML-DSA's matrix entries.
-    RejNttPoly {
-        /// `rho || s || r`.
-        seed: [u8; SAMPLE_NTT_SEED_BYTES],
-        /// The coefficients (only values below ML-DSA's q are written).
-        out: &'a mut [u32; 256],
-    },
-    /// `shake(message[0] || message[1])` fed to `sink` a block at a time until it is done.
-    Xof {
-        /// SHAKE128 or SHAKE256.
-        shake: Shake,
-        /// The message, in two parts.
-        message: [&'a [u8]; 2],
-        /// The consumer of the output.
-        sink: &'a mut dyn XofSink,
-    },
-    /// `SampleNTT(seed)` into the [`Feed`]'s output `slot`, each block's progress reported
-    /// to it ([`FeedingBatch::fed_matrix_entry`]).
-    FedSampleNtt {
-        /// `rho || j || i`.
-        seed: [u8; SAMPLE_NTT_SEED_BYTES],
-        /// The feed's output slot.
-        slot: usize,
-    },
-    /// `SamplePolyCBD_eta(PRF_eta(sigma, nonce))` into the [`Feed`]'s output `slot`,
-    /// reported to it once done ([`FeedingBatch::fed_noise`]).
-    FedNoise {
-        /// The PRF key.
-        sigma: &'a [u8; 32],
-        /// The PRF's one-byte input.
-        nonce: [u8; 1],
-        /// The noise parameter.
-        eta: Eta,
-        /// The feed's output slot.
-        slot: usize,
-    },
-    /// Absorbs `blocks` (whole blocks) into `sponge`, which is between blocks, then `tail`
-    /// (shorter than a block, buffered by the sponge without a permutation).
-    Absorb {
-        /// The sponge, which goes on afterwards (more input, padding, output).
-        sponge: &'a mut Sponge<SHA3_256_RATE>,
-        /// A whole number of blocks.
-        blocks: &'a [u8],
-        /// Less than a block.
-        tail: &'a [u8],
-    },
-}
-
-/// The other side of [`FeedingBatch`]: it owns the outputs of the batch's fed jobs
-/// ([`FeedingBatch::fed_matrix_entry`], [`FeedingBatch::fed_noise`]), hears of their progress while the
-/// batch runs, and builds from them a message that a sponge absorbs in the same run, a
-/// block as soon as one is known. ML-KEM key generation is the use: `H(ek)` needs 6 to 12
-/// permutations one after another, and each block of `ek` can be encoded as soon as the
-/// first coefficients of its row of A-hat are sampled, so `H` runs beside the sampling of
-/// the later rows instead of after all of it.
-pub trait Feed {
-    /// The coefficients of fed job `slot`'s output. The batch writes them only through
-    /// this, each at most once, with values below q (`SampleNTT`) or in `[0, q)` (CBD).
-    fn output(&mut self, slot: usize) -> &mut [u16; N];
-
-    /// Fed job `slot` has its first `filled` coefficients written and final, `filled`
-    /// growing from report to report: a `SampleNTT` job may report after each block it
-    /// parses (a multi-way scheduler does; the portable one reports once), a noise job
-    /// reports once; the last report of each job is `N`. Called during the run, in the
-    /// order the work happens.
-    fn progress(&mut self, slot: usize, filled: usize);
-
-    /// The message known so far: a prefix of the whole message that only grows.
-    fn ready(&self) -> &[u8];
-}
-
-/// A sponge fed from a [`Feed`] during a batch run: whole blocks of its ready message, in
-/// order (`SHA3_256_RATE` bytes each, the sponge between blocks). Opaque outside the
-/// crate, like [`Jobs`]: a backend receives it to pass on.
-pub struct Feeding<'f> {
-    sponge: &'f mut Sponge<SHA3_256_RATE>,
-    feed: &'f mut (dyn Feed + 'f),
-    /// Bytes of the message absorbed so far (whole blocks).
-    fed: usize,
-    /// Whether the sponge was between blocks at the start: only then can whole blocks go
-    /// in during the run.
-    open: bool,
-}
-
-impl<'f> Feeding<'f> {
-    /// `sponge` to be fed from `feed`, nothing fed yet.
-    fn new(sponge: &'f mut Sponge<SHA3_256_RATE>, feed: &'f mut (dyn Feed + 'f)) -> Self {
-        let open = sponge.bytes_to_block_end() == 0;
-        Self {
-            sponge,
-            feed,
-            fed: 0,
-            open,
-        }
-    }
-
-    /// Whether a whole block of the message is ready to go in.
-    pub(crate) fn has_block(&self) -> bool {
-        self.open && self.feed.ready().len().saturating_sub(self.fed) >= SHA3_256_RATE
-    }
-
-    /// The next whole block of the message, if ready; the feeding moves past it.
-    pub(crate) fn take_block(&mut self) -> Option<&[u8]> {
-        if !self.has_block() {
-            return None;
-        }
-        let at = self.fed;
-        self.fed += SHA3_256_RATE;
-        self.feed.ready().get(at..at + SHA3_256_RATE)
-    }
-
-    /// The sponge's state, between blocks, for a lane to go on from or to give back.
-    #[cfg(target_arch = "x86_64")]
-    pub(crate) fn state(&mut self) -> &mut [u64; 25] {
-        self.sponge.state_between_blocks()
-    }
-
-    /// The output of fed job `slot`.
-    pub(crate) fn output(&mut self, slot: usize) -> &mut [u16; N] {
-        self.feed.output(slot)
-    }
-
-    /// Reports fed job `slot`'s progress to the feed.
-    pub(crate) fn progress(&mut self, slot: usize, filled: usize) {
-        self.feed.progress(slot, filled);
-    }
-
-    /// Absorbs every whole block ready now on `backend`'s single-state Keccak.
-    pub(crate) fn absorb_ready<B: SamplingBackend>(&mut self, backend: B) {
-        if !self.open {
-            return;
-        }
-        let ready = self.feed.ready();
-        // Saturating: a feed whose message shrank (against `Feed::ready`'s contract) gives
-        // nothing more rather than a panic.
-        let whole = ready.len().saturating_sub(self.fed) / SHA3_256_RATE * SHA3_256_RATE;
-        if let Some(blocks) = ready.get(self.fed..self.fed + whole) {
-            self.sponge.absorb(backend, blocks);
-            self.fed += whole;
-        }
-    }
-}
-
-impl<'a> From<Digest32<'a>> for Job<'a> {
-    fn from(digest: Digest32<'a>) -> Self {
-        Job::Hash32 {
-            domain: digest.domain(),
-            message: digest.message,
-            out: digest.out,
-        }
-    }
-}
-
-impl Job<'_> {
-    /// About how many Keccak permutations the job takes: its message's blocks (with the
-    /// padding, exact) and, for outputs, the blocks it typically squeezes (SampleNTT about 3
-    /// of 168 bytes, RejNTTPoly about 5, CBD 1 or 2, a sink about 2). An estimate for
-    /// choosing a lane count. Block counts by subtraction: the division scan allows no `div`
-    /// in our code, even on public lengths.
-    pub(crate) fn estimated_permutations(&self) -> usize {
-        // floor(len / rate) + 1, the block the padding ends, by a multiplication with
-        // ceil(2^40 / rate) and a shift: exact below 7 * 10^9 bytes (the error of the
-        // reciprocal times the length stays below 2^40), a slight underestimate beyond.
-        // Not a loop of subtractions, which LLVM turns back into a `div` at opt-level z.
-        const RECIPROCAL_72: u128 = (1u128 << 40).div_ceil(SHA3_512_RATE as u128);
-        const RECIPROCAL_136: u128 = (1u128 << 40).div_ceil(SHA3_256_RATE as u128);
-        const RECIPROCAL_168: u128 = (1u128 << 40).div_ceil(SHAKE128_RATE as u128);
-        let blocks = |len: usize, rate: usize| {
-            // The three rates of the jobs: 72 (SHA3-512), 136 (SHA3-256, SHAKE256) and
-            // 168 (SHAKE128).
-            let reciprocal = match rate {
-                SHA3_512_RATE => RECIPROCAL_72,
-                SHA3_256_RATE => RECIPROCAL_136,
-                _ => RECIPROCAL_168,
-            };
-            ((len as u128 * reciprocal) >> 40) as usize + 1
-        };
-        match self {
-            Job::Hash32 { message, .. } => {
-                blocks(message[0].len() + message[1].len(), SHA3_256_RATE)
-            }
-            Job::Hash64 { message, .. } => {
-                blocks(message[0].len() + message[1].len(), SHA3_512_RATE)
-            }
-            Job::Xof { message, shake, .. } => {
-                blocks(message[0].len() + message[1].len(), shake.rate()) + 1
-            }
-            Job::SampleNtt { .. } | Job::FedSampleNtt { .. } => 3,
-            Job::RejNttPoly { .. } => 5,
-            Job::Noise { eta: Eta::Two, .. } | Job::FedNoise { eta: Eta::Two, .. } => 1,
-            Job::Noise {
-                eta: Eta::Three, ..
-            }
-            | Job::FedNoise {
-                eta: Eta::Three, ..
-            } => 2,
-            // Whole blocks, no padding.
-            Job::Absorb { blocks: b, .. } => blocks(b.len(), SHA3_256_RATE) - 1,
-        }
-    }
-
-    /// Runs the job on `backend`'s scalar Keccak, a fed one into `feeding`'s output and
-    /// reported to it (fed jobs come only with a feeding: [`FeedingBatch`]).
-    pub(crate) fn run_scalar<B: SamplingBackend>(
-        self,
-        backend: B,
-        feeding: Option<&mut Feeding<'_>>,
-    ) {
-        match self {
-            Job::FedSampleNtt { seed, slot } => {
-                let feeding = feeding.expect("fed jobs run with their feed");
-                crate::sample_ntt::sample_ntt_into(backend, &seed, feeding.output(slot));
-                feeding.progress(slot, N);
-            }
-            Job::FedNoise {
-                sigma,
-                nonce: [nonce],
-                eta,
-                slot,
-            } => {
-                let feeding = feeding.expect("fed jobs run with their feed");
-                crate::noise::noise_into(backend, sigma, eta, nonce, feeding.output(slot));
-                feeding.progress(slot, N);
-            }
-            Job::Hash32 {
-                message,
-                domain,
-                out,
-            } => {
-                let mut sponge = Sponge::<SHA3_256_RATE>::new();
-                for part in message {
-                    sponge.absorb(backend, part);
-                }
-                sponge.finalize(backend, domain);
-                sponge.squeeze(backend, out);
-            }
-            Job::Hash64 { message, out } => {
-                let mut sponge = Sponge::<SHA3_512_RATE>::new();
-                for part in message {
-                    sponge.absorb(backend, part);
-                }
-                sponge.finalize(backend, SHA3_DOMAIN);
-                sponge.squeeze(backend, out);
-            }
-            Job::SampleNtt { seed, out } => crate::sample_ntt::sample_ntt_into(backend, &seed, out),
-            Job::RejNttPoly { seed, out } => {
-                crate::expand_a::rej_ntt_poly_into(backend, &seed, out);
-            }
-            Job::Xof {
-                shake,
-                message,
-                sink,
-            } => crate::expand_a::run_sink_scalar(backend, shake, message, sink),
-            Job::Noise {
-                sigma,
-                nonce: [nonce],
-                eta,
-                out,
-            } => crate::noise::noise_into(backend, sigma, eta, nonce, out),
-            Job::Absorb {
-                sponge,
-                blocks,
-                tail,
-            } => {
-                sponge.absorb(backend, blocks);
-                sponge.absorb(backend, tail);
-            }
-        }
-    }
-}
-
-/// Independent sampling and hashing work, computed together by [`Batch::run`]: with AVX2
-/// on the four lanes of a 4-way Keccak (each lane taking the next job when its own is done,
-/// a job left alone finishing on the scalar Keccak), otherwise one job after another. The
-/// results are the same either way; nothing is written before `run`.
+/// Independent sampling and hashing work, computed together by [`Batch::run`] on the lanes
+/// of the backend's multi-state Keccak (each lane taking the next job when its own is done,
+/// a job left alone finishing on the single-state Keccak). The results are the same on
+/// every backend; nothing is written before `run`.
 ///
 /// Jobs start in the order they were added: add long ones (hashes of long messages) first.
 ///
@@ -440,7 +125,13 @@ impl<'a, B: SamplingBackend> Batch<'a, B> {
     /// A 32-byte hash (see [`Digest32`]). Constant time with respect to the message's
     /// content.
     pub fn digest(&mut self, digest: Digest32<'a>) {
-        self.push(digest.into());
+        let domain = digest.domain();
+        let Digest32 { message, out, .. } = digest;
+        self.push(Job::Hash32 {
+            domain,
+            message,
+            out,
+        });
     }
 
     /// `*out = SHA3-512(parts[0] || parts[1])` (FIPS 203's G). Constant time with respect
@@ -597,7 +288,7 @@ impl<'a, B: SamplingBackend> FeedingBatch<'a, B> {
     pub fn run(&mut self) -> usize {
         self.batch.run_held_feeding(&mut self.feeding);
         // 0 for a sponge that was mid-block: it takes no block during the run.
-        self.feeding.fed
+        self.feeding.fed()
     }
 }
 
@@ -606,24 +297,13 @@ mod tests {
     use super::*;
     use lattice_poly_ntt::backend::Portable;
     const P: Portable = Portable;
+    use crate::job::SAMPLE_NTT_SEED_BYTES;
     use crate::keccak::{SHA3_DOMAIN, sha3_256};
     use crate::{sample_noise_poly, sample_ntt};
+    use lattice_poly_ntt::backend::{AnyBackend, BackendKind};
+    use lattice_poly_ntt::mlkem::N;
     use proptest::prelude::*;
 
-    /// The block count of the estimate is `floor(len / rate) + 1`, exactly.
-    #[test]
-    fn estimated_blocks_are_exact() {
-        let data = std::vec![0u8; 5000];
-        let mut out = [0u8; 32];
-        for len in 0..data.len() {
-            let job: Job<'_> = Digest32::sha3_256(&data[..len], &mut out).into();
-            assert_eq!(
-                job.estimated_permutations(),
-                len / SHA3_256_RATE + 1,
-                "{len}"
-            );
-        }
-    }
     use std::vec::Vec;
 
     /// Absorbs `prefix` on the scalar sponge, then `data` through a batch run with other
@@ -813,16 +493,14 @@ mod tests {
         fed
     }
 
+    /// Runs `f` with the feeding check on every backend this CPU has (every backend runs
+    /// the lane scheduler, which reports each parsed block).
     fn on_every_backend(f: impl Fn(&dyn Fn(&[bool], &[u8]) -> usize)) {
-        // The portable backend runs one job after another and reports each once.
-        f(&|kinds, prefix| check_feeding(P, false, kinds, prefix));
-        #[cfg(target_arch = "x86_64")]
-        {
-            if let Some(b) = lattice_poly_ntt::backend::Avx2::detect() {
-                f(&|kinds, prefix| check_feeding(b, true, kinds, prefix));
-            }
-            if let Some(b) = lattice_poly_ntt::backend::Avx512::detect() {
-                f(&|kinds, prefix| check_feeding(b, true, kinds, prefix));
+        for kind in BackendKind::ALL {
+            if let Some(any) = AnyBackend::of(kind) {
+                lattice_poly_ntt::dispatch!(any, |b| f(&|kinds, prefix| check_feeding(
+                    b, true, kinds, prefix
+                )));
             }
         }
     }
@@ -831,9 +509,7 @@ mod tests {
     /// (where the CPU splits zmm operations, the AVX-512 token never runs them so).
     fn on_every_backend_and_eight_lanes(f: impl Fn(&dyn Fn(&[bool], &[u8]) -> usize)) {
         on_every_backend(&f);
-        #[cfg(target_arch = "x86_64")]
-        if let Some(b) = lattice_poly_ntt::backend::Avx512::detect() {
-            let wide = crate::simd::avx512::WideFeeding(b);
+        if let Some(wide) = crate::backend::eight_lane_feeding() {
             f(&|kinds, prefix| check_feeding(wide, true, kinds, prefix));
         }
     }

@@ -116,6 +116,13 @@ pub(crate) fn cbd2_into(bytes: &[u8; CBD2_INPUT_BYTES], coeffs: &mut [u16; N]) {
 pub(crate) fn cbd3_into(bytes: &[u8; CBD3_INPUT_BYTES], coeffs: &mut [u16; N]) {
     // 6 bits per coefficient: 64 groups of 3 bytes, 4 coefficients each.
     const _: () = assert!(CBD3_INPUT_BYTES * 8 == N * 6);
+    cbd3_groups(bytes, coeffs);
+}
+
+/// Algorithm 8 with eta = 3 on as many whole 3-byte groups of `bytes` as `coeffs` has
+/// 4-coefficient groups: each 24-bit group gives the next 4 coefficients (values in
+/// `[0, q)`).
+pub(crate) fn cbd3_groups(bytes: &[u8], coeffs: &mut [u16]) {
     let (groups, _) = bytes.as_chunks::<3>();
     let (outs, _) = coeffs.as_chunks_mut::<4>();
     for (group, out) in groups.iter().zip(outs) {

@@ -15,12 +15,8 @@
 //! changes nothing but the flags (a few cycles); under valgrind it marks the bytes as
 //! defined (`VALGRIND_MAKE_MEM_DEFINED`). Off x86_64 it does nothing.
 //!
-//! This module holds the crate's only `unsafe` outside the SIMD backends: one `asm!` block,
-//! which the client request cannot be written without.
-#![allow(unsafe_code)]
-
-/// `VG_USERREQ_TOOL_BASE('M', 'C') + 2` = `VG_USERREQ__MAKE_MEM_DEFINED` (`<valgrind/memcheck.h>`).
-const MAKE_MEM_DEFINED: usize = (((b'M' as usize) << 24) | ((b'C' as usize) << 16)) + 2;
+//! The request itself (one `asm!` block) is in the backend tree, with the crate's other
+//! instruction-set code.
 
 /// Declares `buf` public from here on: under valgrind memcheck its bytes become defined.
 /// The contents are unchanged; natively this is a no-op.
@@ -35,36 +31,5 @@ const MAKE_MEM_DEFINED: usize = (((b'M' as usize) << 24) | ((b'C' as usize) << 1
 /// assert_eq!(rho, [7u8; 32]);
 /// ```
 pub fn declassify(buf: &mut [u8]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let block: [usize; 6] = [
-            MAKE_MEM_DEFINED,
-            buf.as_mut_ptr() as usize,
-            buf.len(),
-            0,
-            0,
-            0,
-        ];
-        // SAFETY: natively the four `rol`s turn `rdi` through 128 bits, back to its value,
-        // and `xchg rbx, rbx` changes nothing: only the flags change, which `asm!` assumes
-        // by default. Under valgrind the sequence is the client-request trap
-        // (`VALGRIND_DO_CLIENT_REQUEST_EXPR` of `<valgrind/valgrind.h>`): valgrind reads the
-        // six words at `rax` (`block`, a live local array), changes only the shadow state
-        // of `buf` (borrowed exclusively, valid for `buf.len()` bytes) and writes its result
-        // to `rdx` (declared as clobbered). No stack is used.
-        unsafe {
-            core::arch::asm!(
-                "rol rdi, 3",
-                "rol rdi, 13",
-                "rol rdi, 61",
-                "rol rdi, 51",
-                "xchg rbx, rbx",
-                in("rax") block.as_ptr(),
-                inout("rdx") 0usize => _,
-                options(nostack),
-            );
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = buf;
+    crate::backend::make_mem_defined(buf);
 }

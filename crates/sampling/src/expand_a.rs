@@ -6,39 +6,9 @@
 //! function of the public seed rho, so branching on the XOF output is fine.
 
 use crate::backend::SamplingBackend;
-use crate::batch::{Batch, Job};
-use crate::keccak::{SHAKE_DOMAIN, Sponge};
-use crate::sample_ntt::{SAMPLE_NTT_SEED_BYTES, SHAKE128_RATE, matrix_seed};
-use lattice_field::gf8380417::Q;
-use lattice_poly_ntt::mldsa::{Matrix, N, NttPoly};
-
-/// Which SHAKE an [`XofSink`] job reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shake {
-    /// SHAKE128 (rate 168 bytes).
-    Shake128,
-    /// SHAKE256 (rate 136 bytes).
-    Shake256,
-}
-
-impl Shake {
-    /// The rate in bytes: the size of every block handed to [`XofSink::take_block`].
-    #[must_use]
-    pub const fn rate(self) -> usize {
-        match self {
-            Self::Shake128 => SHAKE128_RATE,
-            Self::Shake256 => crate::keccak::SHAKE256_RATE,
-        }
-    }
-}
-
-/// A consumer of XOF output, one rate-sized block at a time: a rejection rule that belongs
-/// to a scheme (ML-DSA's `RejBoundedPoly`) run by a [`Batch`] beside other Keccak work.
-pub trait XofSink {
-    /// Takes the next block of output (exactly [`Shake::rate`] bytes); returns `true` once
-    /// it needs no more.
-    fn take_block(&mut self, block: &[u8]) -> bool;
-}
+use crate::batch::Batch;
+use crate::job::{Job, SAMPLE_NTT_SEED_BYTES, Shake, XofSink, matrix_seed};
+use lattice_poly_ntt::mldsa::{Matrix, NttPoly};
 
 /// `RejNTTPoly(seed)`, FIPS 204 Algorithm 30: rejection sampling of a uniform polynomial of
 /// ML-DSA's T_q from `SHAKE128(seed)`, three bytes per candidate (`CoeffFromThreeBytes`,
@@ -55,78 +25,6 @@ pub fn rej_ntt_poly(backend: impl SamplingBackend, seed: &[u8; SAMPLE_NTT_SEED_B
     });
     batch.run();
     poly
-}
-
-/// The portable `RejNTTPoly` into `coeffs`: scalar SHAKE128 and the scalar parser.
-pub(crate) fn rej_ntt_poly_into(
-    backend: impl SamplingBackend,
-    seed: &[u8; SAMPLE_NTT_SEED_BYTES],
-    coeffs: &mut [u32; N],
-) {
-    let mut xof = Sponge::<SHAKE128_RATE>::new();
-    xof.absorb(backend, seed);
-    xof.finalize(backend, SHAKE_DOMAIN);
-    let mut block = [0u8; SHAKE128_RATE];
-    let mut filled = 0;
-    while filled < N {
-        xof.squeeze_block(backend, &mut block);
-        filled = parse_three_byte_candidates(&block, coeffs, filled);
-    }
-}
-
-/// Algorithm 30 lines 4-9 over `bytes` (a multiple of 3): appends the accepted candidates
-/// to `coeffs[filled..]`, stopping once all `N` are filled; returns the new count.
-pub(crate) fn parse_three_byte_candidates(
-    bytes: &[u8],
-    coeffs: &mut [u32; N],
-    mut filled: usize,
-) -> usize {
-    let (groups, rest) = bytes.as_chunks::<3>();
-    debug_assert!(rest.is_empty(), "partial 3-byte group");
-    for &[b0, b1, b2] in groups {
-        if filled == N {
-            break;
-        }
-        // CoeffFromThreeBytes (Algorithm 14): the top bit of b2 is dropped.
-        let c = u32::from(b0) | u32::from(b1) << 8 | u32::from(b2 & 0x7f) << 16;
-        if c < Q {
-            coeffs[filled] = c;
-            filled += 1;
-        }
-    }
-    filled
-}
-
-/// Runs an [`XofSink`] job on the scalar Keccak.
-pub(crate) fn run_sink_scalar(
-    backend: impl SamplingBackend,
-    shake: Shake,
-    message: [&[u8]; 2],
-    sink: &mut dyn XofSink,
-) {
-    fn run<const RATE: usize>(
-        backend: impl SamplingBackend,
-        message: [&[u8]; 2],
-        sink: &mut dyn XofSink,
-    ) {
-        let mut xof = Sponge::<RATE>::new();
-        for part in message {
-            xof.absorb(backend, part);
-        }
-        xof.finalize(backend, SHAKE_DOMAIN);
-        let mut block = [0u8; RATE];
-        loop {
-            xof.squeeze_block(backend, &mut block);
-            if sink.take_block(&block) {
-                break;
-            }
-        }
-        zeroize::Zeroize::zeroize(&mut block);
-    }
-    match shake {
-        Shake::Shake128 => run::<SHAKE128_RATE>(backend, message, sink),
-        Shake::Shake256 => run::<{ crate::keccak::SHAKE256_RATE }>(backend, message, sink),
-    }
 }
 
 impl<'a, B: SamplingBackend> Batch<'a, B> {
@@ -187,7 +85,10 @@ pub fn expand_a<const K: usize, const L: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::parse_three_byte_candidates;
+    use lattice_field::gf8380417::Q;
     use lattice_poly_ntt::backend::Portable;
+    use lattice_poly_ntt::mldsa::N;
     const P: Portable = Portable;
     use sha3::digest::{ExtendableOutput, Update, XofReader};
     use sha3::{Shake128, Shake256};
@@ -221,25 +122,49 @@ mod tests {
     }
 
     #[test]
-    fn portable_paths_match_reference() {
-        // The batch runs on the 4-way Keccak when the CPU has AVX2: check the scalar path of
-        // both jobs directly too.
-        for n in 0..8u8 {
-            let seed = [n.wrapping_mul(91); SAMPLE_NTT_SEED_BYTES];
-            let mut coeffs = [0u32; N];
-            rej_ntt_poly_into(P, &seed, &mut coeffs);
-            assert_eq!(coeffs, reference(&seed));
-        }
-        let message = [3u8; 40];
-        for (shake, want) in [(Shake::Shake128, 400), (Shake::Shake256, 272)] {
-            let mut sink = Collect {
-                want,
-                got: Vec::new(),
+    fn every_backend_matches_reference() {
+        // A job alone finishes on the single-state permutation; beside others it runs in
+        // lanes: both, on every backend this CPU has.
+        for kind in lattice_poly_ntt::backend::BackendKind::ALL {
+            let Some(any) = lattice_poly_ntt::backend::AnyBackend::of(kind) else {
+                continue;
             };
-            run_sink_scalar(P, shake, [&message[..7], &message[7..]], &mut sink);
-            let expected = shake_reference(shake, &message, sink.got.len());
-            assert!(sink.got.len() >= want && sink.got.len().is_multiple_of(shake.rate()));
-            assert_eq!(sink.got, expected, "{shake:?}");
+            lattice_poly_ntt::dispatch!(any, |b| {
+                for n in 0..8u8 {
+                    let seed = [n.wrapping_mul(91); SAMPLE_NTT_SEED_BYTES];
+                    assert_eq!(rej_ntt_poly(b, &seed).coeffs(), &reference(&seed), "{kind}");
+                }
+                let message = [3u8; 40];
+                for (shake, want) in [(Shake::Shake128, 400), (Shake::Shake256, 272)] {
+                    for others in [0usize, 3] {
+                        let mut sink = Collect {
+                            want,
+                            got: Vec::new(),
+                        };
+                        let mut polys = std::vec![NttPoly::zero(); others];
+                        let mut batch = Batch::new(b);
+                        batch.xof(shake, [&message[..7], &message[7..]], &mut sink);
+                        for (n, poly) in polys.iter_mut().enumerate() {
+                            batch.push(Job::RejNttPoly {
+                                seed: [n as u8; SAMPLE_NTT_SEED_BYTES],
+                                out: poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
+                            });
+                        }
+                        batch.run();
+                        let expected = shake_reference(shake, &message, sink.got.len());
+                        assert!(
+                            sink.got.len() >= want && sink.got.len().is_multiple_of(shake.rate())
+                        );
+                        assert_eq!(sink.got, expected, "{kind} {shake:?}");
+                        for (n, poly) in polys.iter().enumerate() {
+                            assert_eq!(
+                                poly.coeffs(),
+                                &reference(&[n as u8; SAMPLE_NTT_SEED_BYTES])
+                            );
+                        }
+                    }
+                }
+            });
         }
     }
 

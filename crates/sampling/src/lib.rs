@@ -111,22 +111,27 @@ mod cbd;
 pub mod ct_validation;
 mod digest;
 mod expand_a;
+mod feed;
+mod job;
 pub mod keccak;
+mod kernels;
 mod noise;
+#[cfg(test)]
+mod reference;
 mod sample_ntt;
-#[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
-mod simd;
+mod scheduler;
 
-pub use backend::{Jobs, SamplingBackend};
-pub use batch::{Batch, Feed, Feeding, FeedingBatch};
+pub use backend::SamplingBackend;
+pub use batch::{Batch, FeedingBatch};
 pub use cbd::{
     CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, sample_poly_cbd, sample_poly_cbd2, sample_poly_cbd3,
 };
 pub use digest::{Digest32, DigestKind};
-pub use expand_a::{Shake, XofSink, expand_a, rej_ntt_poly};
+pub use expand_a::{expand_a, rej_ntt_poly};
+pub use feed::{Feed, Feeding};
+pub use job::{Jobs, SAMPLE_NTT_SEED_BYTES, Shake, XofSink};
+pub use keccak::SHAKE128_RATE;
 pub use noise::{prf, sample_noise_poly, sample_noise_polys, sample_noise_vector};
 pub use sample_ntt::{
-    SAMPLE_NTT_INITIAL_BLOCKS, SAMPLE_NTT_SEED_BYTES, SHAKE128_RATE, sample_matrix,
-    sample_matrix_with_digests, sample_ntt,
+    SAMPLE_NTT_INITIAL_BLOCKS, sample_matrix, sample_matrix_with_digests, sample_ntt,
 };

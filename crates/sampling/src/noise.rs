@@ -4,13 +4,11 @@
 //! sigma and everything derived from it are secret: the PRF output goes through the
 //! constant-time CBD and is zeroized before returning.
 
-use lattice_poly_ntt::mlkem::Poly;
-use lattice_poly_ntt::mlkem::{N, PolyVector};
-use zeroize::Zeroize;
+use lattice_poly_ntt::mlkem::{Poly, PolyVector};
 
 use crate::backend::SamplingBackend;
 use crate::batch::Batch;
-use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd2_into, cbd3_into};
+use crate::cbd::Eta;
 
 /// `PRF(s, b)`: fills `out` with the first `out.len()` bytes of `SHAKE256(s || b)`
 /// (FIPS 203 section 4.1, equation 4.3).
@@ -18,7 +16,7 @@ use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta, cbd2_into, cbd3_into};
 /// FIPS 203's `PRF_eta(s, b)` is this with `out.len() == 64 * eta`
 /// ([`Eta::prf_output_len`]). The caller owns `out` and should zeroize it when done; the
 /// SHAKE256 state is wiped when dropped.
-pub fn prf(backend: impl SamplingBackend, s: &[u8; 32], b: u8, out: &mut [u8]) {
+pub fn prf(backend: impl crate::keccak::KeccakF1600, s: &[u8; 32], b: u8, out: &mut [u8]) {
     crate::keccak::shake256(backend, &[s, &[b]], out);
 }
 
@@ -34,13 +32,9 @@ pub fn sample_noise_poly(
     nonce: u8,
 ) -> Poly {
     let mut poly = Poly::zero();
-    noise_into(
-        backend,
-        sigma,
-        eta,
-        nonce,
-        poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
-    );
+    let mut batch = Batch::new(backend);
+    batch.noise(sigma, eta, nonce, &mut poly);
+    batch.run();
     poly
 }
 
@@ -126,55 +120,48 @@ pub fn sample_noise_polys<'a>(
     batch.run();
 }
 
-/// The portable [`sample_noise_polys`]: one scalar SHAKE256 stream at a time.
-#[cfg(test)]
-pub(crate) fn sample_noise_polys_portable<'a>(
-    sigma: &[u8; 32],
-    requests: impl IntoIterator<Item = (Eta, u8, &'a mut Poly)>,
-) {
-    for (eta, nonce, poly) in requests {
-        noise_into(
-            lattice_poly_ntt::backend::Portable,
-            sigma,
-            eta,
-            nonce,
-            poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
-        );
-    }
-}
-
-/// `SamplePolyCBD_eta(PRF_eta(sigma, nonce))` written into `coeffs` (only values in `[0, q)`).
-pub(crate) fn noise_into(
-    backend: impl SamplingBackend,
-    sigma: &[u8; 32],
-    eta: Eta,
-    nonce: u8,
-    coeffs: &mut [u16; N],
-) {
-    // Branching on eta is fine: it is a public parameter.
-    match eta {
-        Eta::Two => {
-            let mut bytes = [0u8; CBD2_INPUT_BYTES];
-            prf(backend, sigma, nonce, &mut bytes);
-            cbd2_into(&bytes, coeffs);
-            bytes.as_mut_slice().zeroize();
-        }
-        Eta::Three => {
-            let mut bytes = [0u8; CBD3_INPUT_BYTES];
-            prf(backend, sigma, nonce, &mut bytes);
-            cbd3_into(&bytes, coeffs);
-            bytes.as_mut_slice().zeroize();
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reference::sample_noise_polys_portable;
     use lattice_poly_ntt::backend::Portable;
     const P: Portable = Portable;
+    use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES};
     use crate::{sample_poly_cbd2, sample_poly_cbd3};
     use proptest::prelude::*;
+
+    /// Every backend's batches (the lane scheduler) against the scalar reference, for every
+    /// batch size up to 9 with both etas mixed.
+    #[test]
+    fn batches_match_scalar_reference() {
+        for kind in lattice_poly_ntt::backend::BackendKind::ALL {
+            let Some(any) = lattice_poly_ntt::backend::AnyBackend::of(kind) else {
+                continue;
+            };
+            lattice_poly_ntt::dispatch!(any, |b| {
+                for len in 0..=9usize {
+                    let sigma = [len as u8 ^ 0x3c; 32];
+                    let eta = |n: usize| if n % 3 == 1 { Eta::Three } else { Eta::Two };
+                    let mut want = std::vec![Poly::zero(); len];
+                    sample_noise_polys_portable(
+                        &sigma,
+                        want.iter_mut()
+                            .enumerate()
+                            .map(|(n, p)| (eta(n), n as u8 + 7, p)),
+                    );
+                    let mut got = std::vec![Poly::zero(); len];
+                    sample_noise_polys(
+                        b,
+                        &sigma,
+                        got.iter_mut()
+                            .enumerate()
+                            .map(|(n, p)| (eta(n), n as u8 + 7, p)),
+                    );
+                    assert_eq!(got, want, "{kind}, {len} polynomials");
+                }
+            });
+        }
+    }
     use sha3::Shake256;
     use sha3::digest::{ExtendableOutput, Update, XofReader};
 

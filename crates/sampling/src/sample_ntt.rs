@@ -5,18 +5,11 @@
 //! and a data-dependent number of squeezed blocks are fine.
 
 use crate::backend::SamplingBackend;
-use crate::batch::{Batch, Job};
+use crate::batch::Batch;
 use crate::digest::Digest32;
-use crate::keccak::Sponge;
-use lattice_field::gf3329::Q;
-use lattice_poly_ntt::mlkem::{MAX_RANK, NttPoly};
-use lattice_poly_ntt::mlkem::{Matrix, N};
-
-/// Length of a `SampleNTT` seed: rho (32 bytes) followed by the two index bytes.
-pub const SAMPLE_NTT_SEED_BYTES: usize = 34;
-
-/// The SHAKE128 rate in bytes: what one Keccak-f\[1600\] permutation squeezes.
-pub const SHAKE128_RATE: usize = 168;
+use crate::job::{Job, SAMPLE_NTT_SEED_BYTES};
+use crate::keccak::SHAKE128_RATE;
+use lattice_poly_ntt::mlkem::{MAX_RANK, Matrix, NttPoly};
 
 /// Number of SHAKE128 blocks [`sample_ntt`] squeezes up front (504 bytes, 336 candidates);
 /// further blocks are squeezed one at a time.
@@ -31,17 +24,14 @@ pub const SAMPLE_NTT_INITIAL_BLOCKS: usize = 3;
 // a group and the candidate parser needs no carry-over between blocks.
 const _: () = assert!(SHAKE128_RATE.is_multiple_of(3));
 
-/// Bytes squeezed up front.
-pub(crate) const INITIAL_BYTES: usize = SAMPLE_NTT_INITIAL_BLOCKS * SHAKE128_RATE;
-
 /// `SampleNTT(seed)`, FIPS 203 Algorithm 7: rejection sampling of a uniform NTT-domain
 /// polynomial from `SHAKE128(seed)`.
 ///
 /// The seed is `rho || j || i` (32 + 1 + 1 bytes). Every 3 output bytes `b0, b1, b2` give two
 /// 12-bit candidates `d1 = b0 + 256 * (b1 mod 16)` and `d2 = b1 / 16 + 16 * b2`, each kept if
 /// below q, until 256 are kept, squeezing [`SHAKE128_RATE`]-byte blocks for as long as the
-/// seed needs: it never gives up, whatever the seed. (One seed alone runs on the scalar
-/// Keccak; many run together through a [`Batch`] or [`sample_matrix`].)
+/// seed needs: it never gives up, whatever the seed. (One seed alone runs on the
+/// single-state Keccak; many run together through a [`Batch`] or [`sample_matrix`].)
 ///
 /// Not constant time, by design: the seed is public.
 #[must_use]
@@ -55,127 +45,6 @@ pub fn sample_ntt(backend: impl SamplingBackend, seed: &[u8; SAMPLE_NTT_SEED_BYT
     });
     batch.run();
     poly
-}
-
-/// A stream of XOF output: SHAKE128 in Algorithm 7; the tests substitute adversarial streams.
-pub(crate) trait XofStream {
-    /// Fills `out` with the next bytes of the stream.
-    fn read(&mut self, out: &mut [u8]);
-}
-
-/// A SHAKE128 sponge squeezed on a backend's Keccak.
-struct SpongeStream<B> {
-    backend: B,
-    sponge: Sponge<SHAKE128_RATE>,
-}
-
-impl<B: SamplingBackend> XofStream for SpongeStream<B> {
-    fn read(&mut self, out: &mut [u8]) {
-        self.sponge.squeeze(self.backend, out);
-    }
-}
-
-/// The portable `SampleNTT` into `coeffs`: scalar SHAKE128 and the scalar parser.
-pub(crate) fn sample_ntt_into(
-    backend: impl SamplingBackend,
-    seed: &[u8; SAMPLE_NTT_SEED_BYTES],
-    coeffs: &mut [u16; N],
-) {
-    let mut xof = Sponge::<SHAKE128_RATE>::new();
-    xof.absorb(backend, seed);
-    xof.finalize(backend, crate::keccak::SHAKE_DOMAIN);
-    sample_ntt_from_xof_into(
-        &mut SpongeStream {
-            backend,
-            sponge: xof,
-        },
-        coeffs,
-    );
-}
-
-/// The loop of Algorithm 7 over any XOF output stream (tests feed it adversarial streams).
-#[cfg(test)]
-fn sample_ntt_from_xof(reader: &mut impl XofStream) -> NttPoly {
-    let mut poly = NttPoly::zero();
-    // `parse_candidates` writes only values below q, so the canonical invariant holds.
-    sample_ntt_from_xof_into(
-        reader,
-        poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
-    );
-    poly
-}
-
-/// The loop of Algorithm 7 over any XOF output stream, into `coeffs`.
-fn sample_ntt_from_xof_into(reader: &mut impl XofStream, coeffs: &mut [u16; N]) {
-    let mut initial = [0u8; INITIAL_BYTES];
-    reader.read(&mut initial);
-    let mut filled = parse_candidates(&initial, coeffs, 0);
-
-    let mut block = [0u8; SHAKE128_RATE];
-    while filled < N {
-        reader.read(&mut block);
-        filled = parse_candidates(&block, coeffs, filled);
-    }
-}
-
-/// Parses XOF output into candidates and appends the accepted ones (FIPS 203 Algorithm 7,
-/// lines 5-15) to `coeffs[filled..]`; returns the new number of filled coefficients.
-///
-/// `bytes.len()` must be a multiple of 3 (whole blocks are); `filled <= N`. Stops as soon as
-/// all `N` coefficients are filled, ignoring the rest of `bytes`, exactly as the algorithm
-/// stops squeezing. This is the function a SIMD candidate parser replaces.
-pub(crate) fn parse_candidates(bytes: &[u8], coeffs: &mut [u16; N], mut filled: usize) -> usize {
-    debug_assert!(filled <= N);
-    let (groups, rest) = bytes.as_chunks::<3>();
-    debug_assert!(rest.is_empty(), "partial 3-byte group");
-    for &[b0, b1, b2] in groups {
-        if filled == N {
-            break;
-        }
-        let (b0, b1, b2) = (u16::from(b0), u16::from(b1), u16::from(b2));
-        // Both candidates are below 2^12: d1 <= 255 + 256 * 15, d2 <= 15 + 16 * 255.
-        let d1 = b0 | ((b1 & 0x0f) << 8);
-        let d2 = (b1 >> 4) | (b2 << 4);
-        if d1 < Q {
-            coeffs[filled] = d1;
-            filled += 1;
-        }
-        if d2 < Q && filled < N {
-            coeffs[filled] = d2;
-            filled += 1;
-        }
-    }
-    filled
-}
-
-/// `out[n] = SampleNTT(seeds[n])`, one scalar stream at a time: the reference the AVX2 path
-/// is tested against.
-#[cfg(test)]
-pub(crate) fn sample_ntt_batch_portable(
-    seeds: &[[u8; SAMPLE_NTT_SEED_BYTES]],
-    out: &mut [NttPoly],
-) {
-    assert_eq!(seeds.len(), out.len(), "one output per seed");
-    for (seed, poly) in seeds.iter().zip(out) {
-        sample_ntt_into(
-            lattice_poly_ntt::backend::Portable,
-            seed,
-            poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
-        );
-    }
-}
-
-/// The seed of matrix entry `A-hat[row][col]`: `rho || col || row` (FIPS 203 Algorithm 13,
-/// line 5: `SampleNTT(rho || j || i)` for entry `[i, j]`). Inlined: called out of line, its
-/// two index bytes, stored one by one, were reloaded as one 16-bit word that could not be
-/// forwarded from the two stores (a fifth of `Batch::matrix_rows`'s samples, three times).
-#[inline(always)]
-pub(crate) fn matrix_seed(rho: &[u8; 32], row: u8, col: u8) -> [u8; SAMPLE_NTT_SEED_BYTES] {
-    let mut seed = [0u8; SAMPLE_NTT_SEED_BYTES];
-    seed[..32].copy_from_slice(rho);
-    seed[32] = col;
-    seed[33] = row;
-    seed
 }
 
 /// Generates the `K x K` matrix A-hat from rho: `rows[i][j] = SampleNTT(rho || j || i)`
@@ -224,7 +93,12 @@ pub fn sample_matrix_with_digests<'a, const K: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::matrix_seed;
+    use crate::kernels::parse_candidates;
+    use crate::reference::{XofStream, sample_ntt_batch_portable, sample_ntt_from_xof};
+    use lattice_field::gf3329::Q;
     use lattice_poly_ntt::backend::Portable;
+    use lattice_poly_ntt::mlkem::N;
     const P: Portable = Portable;
     use sha3::Shake128;
     use sha3::digest::{ExtendableOutput, Update, XofReader};

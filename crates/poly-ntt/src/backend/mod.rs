@@ -32,8 +32,17 @@ pub use avx2::Avx2;
 pub use avx512::Avx512;
 pub use portable::Portable;
 
-/// The backends this crate knows, whether or not this CPU has them.
+/// The tokens of this target, re-exported at the crate root.
+pub mod tokens {
+    #[cfg(target_arch = "x86_64")]
+    pub use super::{Avx2, Avx512};
+    pub use super::{Backend, Portable};
+}
+
+/// The backends this crate knows, whether or not this CPU has them (more may come: match
+/// with a wildcard arm).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum BackendKind {
     /// The portable scalar code, available everywhere.
     Portable,
@@ -71,8 +80,10 @@ impl core::fmt::Display for BackendKind {
 }
 
 /// A detected backend: one token of any kind. Only [`Self::best`] and [`Self::of`] make
-/// one, through the tokens' own detection.
+/// one, through the tokens' own detection. More kinds may come: run code on one with
+/// [`dispatch!`](crate::dispatch), which covers them all.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub enum AnyBackend {
     /// The portable token.
     Portable(Portable),
@@ -143,11 +154,16 @@ impl AnyBackend {
 macro_rules! dispatch {
     ($any:expr, |$b:ident| $body:expr) => {
         match $any {
-            $crate::backend::AnyBackend::Portable($b) => $body,
             #[cfg(target_arch = "x86_64")]
             $crate::backend::AnyBackend::Avx2(token) => token.run(|$b| $body),
             #[cfg(target_arch = "x86_64")]
             $crate::backend::AnyBackend::Avx512(token) => token.run(|$b| $body),
+            // `Portable`, and in other crates any kind this version does not know
+            // (`AnyBackend` is non-exhaustive): the portable token, available everywhere.
+            _ => {
+                let $b = $crate::backend::Portable;
+                $body
+            }
         }
     };
 }
@@ -198,6 +214,10 @@ pub const DOT_CHUNK: usize = 32;
 /// An out-of-place kernel (`ntt_canonical_into` and its inverse) applied in place: through
 /// a copy of `coeffs`, erased afterwards (the coefficients may be secret). For the SIMD
 /// backends, whose kernels read the whole source before they write.
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    allow(dead_code, reason = "no SIMD backend here yet")
+)]
 #[inline]
 pub(crate) fn through_copy(
     coeffs: &mut [u16; crate::mlkem::N],

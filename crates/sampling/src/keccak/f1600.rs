@@ -2,7 +2,7 @@
 //! computed plane by plane, two rounds per loop iteration.
 
 /// The 24 round constants of Keccak-f\[1600\] (FIPS 202, section 3.2.5).
-const RC: [u64; 24] = [
+pub(crate) const RC: [u64; 24] = [
     0x0000_0000_0000_0001,
     0x0000_0000_0000_8082,
     0x8000_0000_0000_808a,
@@ -114,8 +114,10 @@ fn round(a: &[u64; 25], e: &mut [u64; 25], rc: u64) {
     }
 }
 
+/// The 24 rounds, inlined into the caller: a backend compiles them with its own target
+/// features (the x86 backends with BMI1/BMI2's `andn` and `rorx`).
 #[inline(always)]
-fn permute_rounds(s: &mut [u64; 25]) {
+pub(crate) fn permute_rounds(s: &mut [u64; 25]) {
     // Two rounds per iteration, ping-ponging between the state and a scratch copy.
     let mut e = [0u64; 25];
     for pair in RC.chunks_exact(2) {
@@ -126,16 +128,8 @@ fn permute_rounds(s: &mut [u64; 25]) {
     zeroize::Zeroize::zeroize(e.as_mut_slice());
 }
 
-/// The same rounds compiled with BMI1 (`andn`) and BMI2 (`rorx`), for backends whose
-/// token proves the CPU has them.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi1,bmi2")]
-pub(crate) fn permute_bmi(s: &mut [u64; 25]) {
-    permute_rounds(s);
-}
-
-/// The portable Keccak-f\[1600\], whatever the CPU (the default of
-/// [`SamplingBackend::f1600`](crate::SamplingBackend::f1600)).
+/// The portable Keccak-f\[1600\], whatever the CPU (the portable token's
+/// [`KeccakF1600`](super::KeccakF1600)).
 pub fn f1600_portable(state: &mut [u64; 25]) {
     permute_rounds(state);
 }

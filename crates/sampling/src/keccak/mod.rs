@@ -1,44 +1,85 @@
-//! Keccak (FIPS 202): the scalar permutation ([`f1600`]), the sponge ([`Sponge`]) and the
-//! hashes ML-KEM and ML-DSA use (SHA3-256, SHA3-512, SHAKE128, SHAKE256), and, on x86-64, the
-//! 4-way AVX2 permutation and the lane scheduler that runs a [`crate::Batch`]'s independent
-//! jobs on it.
+//! Keccak (FIPS 202): the permutation Keccak-f\[1600\] on one state ([`KeccakF1600`], the
+//! portable [`f1600_portable`]) and on `W` interleaved states (`PermuteLanes`, the
+//! abstraction the lane scheduler runs on, with portable implementations for one and two
+//! states), the sponge ([`Sponge`]) and the hashes ML-KEM and ML-DSA use (SHA3-256,
+//! SHA3-512, SHAKE128, SHAKE256).
 //!
 //! | module | what |
 //! |---|---|
-//! | `f1600` | the scalar Keccak-f\[1600\]: one unrolled round computed plane by plane, two rounds per loop iteration; the AVX2 token runs the same code built with BMI1/BMI2 (`andn`, `rorx`) |
-//! | this module | the sponge (absorb, pad, squeeze, any rate) and the one-shot hashes |
-//! | `x4` | Keccak-f\[1600\] on four states at once in AVX2 registers |
-//! | `x4_vl` | the same on 256-bit registers with AVX-512VL ternary logic and rotations |
-//! | `x8` | eight states at once on 512-bit registers (AVX-512F) |
-//! | `lanes` | the scheduler: independent sponges of any kind and rate share a 4- or 8-way permutation, a lone last job finishing on the scalar one |
+//! | `f1600` | the scalar Keccak-f\[1600\]: one unrolled round computed plane by plane, two rounds per loop iteration |
+//! | `interleaved` | the same rounds on `W` states at once in portable code (each step a loop over the states, which the compiler may vectorize) |
+//! | this module | the permutation traits, the sponge (absorb, pad, squeeze, any rate) and the one-shot hashes |
 //!
-//! The hashes that cannot be batched across streams (H(ek) over the whole encapsulation key,
-//! J(z || c) over the whole ciphertext, G) are about ten sequential permutations per KEM
-//! operation, so the scalar permutation is written for speed. Every permutation and sponge is
-//! tested against the `sha3` crate.
+//! Nothing here knows what the output is for: SampleNTT, CBD and the KEM live above, and the
+//! instruction-set permutations (AVX2, AVX-512) live in the backend tree, behind the same
+//! traits. The hashes that cannot be batched across streams (H(ek) over the whole
+//! encapsulation key, J(z || c) over the whole ciphertext, G) are about ten sequential
+//! permutations per KEM operation, so the scalar permutation is written for speed. Every
+//! permutation and sponge is tested against the `sha3` crate.
 
-mod f1600;
-#[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
-pub(crate) mod lanes;
-#[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
-pub(crate) mod x4;
-#[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
-pub(crate) mod x4_vl;
-#[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
-pub(crate) mod x8;
+pub(crate) mod f1600;
+mod interleaved;
 
-use crate::backend::SamplingBackend;
 pub use f1600::f1600_portable;
-#[cfg(target_arch = "x86_64")]
-pub(crate) use f1600::permute_bmi;
+pub(crate) use interleaved::PortableX1;
+
+/// Number of 64-bit words in a Keccak-f\[1600\] state.
+pub(crate) const WORDS: usize = 25;
+
+/// Keccak-f\[1600\] on one state (FIPS 202, section 3.3, 24 rounds): what a [`Sponge`]
+/// runs on. The backend tokens of `lattice-poly-ntt` implement it, each with its fastest
+/// single-state code (`Portable`: [`f1600_portable`]); every implementation gives the same
+/// result.
+pub trait KeccakF1600: Copy {
+    /// Permutes `state` (word `x + 5y` is lane `(x, y)` of FIPS 202).
+    fn f1600(self, state: &mut [u64; 25]);
+}
+
+/// Keccak-f\[1600\] on `W` states at once, interleaved word by word: word `i` of state `l`
+/// is `states[i][l]`, the layout of a `W`-lane SIMD register file. The lane scheduler
+/// (`crate::scheduler`) runs on one; its single-state [`KeccakF1600`] is what a job left
+/// alone finishes on.
+pub(crate) trait PermuteLanes<const W: usize>: KeccakF1600 {
+    /// Whether [`Self::permute_copying`] has a form of its own that copies every state out
+    /// (transposed in registers); if not, the scheduler copies only the states it reads,
+    /// word by word, after [`Self::permute`].
+    const COPIES_OUT: bool = false;
+
+    /// Permutes the `W` states.
+    fn permute(self, states: &mut [[u64; W]; WORDS]);
+
+    /// Permutes the `W` states and writes each to `out[l]` in little-endian byte order
+    /// (see [`read_lane`]). Used only where [`Self::COPIES_OUT`].
+    #[inline(always)]
+    fn permute_copying(self, states: &mut [[u64; W]; WORDS], out: &mut [[u64; WORDS]; W]) {
+        self.permute(states);
+        for (l, o) in out.iter_mut().enumerate() {
+            read_lane(states, l, o);
+        }
+    }
+
+    /// XORs `block` (whole little-endian words) into the first words of state `lane`.
+    #[inline(always)]
+    fn xor_lane(self, states: &mut [[u64; W]; WORDS], lane: usize, block: &[u8]) {
+        for (word, b) in states.iter_mut().zip(block.as_chunks::<8>().0) {
+            word[lane] ^= u64::from_le_bytes(*b);
+        }
+    }
+}
+
+/// Copies state `lane` of `states` to `out`, word by word, each in little-endian byte order
+/// (`u64::to_le`: a no-op on little-endian targets), so that the bytes of `out` in memory
+/// are the state's bytes in Keccak's order (`zerocopy::IntoBytes::as_bytes` reads them).
+#[inline(always)]
+pub(crate) fn read_lane<const W: usize>(states: &[[u64; W]; WORDS], lane: usize, out: &mut [u64]) {
+    for (o, word) in out.iter_mut().zip(states) {
+        *o = word[lane].to_le();
+    }
+}
 
 /// Keccak-f\[1600\] on one state (FIPS 202, section 3.3, 24 rounds), on `backend`.
 #[inline]
-pub fn f1600<B: SamplingBackend>(backend: B, state: &mut [u64; 25]) {
+pub fn f1600<B: KeccakF1600>(backend: B, state: &mut [u64; 25]) {
     backend.f1600(state);
 }
 
@@ -94,7 +135,6 @@ impl<const RATE: usize> Sponge<RATE> {
 
     /// The state, for a multi-way Keccak to continue this sponge between blocks (absorbing
     /// whole blocks only, so the offset stays 0).
-    #[cfg(target_arch = "x86_64")]
     pub(crate) fn state_between_blocks(&mut self) -> &mut [u64; 25] {
         debug_assert_eq!(self.offset, 0, "between blocks");
         &mut self.state
@@ -122,7 +162,7 @@ impl<const RATE: usize> Sponge<RATE> {
     }
 
     /// Absorbs `data`.
-    pub fn absorb<B: SamplingBackend>(&mut self, backend: B, mut data: &[u8]) {
+    pub fn absorb<B: KeccakF1600>(&mut self, backend: B, mut data: &[u8]) {
         // Finish a partial block, then whole blocks, then keep the rest in a new block.
         if self.offset != 0 {
             let n = data.len().min(RATE - self.offset);
@@ -148,7 +188,7 @@ impl<const RATE: usize> Sponge<RATE> {
 
     /// Pads with the domain-separation bits `domain` (0x06 for SHA-3, 0x1f for SHAKE) and
     /// switches to squeezing.
-    pub fn finalize<B: SamplingBackend>(&mut self, backend: B, domain: u8) {
+    pub fn finalize<B: KeccakF1600>(&mut self, backend: B, domain: u8) {
         self.xor_byte(self.offset, domain);
         self.xor_byte(RATE - 1, 0x80);
         backend.f1600(&mut self.state);
@@ -156,7 +196,7 @@ impl<const RATE: usize> Sponge<RATE> {
     }
 
     /// Squeezes `out.len()` bytes (after [`Self::finalize`]).
-    pub fn squeeze<B: SamplingBackend>(&mut self, backend: B, mut out: &mut [u8]) {
+    pub fn squeeze<B: KeccakF1600>(&mut self, backend: B, mut out: &mut [u8]) {
         while !out.is_empty() {
             if self.offset == RATE {
                 backend.f1600(&mut self.state);
@@ -183,7 +223,7 @@ impl<const RATE: usize> Sponge<RATE> {
 
     /// Squeezes one whole block of `RATE` bytes (after [`Self::finalize`], when the
     /// previous squeezes ended on a block boundary).
-    pub fn squeeze_block<B: SamplingBackend>(&mut self, backend: B, out: &mut [u8; RATE]) {
+    pub fn squeeze_block<B: KeccakF1600>(&mut self, backend: B, out: &mut [u8; RATE]) {
         if self.offset == RATE {
             backend.f1600(&mut self.state);
         }
@@ -196,6 +236,8 @@ impl<const RATE: usize> Sponge<RATE> {
 
 /// SHA3-256 rate in bytes.
 pub const SHA3_256_RATE: usize = 136;
+/// SHAKE128 rate in bytes: what one Keccak-f\[1600\] permutation squeezes.
+pub const SHAKE128_RATE: usize = 168;
 /// SHA3-512 rate in bytes.
 pub const SHA3_512_RATE: usize = 72;
 /// SHAKE256 rate in bytes.
@@ -208,7 +250,7 @@ pub const SHAKE_DOMAIN: u8 = 0x1f;
 
 /// SHA3-256 of the concatenation of `parts` (FIPS 203's H).
 #[must_use]
-pub fn sha3_256<B: SamplingBackend>(backend: B, parts: &[&[u8]]) -> [u8; 32] {
+pub fn sha3_256<B: KeccakF1600>(backend: B, parts: &[&[u8]]) -> [u8; 32] {
     let mut sponge = Sponge::<SHA3_256_RATE>::new();
     for part in parts {
         sponge.absorb(backend, part);
@@ -221,7 +263,7 @@ pub fn sha3_256<B: SamplingBackend>(backend: B, parts: &[&[u8]]) -> [u8; 32] {
 
 /// SHA3-512 of the concatenation of `parts` (FIPS 203's G).
 #[must_use]
-pub fn sha3_512<B: SamplingBackend>(backend: B, parts: &[&[u8]]) -> [u8; 64] {
+pub fn sha3_512<B: KeccakF1600>(backend: B, parts: &[&[u8]]) -> [u8; 64] {
     let mut sponge = Sponge::<SHA3_512_RATE>::new();
     for part in parts {
         sponge.absorb(backend, part);
@@ -233,7 +275,7 @@ pub fn sha3_512<B: SamplingBackend>(backend: B, parts: &[&[u8]]) -> [u8; 64] {
 }
 
 /// SHAKE256 of the concatenation of `parts`, `out.len()` bytes (FIPS 203's J and PRF).
-pub fn shake256<B: SamplingBackend>(backend: B, parts: &[&[u8]], out: &mut [u8]) {
+pub fn shake256<B: KeccakF1600>(backend: B, parts: &[&[u8]], out: &mut [u8]) {
     let mut sponge = Sponge::<SHAKE256_RATE>::new();
     for part in parts {
         sponge.absorb(backend, part);

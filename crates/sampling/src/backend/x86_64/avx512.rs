@@ -1,41 +1,29 @@
-//! The AVX-512 token's Keccak kernels: the lane scheduler on the 8-way zmm permutation
-//! (`crate::keccak::x8`) while a batch has more than four jobs left and on the 4-way
-//! AVX-512VL one (`crate::keccak::x4_vl`) after that (on the 4-way one throughout where the
-//! CPU splits zmm operations in two, see `Avx512::splits_zmm`), with the AVX-512 VBMI2 rejection
-//! parser where the CPU has VBMI2 (else the AVX2 one), the AVX2 CBD, and for a single state
-//! one lane of the AVX-512VL round. Fed batches (`crate::FeedingBatch`) run on four
-//! AVX-512VL lanes, or on eight zmm lanes first where zmm operations are full width and
-//! every job gets a lane at once (at most eight jobs).
+//! The AVX-512 token's lane counts: the lane scheduler on the 8-way zmm permutation
+//! (`keccak::X8`) while a batch has more than four jobs left and on the 4-way AVX-512VL one
+//! (`keccak::X4Vl`) after that (`crate::scheduler::run_narrowing`), when the estimate below
+//! says eight lanes pay; on the 4-way one throughout where the CPU splits zmm operations in
+//! two (see `Avx512::splits_zmm`). Fed batches (`crate::FeedingBatch`) run on four AVX-512VL
+//! lanes, or on eight zmm lanes first where zmm operations are full width and every job
+//! gets a lane at once (at most eight jobs). The kernels are [`super::Avx512Kernels`].
 
-use crate::backend::{Jobs, SamplingBackend};
-use crate::batch::Feeding;
+use super::Avx512Kernels;
+use super::keccak::{X4Vl, X8};
+use crate::backend::SamplingBackend;
+use crate::feed::Feeding;
+use crate::job::{Job, Jobs, MAX_JOBS};
 use lattice_poly_ntt::backend::Avx512;
 
 /// The token exists only on a CPU with AVX-512F/VL/BW and the AVX2 token's features.
 impl SamplingBackend for Avx512 {
     #[inline]
-    fn f1600(self, state: &mut [u64; 25]) {
-        // One lane of the AVX-512VL round (faster than the BMI1/BMI2 scalar permutation on
-        // Zen 5, and steadier on a busy host).
-        // SAFETY: `self` exists, so the CPU supports AVX2 and AVX-512F/VL.
-        unsafe { crate::keccak::x4_vl::keccak_f1600_vl_single(state) }
-    }
-
-    #[inline]
     fn run_jobs(self, mut jobs: Jobs<'_, '_>) {
-        // VBMI2's compress-based candidate parser where the CPU has it (public: a feature).
-        let parser = super::rej::Parser::for_avx512();
         // Where the CPU splits zmm operations in two (AMD Zen 4), an 8-way round costs two
         // 4-way ones plus the transposition (TSC ticks per permutation there: 8-way 1080,
         // 4-way 555, one lane of the 4-way round 550): eight lanes never pay, and no
         // estimate is made. Public: a CPU property.
-        if !self.splits_zmm() && eight_lanes_pay(&jobs) {
-            // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL/BW.
-            unsafe { crate::keccak::lanes::run_x8(jobs.iter_mut(), parser) }
-        } else {
-            // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL/BW.
-            unsafe { crate::keccak::lanes::run_vl(jobs.iter_mut(), parser) }
-        }
+        let eight = !self.splits_zmm() && eight_lanes_pay(&jobs);
+        // SAFETY: `self` exists, so the CPU has the entry points' features.
+        unsafe { run_avx512(self, jobs.iter_mut(), eight, None) }
     }
 
     #[inline]
@@ -47,22 +35,38 @@ impl SamplingBackend for Avx512 {
         // With more jobs than that (ML-KEM-768 and -1024) the sponge would pay 8-way rounds
         // for blocks that four lanes give it as early: four lanes, as on every CPU that
         // splits zmm operations. Public: a CPU property and the number of jobs.
-        if !self.splits_zmm() && jobs.len() <= 8 {
-            run_feeding_on_eight_lanes(self, jobs, feeding);
-        } else {
-            let parser = super::rej::Parser::for_avx512();
-            // SAFETY: `self` exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL/BW.
-            unsafe { crate::keccak::lanes::run_vl_feeding(jobs.iter_mut(), parser, feeding) }
-        }
+        let eight = !self.splits_zmm() && jobs.len() <= 8;
+        // SAFETY: `self` exists, so the CPU has the entry points' features.
+        unsafe { run_avx512(self, jobs.iter_mut(), eight, Some(feeding)) }
     }
 }
 
-/// A fed batch on eight zmm lanes, then four AVX-512VL ones (`lanes::run_x8_feeding`).
-#[inline]
-fn run_feeding_on_eight_lanes(_token: Avx512, mut jobs: Jobs<'_, '_>, feeding: &mut Feeding<'_>) {
-    let parser = super::rej::Parser::for_avx512();
-    // SAFETY: the token exists, so the CPU supports AVX2, BMI1/BMI2 and AVX-512F/VL/BW.
-    unsafe { crate::keccak::lanes::run_x8_feeding(jobs.iter_mut(), parser, feeding) }
+/// Runs every job of `jobs` on eight zmm lanes narrowing to four AVX-512VL ones if `eight`,
+/// else on four AVX-512VL lanes throughout.
+///
+/// # Safety
+/// The CPU has the AVX-512 token's features (the token is passed by value for the lanes'
+/// types; this function's own features are checked by the caller).
+#[target_feature(enable = "avx2,bmi1,bmi2,avx512f,avx512vl,avx512bw")]
+#[inline(never)]
+unsafe fn run_avx512<'j, 'a: 'j>(
+    token: Avx512,
+    jobs: impl IntoIterator<Item = &'j mut Job<'a>>,
+    eight: bool,
+    feeding: Option<&mut Feeding<'_>>,
+) {
+    let kernels = Avx512Kernels::new(token);
+    if eight {
+        crate::scheduler::run_narrowing::<8, 4, _, _, _>(
+            jobs,
+            X8::new(token),
+            X4Vl::new(token),
+            kernels,
+            feeding,
+        );
+    } else {
+        crate::scheduler::run::<4, _, _>(jobs, X4Vl::new(token), kernels, feeding);
+    }
 }
 
 /// The AVX-512 token with every fed batch on eight lanes first, whatever the CPU and the
@@ -72,17 +76,21 @@ fn run_feeding_on_eight_lanes(_token: Avx512, mut jobs: Jobs<'_, '_>, feeding: &
 pub(crate) struct WideFeeding(pub(crate) Avx512);
 
 #[cfg(test)]
-impl SamplingBackend for WideFeeding {
+impl crate::keccak::KeccakF1600 for WideFeeding {
     fn f1600(self, state: &mut [u64; 25]) {
         self.0.f1600(state);
     }
+}
 
+#[cfg(test)]
+impl SamplingBackend for WideFeeding {
     fn run_jobs(self, jobs: Jobs<'_, '_>) {
         self.0.run_jobs(jobs);
     }
 
-    fn run_jobs_feeding(self, jobs: Jobs<'_, '_>, feeding: &mut Feeding<'_>) {
-        run_feeding_on_eight_lanes(self.0, jobs, feeding);
+    fn run_jobs_feeding(self, mut jobs: Jobs<'_, '_>, feeding: &mut Feeding<'_>) {
+        // SAFETY: the token exists.
+        unsafe { run_avx512(self.0, jobs.iter_mut(), true, Some(feeding)) }
     }
 }
 
@@ -91,7 +99,7 @@ impl SamplingBackend for WideFeeding {
 /// with full-width zmm operations. Public: the estimate depends on the jobs' kinds and
 /// lengths only.
 fn eight_lanes_pay(jobs: &Jobs<'_, '_>) -> bool {
-    let mut lengths = [0usize; crate::batch::MAX_JOBS];
+    let mut lengths = [0usize; MAX_JOBS];
     let n = jobs.estimated_lengths(&mut lengths);
     let lengths = &lengths[..n];
     // Four jobs or fewer fit four lanes, and five to eight one-permutation jobs (a batch of

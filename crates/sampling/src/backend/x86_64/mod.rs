@@ -1,88 +1,150 @@
-//! The AVX2 backend of this crate: 4-way SHAKE for matrix and noise generation, and the
-//! vectorized `SampleNTT` candidate parser.
+//! The x86-64 backends of this crate: the AVX2 and AVX-512 tokens' Keccak permutations
+//! (`keccak`), `SampleNTT` candidate parsers (`rej`), CBD (`cbd`), and how many lanes of
+//! the lane scheduler each runs (`avx512` for the AVX-512 token's choice between eight and
+//! four).
 //!
-//! This is the only module of the crate allowed to use `unsafe`, for two reasons only:
-//! calling `#[target_feature(enable = "avx2")]` functions (sound once AVX2 is detected) and
-//! the unaligned loads and stores of SIMD registers (each on a bounds-checked slice or a
-//! local array of the right size). Every `unsafe` block states why it is sound.
+//! This is the crate's SIMD code, the only place allowed `unsafe`, for two reasons only:
+//! calling `#[target_feature]` functions (sound once the features are detected: every type
+//! here that calls them is made only from the token that proves them) and the unaligned
+//! loads and stores of SIMD registers (each on a bounds-checked slice or a local array of
+//! the right size). Every `unsafe` block states why it is sound.
 //!
 //! # Dispatch
-//! The hot functions are `#[target_feature(enable = "avx2")]` so that the whole Keccak
-//! permutation, the parser and the CBD are compiled for AVX2 and inlined into one another,
-//! with the default release profile and no `target-cpu` flag. They are reached only through
-//! the `SamplingBackend` impl of `lattice-poly-ntt`'s AVX2 token, which exists only on a CPU
-//! with the features: a batch run with that token runs here, with no further checks.
+//! The entry points ([`run_avx2`], and those of `avx512`) are `#[target_feature]` functions
+//! that the generic lane scheduler (`crate::scheduler`) inlines into, with the permutation
+//! and kernels of the token, so the whole batch, Keccak, parser and CBD are compiled for the
+//! instruction set and inlined into one another, with the default release profile and no
+//! `target-cpu` flag. They are reached only through the `SamplingBackend` impls of the
+//! tokens of `lattice-poly-ntt`, which exist only on a CPU with the features.
 //!
-//! # Scheduling
-//! All hashing goes through one scheduler, `crate::keccak::lanes`: a list of independent jobs (`SampleNTT`
-//! streams, PRF noise, 32-byte hashes such as `H(ek)` or `J(z || c)`) runs on the four lanes
-//! of a 4-way Keccak-f\[1600\], each lane taking the next job as soon as its own is done, and
-//! a job left alone finishing on the scalar Keccak. Measured on the target machine (AMD
-//! EPYC, release profile): a 4-way permutation costs ~1,030 cycles (~257 per state), a
-//! scalar one ~740, so one stream alone is faster scalar while two or more are faster 4-way.
-//! Importing an ML-KEM-768 key this way (its 9 matrix streams and `H(ek)` in the same
-//! lanes) takes 9 permutations where hashing apart took 6 4-way and 12 scalar ones.
+//! # Lanes
+//! AVX2: four lanes (a 4-way permutation costs ~1,030 cycles, ~257 per state, a scalar one
+//! ~740 on an AMD EPYC; one stream alone is faster scalar, two or more 4-way), the last job
+//! alone on the BMI1/BMI2 scalar permutation. AVX-512: see `avx512`.
 
 pub(crate) mod avx512;
 pub(crate) mod cbd;
+pub(crate) mod keccak;
 pub(crate) mod rej;
 
-#[cfg(test)]
-use crate::batch::Job;
-#[cfg(test)]
+use lattice_poly_ntt::backend::{Avx2, Avx512};
 use lattice_poly_ntt::mlkem::N;
 
-// The two crate-wide rate constants describe the same sponge.
-const _: () = assert!(crate::keccak::x4::SHAKE128_RATE == crate::SHAKE128_RATE);
+use self::keccak::{Bmi, VlSingle, X4Avx2};
+use self::rej::Parser;
+use crate::backend::SamplingBackend;
+use crate::cbd::CBD2_INPUT_BYTES;
+use crate::feed::Feeding;
+use crate::job::{Job, Jobs};
+use crate::keccak::KeccakF1600;
+use crate::kernels::Kernels;
 
-pub(crate) use lattice_poly_ntt::backend::Avx2;
+/// The AVX2 token's block kernels: the AVX2 rejection parser and CBD.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2Kernels(());
 
-use crate::backend::{Jobs, SamplingBackend};
-use crate::batch::Feeding;
+impl Avx2Kernels {
+    pub(crate) const fn new(_: Avx2) -> Self {
+        Self(())
+    }
+}
 
-/// The AVX2 token's Keccak kernels: the 4-way lane scheduler (with the AVX2 rejection parser
-/// and CBD) for batches, and the BMI1/BMI2 build of the scalar permutation. The token exists
-/// only on a CPU with AVX2, BMI1 and BMI2, so both are sound to call.
-impl SamplingBackend for Avx2 {
-    #[inline]
-    fn f1600(self, state: &mut [u64; 25]) {
-        // SAFETY: `self` exists, so the CPU supports BMI1 and BMI2.
-        unsafe { crate::keccak::permute_bmi(state) }
+impl Kernels for Avx2Kernels {
+    #[inline(always)]
+    fn parse_sample_ntt(self, bytes: &[u8], coeffs: &mut [u16; N], filled: usize) -> usize {
+        // SAFETY: made only from an AVX2 token.
+        unsafe { rej::parse_candidates_avx2(bytes, coeffs, filled) }
     }
 
+    #[inline(always)]
+    fn cbd2(self, bytes: &[u8; CBD2_INPUT_BYTES], out: &mut [u16; N]) {
+        // SAFETY: made only from an AVX2 token.
+        unsafe { cbd::cbd2_avx2(bytes, out) }
+    }
+
+    #[inline(always)]
+    fn cbd3_steps(self, bytes: &[u8], out: &mut [u16]) {
+        // SAFETY: made only from an AVX2 token.
+        unsafe { cbd::cbd3_steps_avx2(bytes, out) }
+    }
+}
+
+/// The AVX-512 token's block kernels: VBMI2's parser where the CPU has it (else AVX2's),
+/// the zmm CBD for eta = 2 and the AVX2 one for eta = 3.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx512Kernels {
+    parser: Parser,
+}
+
+impl Avx512Kernels {
+    /// The parser is chosen once per batch (public: a CPU feature).
+    #[inline]
+    pub(crate) fn new(_: Avx512) -> Self {
+        Self {
+            parser: Parser::for_avx512(),
+        }
+    }
+}
+
+impl Kernels for Avx512Kernels {
+    #[inline(always)]
+    fn parse_sample_ntt(self, bytes: &[u8], coeffs: &mut [u16; N], filled: usize) -> usize {
+        // SAFETY: made only from an AVX-512 token, whose CPU has AVX2.
+        unsafe { self.parser.parse(bytes, coeffs, filled) }
+    }
+
+    #[inline(always)]
+    fn cbd2(self, bytes: &[u8; CBD2_INPUT_BYTES], out: &mut [u16; N]) {
+        // SAFETY: made only from an AVX-512 token (AVX-512F/BW).
+        unsafe { cbd::cbd2_avx512(bytes, out) }
+    }
+
+    #[inline(always)]
+    fn cbd3_steps(self, bytes: &[u8], out: &mut [u16]) {
+        // SAFETY: made only from an AVX-512 token, whose CPU has AVX2.
+        unsafe { cbd::cbd3_steps_avx2(bytes, out) }
+    }
+}
+
+impl KeccakF1600 for Avx2 {
+    #[inline]
+    fn f1600(self, state: &mut [u64; 25]) {
+        Bmi::new(self).f1600(state);
+    }
+}
+
+/// The AVX2 token: four AVX2 lanes, the AVX2 parser and CBD, the BMI1/BMI2 single state.
+impl SamplingBackend for Avx2 {
     #[inline]
     fn run_jobs(self, mut jobs: Jobs<'_, '_>) {
-        // SAFETY: `self` exists, so the CPU supports AVX2 and BMI1/BMI2.
-        unsafe { crate::keccak::lanes::run(jobs.iter_mut()) }
+        // SAFETY: `self` exists, so the CPU has AVX2, BMI1 and BMI2.
+        unsafe { run_avx2(self, jobs.iter_mut(), None) };
     }
 
     #[inline]
     fn run_jobs_feeding(self, mut jobs: Jobs<'_, '_>, feeding: &mut Feeding<'_>) {
-        // SAFETY: `self` exists, so the CPU supports AVX2 and BMI1/BMI2.
-        unsafe { crate::keccak::lanes::run_feeding(jobs.iter_mut(), feeding) }
+        // SAFETY: `self` exists, so the CPU has AVX2, BMI1 and BMI2.
+        unsafe { run_avx2(self, jobs.iter_mut(), Some(feeding)) };
     }
 }
 
-/// Test entry points of the AVX2 kernels (the token proves the features).
-#[cfg(test)]
-pub(crate) trait Avx2Kernels {
-    /// Runs jobs on the four lanes.
-    fn run_job_list<'a>(self, jobs: impl IntoIterator<Item = Job<'a>>);
-    /// The AVX2 candidate parser (same contract as `parse_candidates`).
-    fn parse_candidates(self, bytes: &[u8], coeffs: &mut [u16; N], filled: usize) -> usize;
+/// Runs every job of `jobs` on four AVX2 lanes (`crate::scheduler::run`).
+#[target_feature(enable = "avx2,bmi1,bmi2")]
+#[inline(never)]
+fn run_avx2<'j, 'a: 'j>(
+    token: Avx2,
+    jobs: impl IntoIterator<Item = &'j mut Job<'a>>,
+    feeding: Option<&mut Feeding<'_>>,
+) {
+    crate::scheduler::run::<4, _, _>(jobs, X4Avx2::new(token), Avx2Kernels::new(token), feeding);
 }
 
-#[cfg(test)]
-impl Avx2Kernels for Avx2 {
-    fn run_job_list<'a>(self, jobs: impl IntoIterator<Item = Job<'a>>) {
-        let mut jobs: std::vec::Vec<Job<'a>> = jobs.into_iter().collect();
-        // SAFETY: `self` exists, so the CPU supports AVX2.
-        unsafe { crate::keccak::lanes::run(jobs.iter_mut()) }
-    }
-
-    fn parse_candidates(self, bytes: &[u8], coeffs: &mut [u16; N], filled: usize) -> usize {
-        // SAFETY: `self` exists, so the CPU supports AVX2.
-        unsafe { rej::parse_candidates_avx2(bytes, coeffs, filled) }
+impl KeccakF1600 for Avx512 {
+    #[inline]
+    fn f1600(self, state: &mut [u64; 25]) {
+        // One lane of the AVX-512VL round (faster than the BMI1/BMI2 scalar permutation on
+        // Zen 5, and steadier on a busy host).
+        VlSingle::new(self).f1600(state);
     }
 }
 
@@ -92,14 +154,20 @@ mod tests {
     use lattice_poly_ntt::backend::Portable;
     const P: Portable = Portable;
     use crate::cbd::Eta;
-    use crate::noise::sample_noise_polys_portable;
-    use crate::sample_ntt::sample_ntt_batch_portable;
-    use crate::sample_ntt::{INITIAL_BYTES, SAMPLE_NTT_SEED_BYTES};
+    use crate::job::SAMPLE_NTT_SEED_BYTES;
+    use crate::reference::{INITIAL_BYTES, sample_noise_polys_portable, sample_ntt_batch_portable};
     use lattice_poly_ntt::mlkem::{NttPoly, Poly};
     use proptest::prelude::*;
     use sha3::Shake128;
     use sha3::digest::{ExtendableOutput, Update, XofReader};
     use std::vec::Vec;
+
+    /// Runs `jobs` on the AVX2 token's four lanes.
+    fn run_job_list<'a>(avx2: Avx2, jobs: impl IntoIterator<Item = Job<'a>>) {
+        let mut jobs: Vec<Job<'a>> = jobs.into_iter().collect();
+        // SAFETY: the token exists, so the CPU has the entry point's features.
+        unsafe { run_avx2(avx2, jobs.iter_mut(), None) };
+    }
 
     fn avx2_or_note(what: &str) -> Option<Avx2> {
         let avx2 = Avx2::detect();
@@ -127,7 +195,8 @@ mod tests {
         let mut want = std::vec![NttPoly::zero(); seeds.len()];
         let mut got = std::vec![NttPoly::zero(); seeds.len()];
         sample_ntt_batch_portable(seeds, &mut want);
-        avx2.run_job_list(
+        run_job_list(
+            avx2,
             seeds
                 .iter()
                 .zip(&mut got)
@@ -163,7 +232,7 @@ mod tests {
             let mut bytes = [0u8; INITIAL_BYTES];
             xof.finalize_xof().read(&mut bytes);
             let mut coeffs = [0u16; N];
-            crate::sample_ntt::parse_candidates(&bytes, &mut coeffs, 0) < N
+            crate::kernels::parse_candidates(&bytes, &mut coeffs, 0) < N
         };
         let mut special = Vec::new();
         for n in 0u32.. {
@@ -194,7 +263,7 @@ mod tests {
             let mut flat_seeds = Vec::new();
             for i in 0..K {
                 for j in 0..K {
-                    flat_seeds.push(crate::sample_ntt::matrix_seed(rho, i as u8, j as u8));
+                    flat_seeds.push(crate::job::matrix_seed(rho, i as u8, j as u8));
                 }
             }
             check_sample_ntt(avx2, &flat_seeds);
@@ -232,7 +301,8 @@ mod tests {
                 .map(|(&(eta, nonce), p)| (eta, nonce, p)),
         );
         let mut got = std::vec![Poly::zero(); requests.len()];
-        avx2.run_job_list(
+        run_job_list(
+            avx2,
             requests
                 .iter()
                 .zip(&mut got)

@@ -6,6 +6,7 @@
 use crate::cbd::CBD2_INPUT_BYTES;
 #[cfg(test)]
 use crate::cbd::CBD3_INPUT_BYTES;
+use crate::kernels::{CBD3_STEP_BYTES, CBD3_STEP_COEFFS};
 use core::arch::x86_64::{
     __m256i, _mm256_add_epi8, _mm256_add_epi16, _mm256_add_epi32, _mm256_and_si256,
     _mm256_castsi256_si128, _mm256_cvtepu8_epi16, _mm256_extracti128_si256, _mm256_loadu_si256,
@@ -150,11 +151,6 @@ fn signed_to_field(v: __m256i) -> __m256i {
 fn cbd3_avx2(bytes: &[u8; CBD3_INPUT_BYTES], coeffs: &mut [u16; N]) {
     cbd3_steps_avx2(bytes, coeffs);
 }
-
-/// Bytes of PRF output per step of [`cbd3_steps_avx2`] (8 groups of 3).
-pub(crate) const CBD3_STEP_BYTES: usize = 24;
-/// Coefficients per step of [`cbd3_steps_avx2`].
-pub(crate) const CBD3_STEP_COEFFS: usize = 32;
 
 /// Algorithm 8 with eta = 3 (values in `[0, q)`), the same output as the scalar
 /// `cbd3_into`, on whole 24-byte steps of `bytes` into 32 coefficients of `coeffs` each, as

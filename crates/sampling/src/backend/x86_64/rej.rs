@@ -35,7 +35,7 @@ use core::arch::x86_64::{
 use lattice_field::gf3329::Q;
 use lattice_poly_ntt::mlkem::N;
 
-use crate::sample_ntt::parse_candidates;
+use crate::kernels::parse_candidates;
 
 /// Input bytes per step: 8 groups of 3 bytes.
 const STEP_BYTES: usize = 24;
@@ -352,8 +352,10 @@ fn accept(spread: __m512i, raw: __m512i, valid: __mmask32) -> (__m512i, __mmask3
 
 #[cfg(test)]
 mod tests {
+    use super::super::Avx2Kernels;
     use super::*;
-    use crate::simd::{Avx2, Avx2Kernels};
+    use crate::kernels::Kernels;
+    use lattice_poly_ntt::backend::Avx2;
     use proptest::prelude::*;
     use std::vec::Vec;
 
@@ -379,7 +381,9 @@ mod tests {
             assert_eq!(scalar[..n_scalar], simd[..n_simd], "{name} coefficients");
             assert_eq!(simd[..filled], start[..filled], "{name} below the start");
         };
-        check("AVX2", &|c| avx2.parse_candidates(bytes, c, filled));
+        check("AVX2", &|c| {
+            Avx2Kernels::new(avx2).parse_sample_ntt(bytes, c, filled)
+        });
         if let Some(vbmi2) = Vbmi2::detect() {
             // SAFETY: `vbmi2` exists, so the CPU has the parser's features.
             check("VBMI2", &|c| unsafe {

@@ -27,14 +27,7 @@ use core::arch::x86_64::{
     _mm256_xor_si256,
 };
 
-/// The SHAKE128 rate in bytes.
-pub(crate) const SHAKE128_RATE: usize = 168;
-
-/// The SHAKE256 rate in bytes.
-pub(crate) const SHAKE256_RATE: usize = 136;
-
-/// Number of 64-bit words in a state.
-pub(crate) const WORDS: usize = 25;
+pub(crate) use crate::keccak::WORDS;
 
 /// Number of rounds of Keccak-f\[1600\].
 const ROUNDS: usize = 24;
@@ -127,7 +120,7 @@ macro_rules! plane {
         $($src:literal, $rot:tt;)*) => {{
         let b = [$($ops!(rotl, $ctx, $ops!(xor, $ctx, $a[$src], $d[$src % 5]), $rot)),*];
         for x in 0..5 {
-            $e[5 * $y + x] = $ops!(chi, $ctx, b[x], b[$crate::keccak::x4::NEXT[x]], b[$crate::keccak::x4::NEXT2[x]]);
+            $e[5 * $y + x] = $ops!(chi, $ctx, b[x], b[$crate::backend::x86_64::keccak::x4::NEXT[x]], b[$crate::backend::x86_64::keccak::x4::NEXT2[x]]);
         }
     }};
 }
@@ -141,7 +134,7 @@ macro_rules! plane {
 /// and rotation of each of its five words.
 macro_rules! round {
     ($ops:ident, $ctx:ident, $a:ident, $e:ident, $rc:expr) => {{
-        use $crate::keccak::x4::{NEXT, PREV};
+        use $crate::backend::x86_64::keccak::x4::{NEXT, PREV};
         // Theta: column parities, then the value each column is xored with.
         let c: [_; 5] = core::array::from_fn(|x| {
             $ops!(xor5, $ctx, $a[x], $a[x + 5], $a[x + 10], $a[x + 15], $a[x + 20])
@@ -191,8 +184,8 @@ mod tests {
 
     /// Number of parallel states.
     const WAYS: usize = 4;
-    use crate::simd::Avx2;
     use core::arch::x86_64::{_mm256_set_epi64x, _mm256_storeu_si256};
+    use lattice_poly_ntt::backend::Avx2;
     use proptest::prelude::*;
 
     /// Four states through the 4-way permutation against each through the scalar one.

@@ -1,0 +1,119 @@
+//! [`Kernels`]: what a backend does with a squeezed block: the rejection parsers and CBD, each
+//! with its portable body here. The job model ([`crate::job`]) calls them; a backend overrides
+//! the ones it accelerates (the x86 backends: AVX2 and VBMI2 parsers, AVX2 and zmm CBD).
+//!
+//! Every kernel has the contract of its portable body and must give the same result for
+//! every input: the backends are tested against these bodies.
+
+use lattice_field::gf3329;
+use lattice_field::gf8380417;
+use lattice_poly_ntt::mlkem::N;
+
+use crate::cbd::{CBD2_INPUT_BYTES, cbd2_into, cbd3_groups};
+
+/// Bytes of PRF output per step of [`Kernels::cbd3_steps`]: eight 3-byte groups.
+pub(crate) const CBD3_STEP_BYTES: usize = 24;
+/// Coefficients per step of [`Kernels::cbd3_steps`] (four per group).
+pub(crate) const CBD3_STEP_COEFFS: usize = 32;
+
+/// The block kernels of a backend (a zero-sized value, made only where they may run).
+pub(crate) trait Kernels: Copy {
+    /// `SampleNTT`'s candidate parsing (FIPS 203 Algorithm 7 lines 5-15): appends the
+    /// accepted candidates of `bytes` (a multiple of 3 bytes) to `coeffs[filled..]`, stopping
+    /// once all `N` are filled; returns the new count (`filled <= N`).
+    #[inline(always)]
+    fn parse_sample_ntt(self, bytes: &[u8], coeffs: &mut [u16; N], filled: usize) -> usize {
+        parse_candidates(bytes, coeffs, filled)
+    }
+
+    /// `RejNTTPoly`'s candidate parsing (FIPS 204 Algorithm 30 lines 4-9), as
+    /// [`Self::parse_sample_ntt`] with three bytes per candidate and ML-DSA's q.
+    #[inline(always)]
+    fn parse_rej_ntt_poly(
+        self,
+        bytes: &[u8],
+        coeffs: &mut [u32; lattice_poly_ntt::mldsa::N],
+        filled: usize,
+    ) -> usize {
+        parse_three_byte_candidates(bytes, coeffs, filled)
+    }
+
+    /// `SamplePolyCBD_2` (FIPS 203 Algorithm 8, eta = 2) of 128 bytes of PRF output into
+    /// `out`, values in `[0, q)`. Constant time.
+    #[inline(always)]
+    fn cbd2(self, bytes: &[u8; CBD2_INPUT_BYTES], out: &mut [u16; N]) {
+        cbd2_into(bytes, out);
+    }
+
+    /// `SamplePolyCBD_3` (FIPS 203 Algorithm 8, eta = 3) on whole steps: each
+    /// [`CBD3_STEP_BYTES`] bytes of `bytes` give the next [`CBD3_STEP_COEFFS`] coefficients
+    /// of `out`, as many steps as both have (the PRF output comes in two SHAKE256 blocks,
+    /// split on a step). Values in `[0, q)`. Constant time.
+    #[inline(always)]
+    fn cbd3_steps(self, bytes: &[u8], out: &mut [u16]) {
+        let steps = (bytes.len() / CBD3_STEP_BYTES).min(out.len() / CBD3_STEP_COEFFS);
+        cbd3_groups(
+            &bytes[..steps * CBD3_STEP_BYTES],
+            &mut out[..steps * CBD3_STEP_COEFFS],
+        );
+    }
+}
+
+/// The portable kernels: the bodies above.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PortableKernels;
+
+impl Kernels for PortableKernels {}
+
+/// Parses XOF output into candidates and appends the accepted ones (FIPS 203 Algorithm 7,
+/// lines 5-15) to `coeffs[filled..]`; returns the new number of filled coefficients.
+///
+/// `bytes.len()` must be a multiple of 3 (whole blocks are); `filled <= N`. Stops as soon as
+/// all `N` coefficients are filled, ignoring the rest of `bytes`, exactly as the algorithm
+/// stops squeezing. The reference every SIMD parser is tested against.
+pub(crate) fn parse_candidates(bytes: &[u8], coeffs: &mut [u16; N], mut filled: usize) -> usize {
+    debug_assert!(filled <= N);
+    let (groups, rest) = bytes.as_chunks::<3>();
+    debug_assert!(rest.is_empty(), "partial 3-byte group");
+    for &[b0, b1, b2] in groups {
+        if filled == N {
+            break;
+        }
+        let (b0, b1, b2) = (u16::from(b0), u16::from(b1), u16::from(b2));
+        // Both candidates are below 2^12: d1 <= 255 + 256 * 15, d2 <= 15 + 16 * 255.
+        let d1 = b0 | ((b1 & 0x0f) << 8);
+        let d2 = (b1 >> 4) | (b2 << 4);
+        if d1 < gf3329::Q {
+            coeffs[filled] = d1;
+            filled += 1;
+        }
+        if d2 < gf3329::Q && filled < N {
+            coeffs[filled] = d2;
+            filled += 1;
+        }
+    }
+    filled
+}
+
+/// FIPS 204 Algorithm 30 lines 4-9 over `bytes` (a multiple of 3): appends the accepted
+/// candidates to `coeffs[filled..]`, stopping once all are filled; returns the new count.
+pub(crate) fn parse_three_byte_candidates(
+    bytes: &[u8],
+    coeffs: &mut [u32; lattice_poly_ntt::mldsa::N],
+    mut filled: usize,
+) -> usize {
+    let (groups, rest) = bytes.as_chunks::<3>();
+    debug_assert!(rest.is_empty(), "partial 3-byte group");
+    for &[b0, b1, b2] in groups {
+        if filled == coeffs.len() {
+            break;
+        }
+        // CoeffFromThreeBytes (FIPS 204 Algorithm 14): the top bit of b2 is dropped.
+        let c = u32::from(b0) | u32::from(b1) << 8 | u32::from(b2 & 0x7f) << 16;
+        if c < gf8380417::Q {
+            coeffs[filled] = c;
+            filled += 1;
+        }
+    }
+    filled
+}

@@ -1,0 +1,106 @@
+//! `cargo xtask cross`: the library crates on the other targets CI checks, from a fresh
+//! machine.
+//!
+//! 1. installs what is missing: the rustup targets `aarch64-unknown-linux-gnu` and
+//!    `wasm32-unknown-unknown`, and Debian's `gcc-aarch64-linux-gnu` (the linker),
+//!    `libc6-dev-arm64-cross` and `qemu-user` (`apt-get`, as root);
+//! 2. `cargo clippy -D warnings` of the library crates for aarch64 (every target: library,
+//!    tests, examples) and wasm32 (the libraries);
+//! 3. the library crates' tests for aarch64 (unit, integration with the ACVP, Wycheproof and
+//!    CCTV vectors, and doc tests) under `qemu-aarch64 -cpu max`, the runner
+//!    `.cargo/config.toml` sets: the portable backend, since no aarch64 backend exists yet.
+//!
+//! `--no-install` skips step 1 (for a machine set up by hand).
+
+use std::process::Command;
+
+/// The library crates (the workspace's published layers).
+const LIBRARIES: [&str; 5] = [
+    "lattice-field",
+    "lattice-poly-ntt",
+    "lattice-sampling",
+    "mlkem",
+    "xwing",
+];
+
+const AARCH64: &str = "aarch64-unknown-linux-gnu";
+const WASM32: &str = "wasm32-unknown-unknown";
+
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    let install = match args {
+        [] => true,
+        [flag] if flag == "--no-install" => false,
+        _ => return Err("usage: cargo xtask cross [--no-install]".into()),
+    };
+    if install {
+        install_tools()?;
+    }
+    let packages: Vec<String> = LIBRARIES.iter().map(|p| format!("-p{p}")).collect();
+    step(&format!("clippy, {AARCH64}, all targets"));
+    cargo(
+        &["clippy", "--all-targets", "--target", AARCH64],
+        &packages,
+        true,
+    )?;
+    step(&format!("clippy, {WASM32}, libraries"));
+    cargo(&["clippy", "--target", WASM32], &packages, true)?;
+    step(&format!("tests, {AARCH64}, under qemu-aarch64 -cpu max"));
+    cargo(&["test", "--target", AARCH64], &packages, false)?;
+    Ok(())
+}
+
+fn step(what: &str) {
+    println!("\n--> cross: {what}");
+}
+
+/// Runs `cargo <args> <packages>`, with `-- -D warnings` for clippy.
+fn cargo(args: &[&str], packages: &[String], deny_warnings: bool) -> Result<(), String> {
+    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    command.args(args).args(packages);
+    if deny_warnings {
+        command.args(["--", "-D", "warnings"]);
+    }
+    run_command(&mut command)
+}
+
+fn run_command(command: &mut Command) -> Result<(), String> {
+    let shown = format!("{command:?}");
+    let status = command
+        .status()
+        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed ({status})"))
+    }
+}
+
+/// Whether `program` is on the PATH.
+fn found(program: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {program} >/dev/null")])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn install_tools() -> Result<(), String> {
+    step("rustup targets");
+    run_command(Command::new("rustup").args(["target", "add", AARCH64, WASM32]))?;
+    if found("qemu-aarch64") && found("aarch64-linux-gnu-gcc") {
+        return Ok(());
+    }
+    step("Debian packages: gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user");
+    run_command(Command::new("apt-get").args(["update", "-qq"]))?;
+    run_command(
+        Command::new("apt-get")
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .args([
+                "install",
+                "-y",
+                "-qq",
+                "gcc-aarch64-linux-gnu",
+                "libc6-dev-arm64-cross",
+                "qemu-user",
+            ]),
+    )
+}
