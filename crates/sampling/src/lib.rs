@@ -48,39 +48,53 @@
 //!   (a report per parsed block), while a sponge absorbs the message the feed builds from
 //!   them, a block as soon as one is known (ML-KEM key generation's `H(ek)` hashing `ek`
 //!   while A-hat is still being sampled);
-//! - Keccak: the scalar Keccak-f\[1600\] and sponges of [`keccak`] (SHA3-256, SHA3-512,
-//!   SHAKE128/256, used for G, H, J by the KEM), and a 4-way AVX2 Keccak-f\[1600\] behind
-//!   the batches, selected at run time (x86-64 only).
+//! - Keccak: the permutation on one state and on several interleaved ones, and the sponges
+//!   of [`keccak`] (SHA3-256, SHA3-512, SHAKE128/256, used for G, H, J by the KEM).
 //!
 //! It knows nothing of the KEM: parameter sets, byte encodings, K-PKE and ML-KEM belong to
 //! the `mlkem` crate, which decides which nonces and which eta each step uses.
 //!
+//! # Layers
+//! Each module uses only the ones above it in this table (no two import each other):
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`keccak`] | Keccak-f\[1600\] on one state ([`keccak::KeccakF1600`]) and on `W` interleaved states (the `PermuteLanes` trait, portable one- and two-state forms), the sponge, the hashes; nothing about what the output is for |
+//! | `cbd`, `kernels` | CBD, the rejection parsers, and `Kernels`: what a backend does with a squeezed block, each kernel with its portable body |
+//! | `feed` | [`Feed`] and [`Feeding`]: a sponge fed from a batch's own outputs while it runs |
+//! | `job` | the job model: every kind of work a batch holds (SampleNTT stream, PRF + CBD, RejNTTPoly stream, 32- and 64-byte hashes, sponge absorption, XOF sink, fed jobs), its rate, domain and input, and what it does with each block through `Kernels`; adding a kind touches this file |
+//! | `scheduler` | the one lane scheduler, generic over the permutation's width and the kernels, with no instruction set in it (see below) |
+//! | `backend` | [`SamplingBackend`] for each token: which permutation, kernels and lane counts it runs the scheduler with; the only module that names an instruction set (`backend/x86_64`: AVX2 and AVX-512 permutations, parsers, CBD, the 8-or-4-lane choice) |
+//! | `batch`, `digest` | [`Batch`], [`FeedingBatch`], [`Digest32`]: the public way to hand jobs to a backend |
+//! | `sample_ntt`, `noise`, `expand_a` | the sampling functions, each a batch |
+//!
 //! # Multi-way hashing
-//! Every entry point takes a backend token (`lattice-poly-ntt`'s `Portable` or `Avx2`; the
-//! caller picks it once per operation) and builds a [`Batch`] of independent jobs (a
-//! `SampleNTT` stream, a PRF stream with its CBD, a hash, whole blocks for a sponge that goes
-//! on afterwards) that runs on that backend's [`SamplingBackend`] kernels:
-//! - **AVX2** (x86-64, with the token of `lattice_poly_ntt::backend::Avx2`, which exists only
-//!   when the CPU has AVX2, BMI1 and BMI2; see [`SamplingBackend`]). The jobs
-//!   share a 4-way Keccak-f\[1600\] whose 25 registers hold the same word of four states:
-//!   each lane runs one job, absorbing and squeezing a block per permutation, and takes the
-//!   next job as soon as its own is done, whatever their kinds and rates; the last job left
-//!   alone finishes on the scalar Keccak (one scalar permutation costs ~0.7 of a 4-way one
-//!   here). `SampleNTT` output is parsed by an AVX2 rejection sampler (16 candidates per
-//!   step, compacted with a shuffle table), eta = 2 noise by an AVX2 CBD. This is how the KEM
-//!   hides its long hashes in lanes that would otherwise idle: `H(ek)` beside A-hat when a
-//!   key is imported, `J(z || c)` beside the re-encryption noise, and in key generation `H(ek)`
-//!   absorbing the first rows of t-hat while the last rows of A-hat are sampled (with a
-//!   [`FeedingBatch`], the first blocks of `ek` as soon as the first coefficients of each
-//!   row are known). The AVX-512 token runs the same scheduler on 4-way AVX-512VL or 8-way
-//!   zmm permutations. The code is
-//!   in `#[target_feature(enable = "avx2")]` functions, so no `target-cpu` flag is needed; it
-//!   is the only `unsafe` code of the crate.
-//! - **Portable**: one job after another with the scalar Keccak of [`keccak`] (an unrolled
-//!   Keccak-f\[1600\]; the AVX2 token's scalar permutation is the same code built with
-//!   BMI1/BMI2) and the scalar parser;
-//!   the reference the AVX2 path is differentially tested against. Results are identical.
-//!   Both Keccaks are tested against the `sha3` crate.
+//! Every entry point takes a backend token (`lattice-poly-ntt`'s `Portable`, `Avx2` or
+//! `Avx512`; the caller picks it once per operation) and builds a [`Batch`] of independent
+//! jobs (a `SampleNTT` stream, a PRF stream with its CBD, a hash, whole blocks for a sponge
+//! that goes on afterwards), which the backend runs on the lane scheduler: the jobs share a
+//! Keccak-f\[1600\] on `W` interleaved states, each lane runs one job, absorbing and
+//! squeezing a block per permutation, and takes the next job as soon as its own is done,
+//! whatever their kinds and rates; the last job left alone finishes on the single-state
+//! permutation. This is how the KEM hides its long hashes in lanes that would otherwise
+//! idle: `H(ek)` beside A-hat when a key is imported, `J(z || c)` beside the re-encryption
+//! noise, and in key generation `H(ek)` absorbing the first rows of t-hat while the last rows
+//! of A-hat are sampled (with a [`FeedingBatch`], the first blocks of `ek` as soon as the
+//! first coefficients of each row are known).
+//! - **Portable**: one lane of the scalar Keccak-f\[1600\] (an unrolled round; two
+//!   interleaved states measured slower for scalar code) and the portable parser and CBD.
+//! - **AVX2** (x86-64, the token exists only when the CPU has AVX2, BMI1 and BMI2): four
+//!   lanes of a 4-way AVX2 permutation, an AVX2 rejection parser (16 candidates per step,
+//!   compacted with a shuffle table) and CBD, the BMI1/BMI2 build of the scalar rounds for a
+//!   single state.
+//! - **AVX-512**: eight zmm lanes narrowing to four AVX-512VL ones, or four throughout
+//!   (where the CPU splits zmm operations, or an estimate of the schedule says so), VBMI2's
+//!   parser where the CPU has it, the zmm CBD.
+//!
+//! The SIMD code is in `#[target_feature]` functions that the generic scheduler inlines
+//! into, so no `target-cpu` flag is needed; it is the only `unsafe` code of the crate.
+//! Results are identical on every backend: each is tested against scalar references built
+//! on the sponge, and every Keccak against the `sha3` crate.
 //!
 //! # Constant time and secrets
 //! `SampleNTT` branches and loops on its SHAKE128 output: that output depends only on the
@@ -88,7 +102,7 @@
 //! secret sigma: CBD counts bits with shifts and masks and maps to `[0, q)` with a mask
 //! (`lattice_field::gf3329::from_signed`), with no branch, loop bound or index depending on the bytes.
 //! Every PRF output buffer is zeroized before returning, the scalar sponge's state is erased
-//! on drop (and the permutation's scratch copy after each call); the 4-way AVX2 state
+//! on drop (and the permutation's scratch copy after each call); the scheduler's states
 //! and its input and output buffers are zeroized the same way. The schedule (which job
 //! runs in which lane, when one finishes alone) depends only on the jobs' kinds, message
 //! lengths and etas, and on the XOF output of the public rho. Values moved by the
