@@ -193,3 +193,104 @@ pub(crate) const INVALID_KEY_SHARE: Error = Error::PeerMisbehaved(PeerMisbehaved
 pub(crate) fn random_failed() -> Error {
     Error::from(GetRandomFailed)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (group, client share, server share, secret) lengths of the table in the crate docs.
+    const SIZES: [(&dyn SupportedKxGroup, usize, usize, usize); 9] = [
+        (X25519MLKEM768, 1216, 1120, 64),
+        (SECP256R1MLKEM768, 1249, 1153, 64),
+        (SECP384R1MLKEM1024, 1665, 1665, 80),
+        (MLKEM512, 800, 768, 32),
+        (MLKEM768, 1184, 1088, 32),
+        (MLKEM1024, 1568, 1568, 32),
+        (X25519, 32, 32, 32),
+        (SECP256R1, 65, 65, 32),
+        (SECP384R1, 97, 97, 48),
+    ];
+
+    #[test]
+    fn every_group_agrees_with_itself_at_the_documented_sizes() {
+        for (group, client_len, server_len, secret_len) in SIZES {
+            let client = group.start().expect("start");
+            assert_eq!(client.group(), group.name());
+            assert_eq!(client.pub_key().len(), client_len, "{group:?}");
+            let server = group.start_and_complete(client.pub_key()).expect("server");
+            assert_eq!(server.group, group.name());
+            assert_eq!(server.pub_key.len(), server_len, "{group:?}");
+            let secret = client.complete(&server.pub_key).expect("client");
+            assert_eq!(secret.secret_bytes().len(), secret_len, "{group:?}");
+            assert_eq!(
+                secret.secret_bytes(),
+                server.secret.secret_bytes(),
+                "{group:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn empty_and_truncated_shares_are_invalid_key_shares() {
+        for (group, client_len, server_len, _) in SIZES {
+            let client = group.start().expect("start");
+            for len in [0, 1, client_len - 1] {
+                let err = group.start_and_complete(&client.pub_key()[..len]).err();
+                assert_eq!(err, Some(INVALID_KEY_SHARE), "{group:?}, {len}");
+            }
+            for len in [0, 1, server_len - 1] {
+                let client = group.start().expect("start");
+                let err = client.complete(&vec![4; len]).err();
+                assert_eq!(err, Some(INVALID_KEY_SHARE), "{group:?}, {len}");
+            }
+        }
+    }
+
+    /// The hybrid's classical component is exactly the plain group's share inside the
+    /// combined share, and completes against the plain group's server side.
+    #[test]
+    fn hybrid_components_complete_against_the_plain_groups() {
+        for (hybrid, plain, at) in [
+            (X25519MLKEM768, X25519, 1184),
+            (SECP256R1MLKEM768, SECP256R1, 0),
+            (SECP384R1MLKEM1024, SECP384R1, 0),
+        ] {
+            let client = hybrid.start().expect("start");
+            let (name, share) = client.hybrid_component().expect("a component");
+            assert_eq!(name, plain.name());
+            assert_eq!(share, &client.pub_key()[at..at + share.len()]);
+            let server = plain.start_and_complete(share).expect("server");
+            let secret = client
+                .complete_hybrid_component(&server.pub_key)
+                .expect("client");
+            assert_eq!(secret.secret_bytes(), server.secret.secret_bytes());
+        }
+        for group in [MLKEM512, MLKEM768, MLKEM1024, X25519] {
+            assert!(group.start().expect("start").hybrid_component().is_none());
+        }
+    }
+
+    #[test]
+    fn post_quantum_groups_are_tls13_only() {
+        use rustls::ProtocolVersion::{TLSv1_2, TLSv1_3};
+        for (group, ..) in &SIZES[..6] {
+            assert!(group.usable_for_version(TLSv1_3) && !group.usable_for_version(TLSv1_2));
+        }
+        for (group, ..) in &SIZES[6..] {
+            assert!(group.usable_for_version(TLSv1_2));
+        }
+    }
+
+    #[test]
+    fn debug_output_names_the_groups_only() {
+        let text = format!("{ALL_KX_GROUPS:?}");
+        assert!(
+            text.contains("X25519MLKEM768") && text.contains("ML-KEM-1024"),
+            "{text}"
+        );
+        assert!(
+            text.contains("NamedGroup(0x11ed)"),
+            "SecP384r1MLKEM1024 by number: {text}"
+        );
+    }
+}

@@ -22,6 +22,9 @@ use rustls::{
 
 pub type Group = &'static dyn SupportedKxGroup;
 
+/// A corruption of an outgoing key share.
+pub type Corruption = Box<dyn Fn(&mut Vec<u8>) + Send + Sync>;
+
 /// A self-signed ECDSA P-256 certificate for "localhost", generated once per test binary.
 fn identity() -> &'static (CertificateDer<'static>, PrivatePkcs8KeyDer<'static>) {
     static IDENTITY: OnceLock<(CertificateDer<'static>, PrivatePkcs8KeyDer<'static>)> =
@@ -395,7 +398,7 @@ impl ActiveKeyExchange for AwsLcActive {
 /// ClientHello (`start`); as a server, the share in its ServerHello (`start_and_complete`).
 pub struct Mangled {
     pub inner: Group,
-    pub mangle: fn(&mut Vec<u8>),
+    pub mangle: Corruption,
 }
 
 impl std::fmt::Debug for Mangled {
@@ -405,8 +408,11 @@ impl std::fmt::Debug for Mangled {
 }
 
 /// `inner` with its outgoing shares corrupted by `mangle`, leaked to be `'static`.
-pub fn mangled(inner: Group, mangle: fn(&mut Vec<u8>)) -> Group {
-    Box::leak(Box::new(Mangled { inner, mangle }))
+pub fn mangled(inner: Group, mangle: impl Fn(&mut Vec<u8>) + Send + Sync + 'static) -> Group {
+    Box::leak(Box::new(Mangled {
+        inner,
+        mangle: Box::new(mangle),
+    }))
 }
 
 impl SupportedKxGroup for Mangled {
