@@ -39,34 +39,92 @@ pub(crate) trait Curve: Send + Sync + 'static {
     fn agree(own: Self::Secret, peer: &[u8], secret: &mut Vec<u8>) -> Result<(), Error>;
 }
 
-/// X25519 (RFC 7748 section 5) through `x25519-dalek`.
+/// X25519 (RFC 7748 section 5): graviola's formally verified assembly where it runs
+/// (x86_64 with AVX2, BMI2 and ADX; aarch64), x25519-dalek everywhere else. Measured
+/// (mlkem-benches `tls_kx`, two key generations and two Diffie-Hellmans, Intel Emerald
+/// Rapids): graviola 68.5 µs, AWS-LC 68.8 µs, x25519-dalek 3 154.9 µs; with dalek the whole
+/// X25519MLKEM768 exchange took 1.44 times AWS-LC's.
 #[derive(Debug)]
 pub(crate) struct X25519;
+
+/// An X25519 private key of either implementation; each erases itself when dropped.
+pub(crate) enum X25519Secret {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    Graviola(graviola::key_agreement::x25519::PrivateKey),
+    Dalek(x25519_dalek::StaticSecret),
+}
+
+/// Which X25519 implementation a key pair is made with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum X25519Impl {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    Graviola,
+    Dalek,
+}
+
+impl X25519Impl {
+    /// graviola where this CPU has the features its assembly needs, else x25519-dalek.
+    pub(crate) fn best() -> Self {
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        if graviola::util::is_cpu_supported() {
+            return Self::Graviola;
+        }
+        Self::Dalek
+    }
+
+    /// A fresh key pair: the private key, its public share appended to `share`.
+    pub(crate) fn generate(self, share: &mut Vec<u8>) -> Result<X25519Secret, Error> {
+        match self {
+            #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+            Self::Graviola => {
+                use graviola::key_agreement::x25519::PrivateKey;
+                let own = PrivateKey::new_random().map_err(|_| random_failed())?;
+                share.extend_from_slice(&own.public_key().as_bytes());
+                Ok(X25519Secret::Graviola(own))
+            }
+            Self::Dalek => {
+                // 32 uniform bytes; clamping happens in the scalar multiplication (RFC 7748).
+                let mut scalar = Zeroizing::new([0u8; 32]);
+                getrandom::fill(scalar.as_mut()).map_err(|_| random_failed())?;
+                let own = x25519_dalek::StaticSecret::from(*scalar);
+                share.extend_from_slice(x25519_dalek::PublicKey::from(&own).as_bytes());
+                Ok(X25519Secret::Dalek(own))
+            }
+        }
+    }
+}
 
 impl Curve for X25519 {
     const GROUP: NamedGroup = NamedGroup::X25519;
     const SHARE_LEN: usize = 32;
     const SECRET_LEN: usize = 32;
-    type Secret = x25519_dalek::StaticSecret;
+    type Secret = X25519Secret;
 
     fn generate(share: &mut Vec<u8>) -> Result<Self::Secret, Error> {
-        // 32 uniform bytes; clamping happens inside the scalar multiplication (RFC 7748 sec. 5).
-        let mut scalar = Zeroizing::new([0u8; 32]);
-        getrandom::fill(scalar.as_mut()).map_err(|_| random_failed())?;
-        let own = x25519_dalek::StaticSecret::from(*scalar);
-        share.extend_from_slice(x25519_dalek::PublicKey::from(&own).as_bytes());
-        Ok(own)
+        X25519Impl::best().generate(share)
     }
 
     fn agree(own: Self::Secret, peer: &[u8], secret: &mut Vec<u8>) -> Result<(), Error> {
         let peer: [u8; 32] = peer.try_into().map_err(|_| INVALID_KEY_SHARE)?;
-        let shared = own.diffie_hellman(&x25519_dalek::PublicKey::from(peer));
         // RFC 8446 section 7.4.2: an all-zero X25519 result (a small-order peer point) must
-        // abort the handshake. `was_contributory` compares in constant time.
-        if !shared.was_contributory() {
-            return Err(INVALID_KEY_SHARE);
+        // abort the handshake. Both implementations test for it in constant time.
+        match own {
+            #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+            X25519Secret::Graviola(own) => {
+                use graviola::key_agreement::x25519::PublicKey;
+                let shared = own
+                    .diffie_hellman(&PublicKey::from_array(&peer))
+                    .map_err(|_| INVALID_KEY_SHARE)?;
+                secret.extend_from_slice(&shared.0);
+            }
+            X25519Secret::Dalek(own) => {
+                let shared = own.diffie_hellman(&x25519_dalek::PublicKey::from(peer));
+                if !shared.was_contributory() {
+                    return Err(INVALID_KEY_SHARE);
+                }
+                secret.extend_from_slice(shared.as_bytes());
+            }
         }
-        secret.extend_from_slice(shared.as_bytes());
         Ok(())
     }
 }
@@ -191,4 +249,34 @@ pub(crate) fn agree_to_shared<C: Curve>(
     let mut secret = Zeroizing::new(Vec::with_capacity(C::SECRET_LEN));
     C::agree(own, peer, &mut secret)?;
     Ok(SharedSecret::from(core::mem::take(&mut *secret)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every pairing of the two X25519 implementations agrees, and each rejects the
+    /// small-order point 0 (all-zero result).
+    #[test]
+    fn x25519_implementations_agree_and_reject_small_order() {
+        let mut impls = vec![X25519Impl::Dalek];
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        if graviola::util::is_cpu_supported() {
+            impls.push(X25519Impl::Graviola);
+        }
+        for &a in &impls {
+            for &b in &impls {
+                let (mut share_a, mut share_b) = (Vec::new(), Vec::new());
+                let own_a = a.generate(&mut share_a).expect("rng");
+                let own_b = b.generate(&mut share_b).expect("rng");
+                let (mut s1, mut s2) = (Vec::new(), Vec::new());
+                X25519::agree(own_a, &share_b, &mut s1).expect("agree");
+                X25519::agree(own_b, &share_a, &mut s2).expect("agree");
+                assert_eq!(s1, s2, "{a:?} with {b:?}");
+            }
+            let own = a.generate(&mut Vec::new()).expect("rng");
+            let err = X25519::agree(own, &[0; 32], &mut Vec::new()).err();
+            assert_eq!(err, Some(INVALID_KEY_SHARE), "{a:?}");
+        }
+    }
 }
