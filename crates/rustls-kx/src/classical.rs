@@ -40,10 +40,8 @@ pub(crate) trait Curve: Send + Sync + 'static {
 }
 
 /// X25519 (RFC 7748 section 5): graviola's formally verified assembly where it runs
-/// (x86_64 with AVX2, BMI2 and ADX; aarch64), x25519-dalek everywhere else. Measured
-/// (mlkem-benches `tls_kx`, two key generations and two Diffie-Hellmans, Intel Emerald
-/// Rapids): graviola 68.5 µs, AWS-LC 68.8 µs, x25519-dalek 3 154.9 µs; with dalek the whole
-/// X25519MLKEM768 exchange took 1.44 times AWS-LC's.
+/// (x86_64 with AVX2, BMI2 and ADX; aarch64), x25519-dalek everywhere else; chosen by
+/// measurement (see the crate docs, "Which X25519").
 #[derive(Debug)]
 pub(crate) struct X25519;
 
