@@ -226,3 +226,16 @@ fn fallback_aws_lc_client_our_x25519_server() {
     .expect("handshake");
     check(&outcome, rustls_lazykem::X25519, HandshakeKind::Full);
 }
+
+/// The aws-lc-rs-based provider (feature `aws-lc-rs`): AWS-LC's ciphers and signatures, our
+/// groups, against our ring-based server.
+#[test]
+fn aws_lc_rs_provider_prefers_x25519mlkem768() {
+    let provider = rustls_lazykem::aws_lc_rs_provider();
+    let outcome = in_memory(
+        client(Stack::AwsLc, &provider.kx_groups),
+        server(Stack::Ring, &rustls_lazykem::ring_provider().kx_groups),
+    )
+    .expect("handshake");
+    check(&outcome, rustls_lazykem::X25519MLKEM768, HandshakeKind::Full);
+}
