@@ -237,5 +237,9 @@ fn aws_lc_rs_provider_prefers_x25519mlkem768() {
         server(Stack::Ring, &rustls_lazykem::ring_provider().kx_groups),
     )
     .expect("handshake");
-    check(&outcome, rustls_lazykem::X25519MLKEM768, HandshakeKind::Full);
+    check(
+        &outcome,
+        rustls_lazykem::X25519MLKEM768,
+        HandshakeKind::Full,
+    );
 }
