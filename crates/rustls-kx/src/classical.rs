@@ -14,6 +14,7 @@ use rustls::crypto::{ActiveKeyExchange, SharedSecret, SupportedKxGroup};
 use rustls::{Error, NamedGroup};
 use zeroize::Zeroizing;
 
+use crate::backend::{X25519Impl, X25519Secret};
 use crate::{INVALID_KEY_SHARE, random_failed};
 
 /// One elliptic-curve Diffie-Hellman scheme as a TLS key share carries it.
@@ -45,53 +46,6 @@ pub(crate) trait Curve: Send + Sync + 'static {
 #[derive(Debug)]
 pub(crate) struct X25519;
 
-/// An X25519 private key of either implementation; each erases itself when dropped.
-pub(crate) enum X25519Secret {
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-    Graviola(graviola::key_agreement::x25519::PrivateKey),
-    Dalek(x25519_dalek::StaticSecret),
-}
-
-/// Which X25519 implementation a key pair is made with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum X25519Impl {
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-    Graviola,
-    Dalek,
-}
-
-impl X25519Impl {
-    /// graviola where this CPU has the features its assembly needs, else x25519-dalek.
-    pub(crate) fn best() -> Self {
-        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-        if graviola::util::is_cpu_supported() {
-            return Self::Graviola;
-        }
-        Self::Dalek
-    }
-
-    /// A fresh key pair: the private key, its public share appended to `share`.
-    pub(crate) fn generate(self, share: &mut Vec<u8>) -> Result<X25519Secret, Error> {
-        match self {
-            #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-            Self::Graviola => {
-                use graviola::key_agreement::x25519::PrivateKey;
-                let own = PrivateKey::new_random().map_err(|_| random_failed())?;
-                share.extend_from_slice(&own.public_key().as_bytes());
-                Ok(X25519Secret::Graviola(own))
-            }
-            Self::Dalek => {
-                // 32 uniform bytes; clamping happens in the scalar multiplication (RFC 7748).
-                let mut scalar = Zeroizing::new([0u8; 32]);
-                getrandom::fill(scalar.as_mut()).map_err(|_| random_failed())?;
-                let own = x25519_dalek::StaticSecret::from(*scalar);
-                share.extend_from_slice(x25519_dalek::PublicKey::from(&own).as_bytes());
-                Ok(X25519Secret::Dalek(own))
-            }
-        }
-    }
-}
-
 impl Curve for X25519 {
     const GROUP: NamedGroup = NamedGroup::X25519;
     const SHARE_LEN: usize = 32;
@@ -106,24 +60,7 @@ impl Curve for X25519 {
         let peer: [u8; 32] = peer.try_into().map_err(|_| INVALID_KEY_SHARE)?;
         // RFC 8446 section 7.4.2: an all-zero X25519 result (a small-order peer point) must
         // abort the handshake. Both implementations test for it in constant time.
-        match own {
-            #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-            X25519Secret::Graviola(own) => {
-                use graviola::key_agreement::x25519::PublicKey;
-                let shared = own
-                    .diffie_hellman(&PublicKey::from_array(&peer))
-                    .map_err(|_| INVALID_KEY_SHARE)?;
-                secret.extend_from_slice(&shared.0);
-            }
-            X25519Secret::Dalek(own) => {
-                let shared = own.diffie_hellman(&x25519_dalek::PublicKey::from(peer));
-                if !shared.was_contributory() {
-                    return Err(INVALID_KEY_SHARE);
-                }
-                secret.extend_from_slice(shared.as_bytes());
-            }
-        }
-        Ok(())
+        own.agree(&peer, secret)
     }
 }
 
@@ -257,13 +194,8 @@ mod tests {
     /// small-order point 0 (all-zero result).
     #[test]
     fn x25519_implementations_agree_and_reject_small_order() {
-        let mut impls = vec![X25519Impl::Dalek];
-        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-        if graviola::util::is_cpu_supported() {
-            impls.push(X25519Impl::Graviola);
-        }
-        for &a in &impls {
-            for &b in &impls {
+        for a in X25519Impl::available() {
+            for b in X25519Impl::available() {
                 let (mut share_a, mut share_b) = (Vec::new(), Vec::new());
                 let own_a = a.generate(&mut share_a).expect("rng");
                 let own_b = b.generate(&mut share_b).expect("rng");

@@ -87,6 +87,7 @@ use mlkem::{MlKem512, MlKem768, MlKem1024};
 use rustls::crypto::{CryptoProvider, GetRandomFailed, SupportedKxGroup};
 use rustls::{Error, NamedGroup, PeerMisbehaved};
 
+mod backend;
 mod classical;
 mod hybrid;
 mod kem;
