@@ -522,19 +522,18 @@ fn compress_encode<B: KemBackend, const D: usize>(b: B, p: &Poly, out: &mut [u8]
     c.as_mut_slice().zeroize();
 }
 
-/// ByteDecode_d then Decompress_d of one polynomial.
+/// ByteDecode_d then Decompress_d of one polynomial, into `out` (built in place: a returned
+/// polynomial is copied to its place).
 #[inline(always)]
-fn decode_decompress<B: KemBackend, const D: usize>(b: B, bytes: &[u8]) -> Poly {
+fn decode_decompress_into<B: KemBackend, const D: usize>(b: B, bytes: &[u8], out: &mut Poly) {
     let mut values = [0u16; N];
     b.byte_decode::<D>(bytes, &mut values);
-    let mut p = Poly::zero();
     // Decompress_d returns values below q, as `coeffs_mut` requires.
     b.decompress::<D>(
         &values,
-        p.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
+        out.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
     );
     values.as_mut_slice().zeroize();
-    p
 }
 
 /// The noise of K-PKE.Encrypt (Algorithm 14 lines 9-17): `y`, `e1` and `e2`, sampled from
@@ -635,12 +634,15 @@ pub(crate) fn encrypt_sampled<B: KemBackend, const K: usize, const DU: usize, co
     u_hat.zeroize();
     u.add_assign(b, &noise.e1);
     // Lines 20-21: mu = Decompress_1(ByteDecode_1(m)); v = NTT^-1(t-hat^T o y-hat) + e2 + mu.
-    let mut v_hat = pk.t_hat.dot(b, &y_hat);
-    let mut v = v_hat.inverse_ntt(b);
+    let mut v_hat = NttPoly::zero();
+    pk.t_hat.dot_into(b, &y_hat, &mut v_hat);
+    let mut v = Poly::zero();
+    v_hat.inverse_ntt_into(b, &mut v);
     v_hat.zeroize();
     y_hat.zeroize();
     v.add_assign(b, &noise.e2);
-    let mut mu = decode_decompress::<B, 1>(b, m);
+    let mut mu = Poly::zero();
+    decode_decompress_into::<B, 1>(b, m, &mut mu);
     v.add_assign(b, &mu);
     // Lines 22-23: c1 = ByteEncode_du(Compress_du(u)), c2 = ByteEncode_dv(Compress_dv(v)).
     let (c1, c2) = ct_out.split_at_mut(K * encoded_len(DU));
@@ -662,15 +664,20 @@ pub(crate) fn decrypt<B: KemBackend, const K: usize, const DU: usize, const DV: 
 ) -> [u8; 32] {
     let (c1, c2) = ct.split_at(K * encoded_len(DU));
     // Lines 3-4: u' and v'.
-    let u = PolyVector::<K>::new(core::array::from_fn(|i| {
-        decode_decompress::<B, DU>(b, &c1[i * encoded_len(DU)..(i + 1) * encoded_len(DU)])
-    }));
-    let mut w = decode_decompress::<B, DV>(b, c2);
+    // (Built in place: an array of returned polynomials was copied three times.)
+    let mut u = PolyVector::<K>::zero();
+    for (p, bytes) in u.0.iter_mut().zip(c1.chunks_exact(encoded_len(DU))) {
+        decode_decompress_into::<B, DU>(b, bytes, p);
+    }
+    let mut w = Poly::zero();
+    decode_decompress_into::<B, DV>(b, c2, &mut w);
     // Lines 5-6: w = v' - NTT^-1(s-hat^T o NTT(u')).
     let mut u_hat = NttVector::<K>::zero();
     u.ntt_into(b, &mut u_hat);
-    let mut su_hat = u_hat.dot(b, s_hat);
-    let mut su = su_hat.inverse_ntt(b);
+    let mut su_hat = NttPoly::zero();
+    u_hat.dot_into(b, s_hat, &mut su_hat);
+    let mut su = Poly::zero();
+    su_hat.inverse_ntt_into(b, &mut su);
     su_hat.zeroize();
     w.sub_assign(b, &su);
     su.zeroize();

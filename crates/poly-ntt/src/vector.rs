@@ -140,8 +140,20 @@ impl<R: Ring, const K: usize> NttVector<R, K> {
     pub fn dot<B: Backend<R>>(&self, backend: B, rhs: &CachedNttVector<R, K>) -> NttPoly<R> {
         const { assert!(K <= B::MAX_TERMS) };
         let mut out = NttPoly::zero();
-        dot_into(backend, self.0.each_ref(), rhs, &mut out);
+        self.dot_into(backend, rhs, &mut out);
         out
+    }
+
+    /// [`Self::dot`] written into `out` (no returned polynomial to copy to its place).
+    #[inline]
+    pub fn dot_into<B: Backend<R>>(
+        &self,
+        backend: B,
+        rhs: &CachedNttVector<R, K>,
+        out: &mut NttPoly<R>,
+    ) {
+        const { assert!(K <= B::MAX_TERMS) };
+        dot_into(backend, self.0.each_ref(), rhs, out);
     }
 }
 
