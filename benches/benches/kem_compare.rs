@@ -19,24 +19,20 @@
 #![allow(missing_docs)] // a bench binary
 
 use mlkem::BackendKind;
+use mlkem_benches::interleaved::BatchTimer;
 use mlkem_benches::kem::{
     Fixture, KemUnderTest, Operation, Ours512, Ours768, Ours1024, OursPortable512, OursPortable768,
     OursPortable1024,
 };
 use std::fmt::Write as _;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-/// Target duration of one timed batch.
-const BATCH: Duration = Duration::from_millis(2);
-
-/// One timed cell: runs its operation once per call.
+/// One timed cell: an operation of a library.
 struct Cell<'a> {
     operation: Operation,
     library: &'static str,
-    run: Box<dyn FnMut() + 'a>,
-    iterations: u32,
-    samples: Vec<f64>,
+    timer: BatchTimer<'a>,
 }
 
 /// The cells of library `L` on the fixture, labelled `L::NAME`: one per operation it offers.
@@ -68,50 +64,20 @@ fn library_cells<'a, L: KemUnderTest>(fx: &'a Fixture) -> Vec<Cell<'a>> {
         .map(|(operation, run)| Cell {
             operation,
             library: L::NAME,
-            run,
-            iterations: 1,
-            samples: Vec::new(),
+            timer: BatchTimer::new(run),
         })
         .collect()
-}
-
-impl Cell<'_> {
-    /// Runs a batch of `iterations`; returns nanoseconds per operation.
-    fn time_batch(&mut self) -> f64 {
-        let start = Instant::now();
-        for _ in 0..self.iterations {
-            (self.run)();
-        }
-        start.elapsed().as_secs_f64() * 1e9 / f64::from(self.iterations)
-    }
-
-    /// Picks the batch size (after a warm-up batch).
-    fn calibrate(&mut self) {
-        self.iterations = 1;
-        let _ = self.time_batch();
-        let per_op = self.time_batch().max(1.0);
-        let wanted = BATCH.as_secs_f64() * 1e9 / per_op;
-        // At least one, at most 10^6 iterations: the cast saturates a finite positive value.
-        self.iterations = wanted.clamp(1.0, 1e6) as u32;
-    }
-}
-
-fn median(samples: &mut [f64]) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
 }
 
 /// Times every cell of one parameter set; returns the markdown rows.
 fn parameter_set(set: &str, mut cells: Vec<Cell<'_>>, rounds: usize, libraries: &[&str]) -> String {
     for cell in &mut cells {
-        cell.calibrate();
+        cell.timer.calibrate();
     }
     for round in 0..rounds {
         let count = cells.len();
         for k in 0..count {
-            let cell = &mut cells[(k + round * 7) % count];
-            let sample = cell.time_batch();
-            cell.samples.push(sample);
+            cells[(k + round * 7) % count].timer.sample();
         }
     }
     let mut rows = String::new();
@@ -120,7 +86,7 @@ fn parameter_set(set: &str, mut cells: Vec<Cell<'_>>, rounds: usize, libraries: 
             cells
                 .iter_mut()
                 .find(|c| c.operation == operation && c.library == library)
-                .map(|c| median(&mut c.samples) / 1000.0)
+                .map(|c| c.timer.median_us())
         };
         let figures: Vec<Option<f64>> = libraries.iter().map(|l| figure(l)).collect();
         let best_peer = libraries
@@ -219,9 +185,7 @@ fn xwing_cell<'a>(
     Cell {
         operation,
         library,
-        run,
-        iterations: 1,
-        samples: Vec::new(),
+        timer: BatchTimer::new(run),
     }
 }
 

@@ -19,22 +19,18 @@
 //! because it takes a fallible RNG, against the one-shot `encapsulate_encoded`).
 #![allow(missing_docs)] // a bench binary
 
+use mlkem_benches::interleaved::BatchTimer;
 use std::fmt::Write as _;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rustls::crypto::SupportedKxGroup;
 use rustls::crypto::aws_lc_rs::kx_group as aws;
 
-/// Target duration of one timed batch.
-const BATCH: Duration = Duration::from_millis(2);
-
 struct Cell {
     row: &'static str,
     library: &'static str,
-    run: Box<dyn FnMut()>,
-    iterations: u32,
-    samples: Vec<f64>,
+    timer: BatchTimer<'static>,
 }
 
 impl Cell {
@@ -42,31 +38,8 @@ impl Cell {
         Self {
             row,
             library,
-            run: Box::new(run),
-            iterations: 1,
-            samples: Vec::new(),
+            timer: BatchTimer::new(run),
         }
-    }
-
-    fn time_batch(&mut self) -> f64 {
-        let start = Instant::now();
-        for _ in 0..self.iterations {
-            (self.run)();
-        }
-        start.elapsed().as_secs_f64() * 1e9 / f64::from(self.iterations)
-    }
-
-    fn calibrate(&mut self) {
-        self.iterations = 1;
-        let _ = self.time_batch();
-        let per_op = self.time_batch().max(1.0);
-        let wanted = BATCH.as_secs_f64() * 1e9 / per_op;
-        self.iterations = wanted.clamp(1.0, 1e6) as u32;
-    }
-
-    fn median_us(&mut self) -> f64 {
-        self.samples.sort_by(f64::total_cmp);
-        self.samples[self.samples.len() / 2] / 1000.0
     }
 }
 
@@ -241,7 +214,7 @@ fn table(cells: &mut [Cell], rounds: usize) -> String {
             *slot = cells
                 .iter_mut()
                 .find(|c| c.row == row && c.library == library)
-                .map(Cell::median_us);
+                .map(|cell| cell.timer.median_us());
         }
         let _ = write!(table, "| {row} |");
         for f in figures {
@@ -280,14 +253,13 @@ fn main() {
 
     let start = Instant::now();
     for cell in &mut cells {
-        cell.calibrate();
+        cell.timer.calibrate();
     }
     for round in 0..rounds {
         let count = cells.len();
         for k in 0..count {
             let cell = &mut cells[(k + round * 5) % count];
-            let sample = cell.time_batch();
-            cell.samples.push(sample);
+            cell.timer.sample();
         }
     }
 

@@ -19,6 +19,7 @@
 //! `kem/ML-KEM-768/encaps_from_bytes/libcrux`; `cargo xtask bench-report` parses them.
 
 pub mod inputs;
+pub mod interleaved;
 pub mod kem;
 #[cfg(feature = "peers")]
 pub mod peers;
