@@ -251,18 +251,7 @@ fn xwing_cells(fx: &XWingFixture) -> Vec<Cell<'_>> {
 }
 
 fn main() {
-    let mut rounds = 61;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        if arg == "--rounds" {
-            rounds = args
-                .next()
-                .and_then(|n| n.parse().ok())
-                .filter(|&n| n > 0)
-                .expect("--rounds needs a positive number");
-        }
-        // Other arguments (cargo bench passes `--bench`) are ignored.
-    }
+    let rounds = mlkem_benches::interleaved::rounds_from_args(61);
     let start = Instant::now();
     let fx512 = Fixture::new::<Ours512>("ML-KEM-512");
     let fx768 = Fixture::new::<Ours768>("ML-KEM-768");

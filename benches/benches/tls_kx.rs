@@ -236,17 +236,7 @@ fn table(cells: &mut [Cell], rounds: usize) -> String {
 }
 
 fn main() {
-    let mut rounds = 201;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        if arg == "--rounds" {
-            rounds = args
-                .next()
-                .and_then(|n| n.parse().ok())
-                .filter(|&n| n > 0)
-                .expect("--rounds needs a positive number");
-        }
-    }
+    let rounds = mlkem_benches::interleaved::rounds_from_args(201);
     let mut cells = cells();
     dalek_x25519();
     aws_lc_x25519();

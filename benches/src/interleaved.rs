@@ -8,6 +8,27 @@ use std::time::{Duration, Instant};
 /// The length a batch is calibrated to.
 pub const BATCH: Duration = Duration::from_millis(2);
 
+/// `--rounds N` from the command line, else `default` (other arguments, such as the
+/// `--bench` cargo passes, are ignored).
+///
+/// # Panics
+/// If `--rounds` is not followed by a positive number.
+#[must_use]
+pub fn rounds_from_args(default: usize) -> usize {
+    let mut rounds = default;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--rounds" {
+            rounds = args
+                .next()
+                .and_then(|n| n.parse().ok())
+                .filter(|&n| n > 0)
+                .expect("--rounds needs a positive number");
+        }
+    }
+    rounds
+}
+
 /// One operation timed in batches.
 pub struct BatchTimer<'a> {
     run: Box<dyn FnMut() + 'a>,

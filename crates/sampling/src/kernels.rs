@@ -47,15 +47,17 @@ pub(crate) trait Kernels: Copy {
 
     /// `SamplePolyCBD_3` (FIPS 203 Algorithm 8, eta = 3) on whole steps: each
     /// [`CBD3_STEP_BYTES`] bytes of `bytes` give the next [`CBD3_STEP_COEFFS`] coefficients
-    /// of `out`, as many steps as both have (the PRF output comes in two SHAKE256 blocks,
-    /// split on a step). Values in `[0, q)`. Constant time.
+    /// of `out` (the PRF output comes in two SHAKE256 blocks, split on a step). The caller
+    /// passes whole steps, as many of `bytes` as of `out`. Values in `[0, q)`. Constant
+    /// time.
     #[inline(always)]
     fn cbd3_steps(self, bytes: &[u8], out: &mut [u16]) {
-        let steps = (bytes.len() / CBD3_STEP_BYTES).min(out.len() / CBD3_STEP_COEFFS);
-        cbd3_groups(
-            &bytes[..steps * CBD3_STEP_BYTES],
-            &mut out[..steps * CBD3_STEP_COEFFS],
+        // Whole steps (no division: the division scan allows none in our code).
+        debug_assert!(
+            out.len().is_multiple_of(CBD3_STEP_COEFFS)
+                && bytes.len() * CBD3_STEP_COEFFS == out.len() * CBD3_STEP_BYTES
         );
+        cbd3_groups(bytes, out);
     }
 }
 

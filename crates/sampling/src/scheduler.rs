@@ -328,19 +328,20 @@ fn finish_alone<K: Kernels, P: crate::keccak::KeccakF1600>(
         }
         perm.f1600(state);
         // Never a fed job: a batch with a feed runs every round on the lanes.
-        if lane.squeezing() {
-            // The jobs read the state's words in little-endian byte order: as they are on a
-            // little-endian target, swapped in a copy on a big-endian one.
-            let swapped;
-            let out = if cfg!(target_endian = "little") {
-                &*state
+        // The jobs read the state's words in little-endian byte order: as they are on a
+        // little-endian target, swapped in a copy (erased after: it may hold PRF output) on
+        // a big-endian one.
+        let done = lane.squeezing()
+            && if cfg!(target_endian = "little") {
+                lane.consume(kernels, state, carry, None)
             } else {
-                swapped = state.map(u64::to_le);
-                &swapped
+                let mut swapped = state.map(u64::to_le);
+                let done = lane.consume(kernels, &swapped, carry, None);
+                swapped.zeroize();
+                done
             };
-            if lane.consume(kernels, out, carry, None) {
-                break;
-            }
+        if done {
+            break;
         }
     }
 }

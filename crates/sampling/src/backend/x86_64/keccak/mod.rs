@@ -36,7 +36,7 @@ use crate::keccak::f1600::permute_rounds;
 use crate::keccak::{KeccakF1600, PermuteLanes, WORDS};
 
 /// The portable rounds compiled with BMI1 (`andn`) and BMI2 (`rorx`): the AVX2 token's
-/// single state.
+/// single state, and the one its 4-way lanes finish a lone job on.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bmi(());
 
@@ -64,7 +64,8 @@ unsafe fn permute_bmi(state: &mut [u64; 25]) {
     permute_rounds(state);
 }
 
-/// One lane of the AVX-512VL round: the AVX-512 token's single state.
+/// One lane of the AVX-512VL round: the AVX-512 token's single state, and the one its
+/// 4- and 8-way lanes finish a lone job on.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct VlSingle(());
 
@@ -99,8 +100,7 @@ impl X4Avx2 {
 impl KeccakF1600 for X4Avx2 {
     #[inline(always)]
     fn f1600(self, state: &mut [u64; 25]) {
-        // SAFETY: made only from an AVX2 token (BMI1/BMI2).
-        unsafe { permute_bmi(state) }
+        Bmi(()).f1600(state);
     }
 }
 
@@ -125,8 +125,7 @@ impl X4Vl {
 impl KeccakF1600 for X4Vl {
     #[inline(always)]
     fn f1600(self, state: &mut [u64; 25]) {
-        // SAFETY: made only from an AVX-512 token (AVX-512F/VL).
-        unsafe { keccak_f1600_vl_single(state) }
+        VlSingle(()).f1600(state);
     }
 }
 
@@ -186,8 +185,7 @@ impl X8 {
 impl KeccakF1600 for X8 {
     #[inline(always)]
     fn f1600(self, state: &mut [u64; 25]) {
-        // SAFETY: made only from an AVX-512 token (AVX-512F/VL).
-        unsafe { keccak_f1600_vl_single(state) }
+        VlSingle(()).f1600(state);
     }
 }
 
