@@ -17,6 +17,8 @@
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+#[cfg(target_arch = "aarch64")]
+mod neon;
 mod speculation;
 
 pub(crate) use speculation::barrier as speculation_barrier;

@@ -24,16 +24,22 @@
 pub mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub mod avx512;
+#[cfg(target_arch = "aarch64")]
+pub mod neon;
 mod portable;
 
 #[cfg(target_arch = "x86_64")]
 pub use avx2::Avx2;
 #[cfg(target_arch = "x86_64")]
 pub use avx512::Avx512;
+#[cfg(target_arch = "aarch64")]
+pub use neon::Neon;
 pub use portable::Portable;
 
 /// The tokens of this target, re-exported at the crate root.
 pub mod tokens {
+    #[cfg(target_arch = "aarch64")]
+    pub use super::Neon;
     #[cfg(target_arch = "x86_64")]
     pub use super::{Avx2, Avx512};
     pub use super::{Backend, Portable};
@@ -50,11 +56,13 @@ pub enum BackendKind {
     Avx2,
     /// AVX-512F, VL and BW (with everything AVX2 needs) on x86-64.
     Avx512,
+    /// NEON (Advanced SIMD) on aarch64, with the SHA3 extension's Keccak where the CPU has it.
+    Neon,
 }
 
 impl BackendKind {
     /// Every kind, the reference (portable) first.
-    pub const ALL: [Self; 3] = [Self::Portable, Self::Avx2, Self::Avx512];
+    pub const ALL: [Self; 4] = [Self::Portable, Self::Avx2, Self::Avx512, Self::Neon];
 
     /// The kind's name, as `Display` prints it.
     #[must_use]
@@ -63,6 +71,7 @@ impl BackendKind {
             Self::Portable => "portable",
             Self::Avx2 => "avx2",
             Self::Avx512 => "avx512",
+            Self::Neon => "neon",
         }
     }
 
@@ -93,6 +102,9 @@ pub enum AnyBackend {
     /// The AVX-512 token.
     #[cfg(target_arch = "x86_64")]
     Avx512(Avx512),
+    /// The NEON token.
+    #[cfg(target_arch = "aarch64")]
+    Neon(Neon),
 }
 
 impl AnyBackend {
@@ -106,6 +118,10 @@ impl AnyBackend {
         #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = Avx2::detect() {
             return Self::Avx2(avx2);
+        }
+        #[cfg(target_arch = "aarch64")]
+        if let Some(neon) = Neon::detect() {
+            return Self::Neon(neon);
         }
         Self::Portable(Portable)
     }
@@ -121,6 +137,10 @@ impl AnyBackend {
             BackendKind::Avx512 => Avx512::detect().map(Self::Avx512),
             #[cfg(not(target_arch = "x86_64"))]
             BackendKind::Avx2 | BackendKind::Avx512 => None,
+            #[cfg(target_arch = "aarch64")]
+            BackendKind::Neon => Neon::detect().map(Self::Neon),
+            #[cfg(not(target_arch = "aarch64"))]
+            BackendKind::Neon => None,
         }
     }
 
@@ -133,6 +153,8 @@ impl AnyBackend {
             Self::Avx2(_) => BackendKind::Avx2,
             #[cfg(target_arch = "x86_64")]
             Self::Avx512(_) => BackendKind::Avx512,
+            #[cfg(target_arch = "aarch64")]
+            Self::Neon(_) => BackendKind::Neon,
         }
     }
 }
@@ -158,6 +180,8 @@ macro_rules! dispatch {
             $crate::backend::AnyBackend::Avx2(token) => token.run(|$b| $body),
             #[cfg(target_arch = "x86_64")]
             $crate::backend::AnyBackend::Avx512(token) => token.run(|$b| $body),
+            #[cfg(target_arch = "aarch64")]
+            $crate::backend::AnyBackend::Neon(token) => token.run(|$b| $body),
             // `Portable`, and in other crates any kind this version does not know
             // (`AnyBackend` is non-exhaustive): the portable token, available everywhere.
             _ => {
@@ -216,7 +240,7 @@ pub const DOT_CHUNK: usize = 32;
 /// backends, whose kernels read the whole source before they write.
 #[cfg_attr(
     not(target_arch = "x86_64"),
-    allow(dead_code, reason = "no SIMD backend here yet")
+    allow(dead_code, reason = "no out-of-place SIMD kernel here yet")
 )]
 #[inline]
 pub(crate) fn through_copy(

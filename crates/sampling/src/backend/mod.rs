@@ -20,6 +20,10 @@
 #[allow(unsafe_code)]
 pub(crate) mod x86_64;
 
+#[cfg(target_arch = "aarch64")]
+#[allow(unsafe_code)]
+pub(crate) mod aarch64;
+
 #[cfg(feature = "ct-validation")]
 pub(crate) use valgrind::make_mem_defined;
 
