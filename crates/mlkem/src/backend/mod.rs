@@ -11,7 +11,8 @@
 //!
 //! This module is the only place of the crate that names an instruction set: the AVX2
 //! kernels are in `avx2`; the AVX-512 token runs them too, with zmm Compress/Decompress
-//! (`avx512`); `speculation` holds the `lfence` every public operation starts with.
+//! (`avx512`); the NEON kernels are in `neon`; `speculation` holds the barrier every public
+//! operation starts with (`lfence` on x86-64, `sb` or `dsb nsh; isb` on aarch64).
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;

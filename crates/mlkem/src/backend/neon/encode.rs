@@ -369,7 +369,7 @@ fn pack<const D: usize, const P: i32, const PP: i32>(v: uint16x8_t) -> uint8x16_
     let pairs = vreinterpretq_u64_u32(vsliq_n_u32::<P>(v, vshrq_n_u32::<16>(v)));
     // 64-bit lane: two pairs, 4D bits.
     let quads = vsliq_n_u64::<PP>(pairs, vshrq_n_u64::<32>(pairs));
-    if 4 * D % 8 == 0 {
+    if (4 * D).is_multiple_of(8) {
         vqtbl1q_u8(
             vreinterpretq_u8_u64(quads),
             bytes16(const { quad_compact_control(D, true, true) }),
