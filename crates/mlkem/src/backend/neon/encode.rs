@@ -10,7 +10,7 @@
 //! - d = 1, encode: 16 coefficients narrow to bytes (`uzp1`), each shifted to its bit
 //!   (`ushl`); three levels of pairwise adds (`addp`) sum the 8 bytes of each output byte.
 //!   Decode: `tbl` spreads each byte over 8 lanes, `cmtst` picks bit `k` in lane `k` (0 or
-//!   -1) and a widening `0 - x` (`ssubl`) gives the 16-bit 0 or 1.
+//!   0xff), masked to 0 or 1 and widened (`uxtl`).
 //! - d = 4, encode: narrow to bytes, `usra #4` joins each nibble pair in the low byte of its
 //!   16-bit lane, `uzp1` keeps those bytes. Decode: split the nibbles (`and`, `ushr`),
 //!   interleave them (`zip1`/`zip2`) and widen (`uxtl`).
@@ -19,10 +19,13 @@
 //!   bytes, `shrn #4` gives the third, and `st3` interleaves the three byte streams.
 //!   Decode: `ld3` gives the three streams, `zip` joins them in 16-bit lanes, a mask and a
 //!   shift extract the two coefficients, `st2` interleaves them.
-//! - d = 5, 10, 11, encode: `sli` joins coefficient pairs in 32-bit lanes (`2d` bits), then
+//! - d = 10, encode: `ld4` separates the four coefficients of each 5-byte group; `sli`
+//!   joins the bits of the group's bytes 0-1 and 2-3 in two 16-bit lanes, `shrn #2` gives
+//!   byte 4, and `tbl` over three registers puts the 40 bytes of 8 groups in order.
+//! - d = 5, 11, encode: `sli` joins coefficient pairs in 32-bit lanes (`2d` bits), then
 //!   pairs of pairs in 64-bit lanes (`4d` bits); `tbl` packs the two 64-bit lanes' bytes
-//!   together: one `tbl` when `4d` is a whole number of bytes (d = 10), else the upper lane
-//!   is shifted 4 bits up first and two `tbl` are OR-ed (they share one byte).
+//!   together: one `tbl` when `4d` is a whole number of bytes, else the upper lane is
+//!   shifted 4 bits up first and two `tbl` are OR-ed (they share one byte).
 //!   Decode: `tbl` gives each coefficient the 16-bit window of the two bytes that hold it
 //!   (32-bit window of three bytes for d = 11, where `s + d` may exceed 16), `ushl` shifts
 //!   it down by its bit offset `s`, and a mask drops its neighbours' bits.
@@ -37,16 +40,17 @@
 
 use crate::encode::{byte_decode_portable, byte_encode_portable, encoded_len};
 use core::arch::aarch64::{
-    int16x8_t, int32x4_t, uint8x16_t, uint8x16x3_t, uint16x8_t, uint16x8x2_t, uint16x8x4_t,
-    vandq_u8, vandq_u16, vcombine_u8, vcreate_u8, vdupq_n_u8, vdupq_n_u16, vget_low_s8, vld1q_u8,
-    vld1q_u16_x4, vld2q_u16, vld3q_u8, vmovl_high_u8, vmovl_u8, vorrq_u8, vpaddq_u8, vqtbl1q_u8,
-    vreinterpretq_s8_u8, vreinterpretq_s16_u8, vreinterpretq_s32_u8, vreinterpretq_s64_u8,
-    vreinterpretq_u8_u16, vreinterpretq_u8_u64, vreinterpretq_u16_s16, vreinterpretq_u16_u8,
-    vreinterpretq_u16_u32, vreinterpretq_u32_u8, vreinterpretq_u32_u16, vreinterpretq_u64_u32,
-    vshlq_u8, vshlq_u16, vshlq_u32, vshlq_u64, vshrn_high_n_u16, vshrn_n_u16, vshrq_n_u8,
-    vshrq_n_u16, vshrq_n_u32, vshrq_n_u64, vsliq_n_u16, vsliq_n_u32, vsliq_n_u64, vsraq_n_u16,
-    vst1q_u8, vst1q_u16_x4, vst2q_u16, vst3q_u8, vsubl_high_s8, vsubl_s8, vtstq_u8, vuzp1q_u8,
-    vuzp1q_u16, vuzp2q_u8, vzip1q_u8, vzip2q_u8,
+    int16x8_t, int32x4_t, uint8x16_t, uint8x16x2_t, uint8x16x3_t, uint16x8_t, uint16x8x2_t,
+    uint16x8x4_t, vandq_u8, vandq_u16, vcombine_u8, vcreate_u8, vdupq_n_u8, vdupq_n_u16,
+    vget_low_u8, vld1q_u8, vld1q_u16_x4, vld2q_u16, vld3q_u8, vld4q_u16, vmovl_high_u8, vmovl_u8,
+    vorrq_u8, vpaddq_u8, vqtbl1q_u8, vqtbl3_u8, vqtbl3q_u8, vreinterpretq_s8_u8,
+    vreinterpretq_s16_u8, vreinterpretq_s32_u8, vreinterpretq_s64_u8, vreinterpretq_u8_u16,
+    vreinterpretq_u8_u64, vreinterpretq_u16_u8, vreinterpretq_u16_u32, vreinterpretq_u32_u8,
+    vreinterpretq_u32_u16, vreinterpretq_u64_u32, vshlq_u8, vshlq_u16, vshlq_u32, vshlq_u64,
+    vshrn_high_n_u16, vshrn_n_u16, vshrq_n_u8, vshrq_n_u16, vshrq_n_u32, vshrq_n_u64, vsliq_n_u16,
+    vsliq_n_u32, vsliq_n_u64, vsraq_n_u16, vst1_u8, vst1q_u8, vst1q_u8_x2, vst1q_u16_x4, vst2q_u16,
+    vst3q_u8, vtstq_u8, vuzp1q_u8, vuzp1q_u16, vuzp2q_u8, vzip1q_u8, vzip1q_u16, vzip2q_u8,
+    vzip2q_u16,
 };
 use lattice_poly_ntt::mlkem::N;
 
@@ -59,7 +63,7 @@ pub(super) fn byte_encode_neon<const D: usize>(coeffs: &[u16; N], out: &mut [u8]
         1 => encode_1(coeffs, out),
         4 => encode_4(coeffs, out),
         5 => encode_packed::<5, 5, 10>(coeffs, out),
-        10 => encode_packed::<10, 10, 20>(coeffs, out),
+        10 => encode_10(coeffs, out),
         11 => encode_packed::<11, 11, 22>(coeffs, out),
         12 => encode_12(coeffs, out, 0..N / 32),
         _ => byte_encode_portable::<D>(coeffs, out),
@@ -217,15 +221,11 @@ fn decode_1(bytes: &[u8], out: &mut [u16; N]) {
     for (i, dst) in regs.iter_mut().enumerate() {
         let v = load_at(bytes, 16 * i);
         // Coefficients 16 j .. 16 j + 16: byte 2 j in lanes 0..8, byte 2 j + 1 in 8..16;
-        // lane k keeps bit k % 8 as 0 or -1, and 0 - (-1) = 1, widened.
+        // lane k keeps bit k % 8 as 0 or 0xff, masked to 0 or 1, widened.
         let coeffs16 = |j: u8| {
             let spread = vqtbl1q_u8(v, bytes16(core::array::from_fn(|k| 2 * j + (k / 8) as u8)));
-            let set = vreinterpretq_s8_u8(vtstq_u8(spread, bit));
-            let zero = vreinterpretq_s8_u8(vdupq_n_u8(0));
-            (
-                vreinterpretq_u16_s16(vsubl_s8(vget_low_s8(zero), vget_low_s8(set))),
-                vreinterpretq_u16_s16(vsubl_high_s8(zero, set)),
-            )
+            let set = vandq_u8(vtstq_u8(spread, bit), vdupq_n_u8(1));
+            (vmovl_u8(vget_low_u8(set)), vmovl_high_u8(set))
         };
         let (dsts, _) = dst.as_chunks_mut::<32>();
         for (j, d) in dsts.iter_mut().enumerate() {
@@ -269,9 +269,9 @@ fn decode_4(bytes: &[u8], out: &mut [u16; N]) {
         store32(
             dst,
             uint16x8x4_t(
-                vmovl_u8(core::arch::aarch64::vget_low_u8(first)),
+                vmovl_u8(vget_low_u8(first)),
                 vmovl_high_u8(first),
-                vmovl_u8(core::arch::aarch64::vget_low_u8(second)),
+                vmovl_u8(vget_low_u8(second)),
                 vmovl_high_u8(second),
             ),
         );
@@ -327,6 +327,54 @@ fn decode_12(bytes: &[u8], out: &mut [u16; N]) {
 }
 
 // ---------------------------------------------------------------------------------------
+// d = 10: 32 coefficients, 40 bytes a step.
+
+/// ByteEncode_10: 32 coefficients (8 groups of 4, 5 bytes each) per step become 40 bytes.
+#[inline]
+#[target_feature(enable = "neon")]
+fn encode_10(coeffs: &[u16; N], out: &mut [u8]) {
+    let (srcs, _) = coeffs.as_chunks::<32>();
+    let (dsts, _) = out[..encoded_len(10)].as_chunks_mut::<40>();
+    let [lo, mid] = [0, 1].map(|h| bytes16(const { encode_10_control() }[h]));
+    let high = vget_low_u8(bytes16(const { encode_10_control() }[2]));
+    for (src, dst) in srcs.iter().zip(dsts) {
+        // SAFETY: `src` is 32 readable u16, what `ld4` of four 8-lane registers reads.
+        let c = unsafe { vld4q_u16(src.as_ptr()) };
+        // Group j (coefficients c0..c3 of 10 bits): bytes 0-1 are c0 + 2^10 (c1 mod 2^6),
+        // bytes 2-3 are (c1 >> 6) + 2^4 c2 + 2^14 (c3 mod 4), byte 4 is c3 >> 2.
+        let w0 = vsliq_n_u16::<10>(c.0, c.1);
+        let w1 = vsliq_n_u16::<14>(vsliq_n_u16::<4>(vshrq_n_u16::<6>(c.1), c.2), c.3);
+        let b4 = vshrn_n_u16::<2>(c.3);
+        // Bytes 0-3 of groups 0..4 in `first`, of groups 4..8 in `second`; byte 4 after.
+        let table = uint8x16x3_t(
+            vreinterpretq_u8_u16(vzip1q_u16(w0, w1)),
+            vreinterpretq_u8_u16(vzip2q_u16(w0, w1)),
+            vcombine_u8(b4, b4),
+        );
+        let (head, tail) = dst.split_at_mut(32);
+        let bytes = uint8x16x2_t(vqtbl3q_u8(table, lo), vqtbl3q_u8(table, mid));
+        // SAFETY: `head` is 32 writable bytes, `tail` 8, what the two stores write.
+        unsafe {
+            vst1q_u8_x2(head.as_mut_ptr(), bytes);
+            vst1_u8(tail.as_mut_ptr(), vqtbl3_u8(table, high));
+        }
+    }
+}
+
+/// `tbl` indices of the 40 output bytes of [`encode_10`] (16, 16 and 8): byte `5 j + r` is
+/// byte `r < 4` of group `j` (table byte `4 j + r`) or its byte 4 (table byte `32 + j`).
+const fn encode_10_control() -> [[u8; 16]; 3] {
+    let mut c = [[0u8; 16]; 3];
+    let mut o = 0;
+    while o < 40 {
+        let (j, r) = (o / 5, o % 5);
+        c[o / 16][o % 16] = if r < 4 { 4 * j + r } else { 32 + j } as u8;
+        o += 1;
+    }
+    c
+}
+
+// ---------------------------------------------------------------------------------------
 // d = 5, 10, 11: one group of 8 coefficients (`d` bytes) at a time.
 
 /// Number of leading groups (8 coefficients, `d` bytes at `d g`) whose 16-byte access
@@ -335,7 +383,7 @@ const fn direct_groups(d: usize) -> usize {
     (32 * d - 16) / d + 1
 }
 
-/// ByteEncode_D for D in {5, 10, 11}; `P = D` and `PP = 2 D` are the `sli` shift counts.
+/// ByteEncode_D for D in {5, 11} (any D below 16); `P = D` and `PP = 2 D` are the `sli` shift counts.
 #[inline]
 #[target_feature(enable = "neon")]
 fn encode_packed<const D: usize, const P: i32, const PP: i32>(coeffs: &[u16; N], out: &mut [u8]) {
