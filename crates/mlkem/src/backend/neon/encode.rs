@@ -30,7 +30,7 @@
 //!   (32-bit window of three bytes for d = 11, where `s + d` may exceed 16), `ushl` shifts
 //!   it down by its bit offset `s`, and a mask drops its neighbours' bits.
 //!
-//! # Staying inside the buffers (d = 5, 10, 11)
+//! # Staying inside the buffers (d = 5, 11 encode; d = 5, 10, 11 decode)
 //! Each group of 8 coefficients is stored (loaded) as 16 bytes at its offset `d g`. A store
 //! writes zeros to the `16 - d` bytes after the group, which the next group's store
 //! overwrites; a load reads bytes after the group, which `tbl` ignores. The last groups,
