@@ -2,27 +2,31 @@
 //!
 //! Same results as [`crate::compress`] for every input (tested exhaustively in
 //! `super::tests`). Compress multiplies by the same reciprocal [`COMPRESS_MULTIPLIER`]:
-//! `sqdmulh` gives `floor(2 n M / 2^32) = floor(n M / 2^31)` in 32-bit lanes and the
-//! narrowing `shrn #5` the remaining 5 bits of [`COMPRESS_SHIFT`]. Decompress is one
+//! `sqdmulh` of the numerator and the reciprocal, each scaled by a power of two, gives
+//! `floor(n M / 2^(20+d))` in 32-bit lanes; narrowing to its low 16 bits and shifting right
+//! by `16 - d` finish the division by `2^36` ([`COMPRESS_SHIFT`]) and the reduction mod
+//! `2^d` at once. Decompress is one
 //! rounding multiply-high, `sqrdmulh`: `(2 a b + 2^15) >> 16` with `a = y 2^(15-d)`, `b = q`,
 //! which is `(q y + 2^(d-1)) >> d` exactly. No division anywhere.
 
 use crate::compress::{COMPRESS_D_MAX, COMPRESS_MULTIPLIER, COMPRESS_SHIFT};
 use core::arch::aarch64::{
-    uint16x8_t, uint16x8x4_t, vandq_u16, vdup_n_u16, vdupq_n_s16, vdupq_n_s32, vdupq_n_u16,
+    uint16x8_t, uint16x8x4_t, vaddq_u16, vdup_n_u16, vdupq_n_s16, vdupq_n_s32, vdupq_n_u16,
     vdupq_n_u32, vget_low_u16, vld1q_u16_x4, vmlal_high_n_u16, vmlal_u16, vqdmulhq_s32,
     vqrdmulhq_s16, vreinterpretq_s16_u16, vreinterpretq_s32_u32, vreinterpretq_u16_s16,
-    vreinterpretq_u32_s32, vshlq_u16, vshrn_high_n_u32, vshrn_n_u32, vst1q_u16_x4,
+    vreinterpretq_u16_s32, vshll_high_n_u16, vshll_n_u16, vshlq_u16, vst1q_u16_x4, vuzp1q_u16,
 };
 use lattice_field::gf3329::Q;
 use lattice_poly_ntt::mlkem::N;
 
-// sqdmulh supplies 31 bits of the shift, the narrowing shift the other 5.
-const _: () = assert!(COMPRESS_SHIFT == 31 + 5);
-// M < 2^31 is a positive i32, and so is every numerator (x << 11) + q/2 < 2^23: sqdmulh
-// saturates only for i32::MIN * i32::MIN.
-const _: () = assert!(COMPRESS_MULTIPLIER < 1 << 31);
+// sqdmulh supplies 20 + d bits of the shift (with the scaling of `scales`), the shift after
+// the narrowing the other 16 - d.
+const _: () = assert!(COMPRESS_SHIFT == 36);
+// Every scaled numerator, (x << 11) + q/2 < 2^23 or (x + q/2) << 5 < 2^18, is a positive
+// i32.
 const _: () = assert!(((Q as u64 - 1) << COMPRESS_D_MAX) + (Q as u64 / 2) < 1 << 31);
+// floor(q/2) is a multiple of 2^5 (and of 2^d for every d <= 5).
+const _: () = assert!((Q / 2).is_multiple_of(1 << 5));
 
 /// Loads 32 coefficients.
 #[inline]
@@ -40,21 +44,50 @@ fn store32(dst: &mut [u16; 32], v: uint16x8x4_t) {
     unsafe { vst1q_u16_x4(dst.as_mut_ptr(), v) }
 }
 
+/// The factors `2^k` of `M` and `2^j` of the numerator `n` in [`compress_x8`], with
+/// `k + j = 11 - d`: `sqdmulh(n 2^j, M 2^k) = floor(n M 2^(11-d) / 2^31) = floor(n M / 2^(20+d))`.
+const fn scales(d: usize) -> (u32, u32) {
+    if d <= 5 {
+        (6, 5 - d as u32)
+    } else {
+        (11 - d as u32, 0)
+    }
+}
+
 /// Compress_d of eight canonical values.
+///
+/// `r = floor(n M / 2^(20+d))` for `n = x 2^d + floor(q/2)`; its low 16 bits (the narrowing)
+/// shifted right by `16 - d` are `floor(n M / 2^36) mod 2^d`, the portable result, with no
+/// mask.
 #[inline]
 #[target_feature(enable = "neon")]
 fn compress_x8<const D: usize>(x: uint16x8_t) -> uint16x8_t {
-    let half = vdupq_n_u32(u32::from(Q / 2));
-    let m = vdupq_n_s32(COMPRESS_MULTIPLIER as i32);
-    // n = x 2^d + floor(q/2) < 2^23 in 32-bit lanes (`umlal`: 2^d <= 2^11 fits u16).
-    let lo = vmlal_u16(half, vget_low_u16(x), vdup_n_u16(1 << D));
-    let hi = vmlal_high_n_u16(half, x, 1 << D);
-    // floor(n M / 2^31) < 2^17, non-negative.
-    let lo = vreinterpretq_u32_s32(vqdmulhq_s32(vreinterpretq_s32_u32(lo), m));
-    let hi = vreinterpretq_u32_s32(vqdmulhq_s32(vreinterpretq_s32_u32(hi), m));
-    // floor(n M / 2^36) <= 2^d fits 16 bits; reduced mod 2^d.
-    let q = vshrn_high_n_u32::<5>(vshrn_n_u32::<5>(lo), hi);
-    vandq_u16(q, vdupq_n_u16((1 << D) - 1))
+    let k = const { scales(D).0 };
+    const {
+        assert!(scales(D).0 + scales(D).1 == 11 - D as u32);
+        // The numerators below are n 2^(5-d) for d <= 5, n otherwise.
+        assert!(scales(D).1 == if D <= 5 { 5 - D as u32 } else { 0 });
+        // M 2^k < 2^31: a positive i32 (sqdmulh saturates only for i32::MIN * i32::MIN).
+        assert!(COMPRESS_MULTIPLIER << scales(D).0 < 1 << 31);
+    };
+    let (lo, hi) = if D <= 5 {
+        // floor(q/2) = 13 * 2^7, so n 2^(5-d) = (x + floor(q/2) / 2^d) 2^5: the add in
+        // 16-bit lanes (x + 1664 / 2^d < 2^13), the shift in the widening.
+        let t = vaddq_u16(x, vdupq_n_u16((Q / 2) >> D));
+        (vshll_n_u16::<5>(vget_low_u16(t)), vshll_high_n_u16::<5>(t))
+    } else {
+        // n = x 2^d + floor(q/2) < 2^23 in 32-bit lanes (`umlal`: 2^d <= 2^11 fits u16).
+        let half = vdupq_n_u32(u32::from(Q / 2));
+        (
+            vmlal_u16(half, vget_low_u16(x), vdup_n_u16(1 << D)),
+            vmlal_high_n_u16(half, x, 1 << D),
+        )
+    };
+    let m = vdupq_n_s32((COMPRESS_MULTIPLIER << k) as i32);
+    // r < 2^31, non-negative.
+    let lo = vreinterpretq_u16_s32(vqdmulhq_s32(vreinterpretq_s32_u32(lo), m));
+    let hi = vreinterpretq_u16_s32(vqdmulhq_s32(vreinterpretq_s32_u32(hi), m));
+    vshlq_u16(vuzp1q_u16(lo, hi), vdupq_n_s16(D as i16 - 16))
 }
 
 /// `out[i] = Compress_d(coeffs[i])` for canonical coefficients.
