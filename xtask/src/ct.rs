@@ -78,8 +78,11 @@
 //! Usage: `cargo xtask ct [--levels release,1,s,z]` (default: all four). Valgrind is
 //! installed with apt-get when missing. Logs stay in `target/ct/<level>/`.
 
+mod aarch64;
 mod divscan;
 mod memcheck;
+
+pub(crate) use aarch64::run as run_aarch64;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -425,7 +428,7 @@ fn check_level(root: &Path, level: Level) -> Outcome {
         }
     }
     let scan_start = Instant::now();
-    match divscan::scan_binary(&binary) {
+    match divscan::scan_binary(&binary, divscan::Arch::X86_64) {
         Ok(scan) => check_divisions(root, &scan, &mut outcome),
         Err(e) => {
             outcome.failures.push(format!("division scan: {e}"));
