@@ -71,6 +71,9 @@
 //! inputs are covered by the branch-freedom of the code that runs here, not by the run
 //! itself. The division scan, being static, covers all code of both backends.
 //!
+//! aarch64 has its own command, `cargo xtask ct-aarch64` ([`aarch64`]): the same division
+//! scan on the aarch64 build, and a trace-equivalence test under qemu in place of memcheck.
+//!
 //! After the levels, natively: the dudect timing test (must pass), then `ct-harness
 //! residue`, a report of the secrets each operation leaves on the dead stack (copies made
 //! by moves, which `zeroize` cannot reach); informational, it does not fail the command.
