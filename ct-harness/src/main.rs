@@ -38,6 +38,8 @@
 //! - `ct-harness leaky`: the negative control of [`leaky`].
 //! - `ct-harness residue [--strict]`: the secrets each operation leaves on the dead stack
 //!   ([`residue`]), natively, on every backend the CPU has.
+//! - `ct-harness trace`: pairs of runs of each operation on two secrets between trace markers
+//!   ([`trace`]), for the trace-equivalence test under qemu (`cargo xtask ct-aarch64`).
 //! - `ct-harness dudect`: the statistical timing test of [`dudect`], run natively (not under
 //!   valgrind), which covers the AVX-512 backend that valgrind cannot execute.
 //!
@@ -65,7 +67,10 @@
 mod dudect;
 mod leaky;
 mod ops;
+// Copies the dead stack with an x86_64 `rep movsb`.
+#[cfg(target_arch = "x86_64")]
 mod residue;
+mod trace;
 mod valgrind;
 
 use mlkem::{AnyBackend, BackendKind};
@@ -76,7 +81,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: ct-harness [kem | leaky | dudect | residue] [--require-valgrind] [--strict]";
+    "usage: ct-harness [kem | leaky | dudect | residue | trace] [--require-valgrind] [--strict]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -85,7 +90,7 @@ fn main() -> ExitCode {
     let mut strict = false;
     for arg in &args {
         match arg.as_str() {
-            "kem" | "leaky" | "dudect" | "residue" => mode = arg,
+            "kem" | "leaky" | "dudect" | "residue" | "trace" => mode = arg,
             "--require-valgrind" => require_valgrind = true,
             "--strict" => strict = true,
             _ => {
@@ -97,7 +102,14 @@ fn main() -> ExitCode {
     let result = match mode {
         "leaky" => leaky::run(require_valgrind),
         "dudect" => dudect::run(),
+        "trace" => trace::run(),
+        #[cfg(target_arch = "x86_64")]
         "residue" => residue::run(strict),
+        #[cfg(not(target_arch = "x86_64"))]
+        "residue" => {
+            let _ = strict;
+            Err("the residue report needs x86_64".into())
+        }
         _ => run_kem(require_valgrind),
     };
     match result {

@@ -29,18 +29,30 @@ pub(crate) trait Kem {
     /// Ciphertext size.
     const CT_SIZE: usize;
     /// The module rank k.
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        allow(dead_code, reason = "read by the x86_64-only residue report")
+    )]
     const K: usize;
     /// eta1 (noise of s, e and y).
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        allow(dead_code, reason = "read by the x86_64-only residue report")
+    )]
     const ETA1: usize;
     /// eta2 (noise of e1, e2).
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        allow(dead_code, reason = "read by the x86_64-only residue report")
+    )]
     const ETA2: usize;
 
     /// `mlkem::ml_kem_*::DecapsulationKey`.
-    type Dk;
+    type Dk: Clone;
     /// `mlkem::ml_kem_*::EncapsulationKey`.
     type Ek;
     /// `mlkem::ml_kem_*::Ciphertext`.
-    type Ct;
+    type Ct: Clone;
 
     /// `DecapsulationKey::from_seed_on` (KeyGen_internal).
     fn key_gen(backend: AnyBackend, seed: &[u8; 64]) -> Self::Dk;

@@ -8,7 +8,11 @@
 //!    tests, examples) and wasm32 (the libraries);
 //! 3. the library crates' tests for aarch64 (unit, integration with the ACVP, Wycheproof and
 //!    CCTV vectors, and doc tests) under `qemu-aarch64 -cpu max`, the runner
-//!    `.cargo/config.toml` sets: the portable backend, since no aarch64 backend exists yet.
+//!    `.cargo/config.toml` sets (FEAT_SHA3), then again under `-cpu cortex-a72` (Armv8.0, no
+//!    SHA3), through `CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER`: the generic tests run
+//!    every backend the guest CPU has (portable and `Neon`), so between the two models every
+//!    aarch64 path runs, the SHA3-extension Keccak and the plain-NEON one. The second run
+//!    reuses the first one's build: it costs only the tests' time under qemu.
 //!
 //! `--no-install` skips step 1 (for a machine set up by hand).
 
@@ -24,6 +28,9 @@ const LIBRARIES: [&str; 5] = [
 ];
 
 const AARCH64: &str = "aarch64-unknown-linux-gnu";
+
+/// The aarch64 test runner for a CPU model (the one `.cargo/config.toml` sets is `max`).
+const RUNNER_CORTEX_A72: &str = "qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu cortex-a72";
 const WASM32: &str = "wasm32-unknown-unknown";
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
@@ -46,6 +53,15 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     cargo(&["clippy", "--target", WASM32], &packages, true)?;
     step(&format!("tests, {AARCH64}, under qemu-aarch64 -cpu max"));
     cargo(&["test", "--target", AARCH64], &packages, false)?;
+    step(&format!(
+        "tests, {AARCH64}, under qemu-aarch64 -cpu cortex-a72 (no SHA3)"
+    ));
+    let mut command = cargo_command(&["test", "--target", AARCH64], &packages, false);
+    command.env(
+        "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER",
+        RUNNER_CORTEX_A72,
+    );
+    run_command(&mut command)?;
     Ok(())
 }
 
@@ -55,12 +71,17 @@ fn step(what: &str) {
 
 /// Runs `cargo <args> <packages>`, with `-- -D warnings` for clippy.
 fn cargo(args: &[&str], packages: &[String], deny_warnings: bool) -> Result<(), String> {
+    run_command(&mut cargo_command(args, packages, deny_warnings))
+}
+
+/// `cargo <args> <packages>`, with `-- -D warnings` for clippy.
+fn cargo_command(args: &[&str], packages: &[String], deny_warnings: bool) -> Command {
     let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     command.args(args).args(packages);
     if deny_warnings {
         command.args(["--", "-D", "warnings"]);
     }
-    run_command(&mut command)
+    command
 }
 
 fn run_command(command: &mut Command) -> Result<(), String> {

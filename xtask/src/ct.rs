@@ -71,6 +71,9 @@
 //! inputs are covered by the branch-freedom of the code that runs here, not by the run
 //! itself. The division scan, being static, covers all code of both backends.
 //!
+//! aarch64 has its own command, `cargo xtask ct-aarch64` ([`aarch64`]): the same division
+//! scan on the aarch64 build, and a trace-equivalence test under qemu in place of memcheck.
+//!
 //! After the levels, natively: the dudect timing test (must pass), then `ct-harness
 //! residue`, a report of the secrets each operation leaves on the dead stack (copies made
 //! by moves, which `zeroize` cannot reach); informational, it does not fail the command.
@@ -78,8 +81,11 @@
 //! Usage: `cargo xtask ct [--levels release,1,s,z]` (default: all four). Valgrind is
 //! installed with apt-get when missing. Logs stay in `target/ct/<level>/`.
 
+mod aarch64;
 mod divscan;
 mod memcheck;
+
+pub(crate) use aarch64::run as run_aarch64;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -425,7 +431,7 @@ fn check_level(root: &Path, level: Level) -> Outcome {
         }
     }
     let scan_start = Instant::now();
-    match divscan::scan_binary(&binary) {
+    match divscan::scan_binary(&binary, divscan::Arch::X86_64) {
         Ok(scan) => check_divisions(root, &scan, &mut outcome),
         Err(e) => {
             outcome.failures.push(format!("division scan: {e}"));

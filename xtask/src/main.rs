@@ -5,7 +5,9 @@
 //! | `bounds` | machine-checked bounds of every lazy reduction (exhaustive / worst-case) |
 //! | `fuzz [TARGET] [--seconds N]` | cargo-fuzz campaigns with a summary per target |
 //! | `ct` | constant-time check under valgrind memcheck with secrets marked undefined |
-//! | `cross [--no-install]` | the library crates on aarch64 (clippy, tests under qemu) and wasm32 (clippy) |
+//! | `ct-aarch64 [--levels L] [--cpus C]` | aarch64 constant time: division scan and trace equivalence under qemu |
+//! | `icount [--cpus C] [--sets S]` | instructions per KEM operation and per function under qemu-aarch64 (a proxy, not time) |
+//! | `cross [--no-install]` | the library crates on aarch64 (clippy, tests under qemu `max` and `cortex-a72`) and wasm32 (clippy) |
 //! | `bench-report` | KEM benchmark table and SVG charts in `target/bench-report/` |
 
 use std::process::ExitCode;
@@ -15,8 +17,10 @@ mod bounds;
 mod cross;
 mod ct;
 mod fuzz;
+mod icount;
+mod qemu;
 
-const USAGE: &str = "usage: cargo xtask <bounds | fuzz [TARGET] [--seconds N] | ct | dudect | cross | bench-report>";
+const USAGE: &str = "usage: cargo xtask <bounds | fuzz [TARGET] [--seconds N] | ct | ct-aarch64 | dudect | icount | cross | bench-report>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -29,6 +33,8 @@ fn main() -> ExitCode {
         "fuzz" => fuzz::run(rest),
         "ct" => ct::run(rest),
         "dudect" => ct::run_dudect(rest),
+        "ct-aarch64" => ct::run_aarch64(rest),
+        "icount" => icount::run(rest),
         "cross" => cross::run(rest),
         "bench-report" => bench_report::run(rest),
         _ => Err(format!("unknown command `{command}`\n{USAGE}")),

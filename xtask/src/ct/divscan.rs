@@ -1,10 +1,13 @@
-//! The division scan: no `div`/`idiv` instruction in the code that handles secrets.
+//! The division scan: no integer division instruction in the code that handles secrets.
 //!
 //! Memcheck cannot see a variable-latency instruction: a division whose operands are
 //! secret raises no error, yet its timing leaks them (KyberSlash). So the harness binary is
 //! disassembled (`objdump -d -l --no-show-raw-insn -C`, with the debug info `cargo xtask ct`
 //! builds with, which maps every instruction to its innermost inlined function and source
-//! line) and scanned:
+//! line) and scanned. The scan knows two instruction sets ([`Arch`]): x86_64 (`div`/`idiv`,
+//! the host's `objdump`, for `cargo xtask ct`) and aarch64 (`udiv`/`sdiv`, Debian's
+//! `aarch64-linux-gnu-objdump`, for `cargo xtask ct-aarch64`); the roots, the reachability
+//! and the allow rule are the same for both:
 //!
 //! 1. the roots are every function of our crates (`mlkem`, `lattice_field`,
 //!    `lattice_poly_ntt`, `lattice_sampling`, their closures, trait impls and monomorphized
@@ -16,7 +19,10 @@
 //! 2. from the roots, every `call`/`jmp`/`jcc` target is followed, transitively: direct
 //!    targets by address, and calls through the GOT (`call *slot(%rip)`, which rustc emits
 //!    for generics shared between crates at opt-levels `s` and `z`) through the
-//!    `R_X86_64_RELATIVE` relocation of the slot (`objdump -R`). This brings in what our code
+//!    `R_X86_64_RELATIVE` relocation of the slot (`objdump -R`). On aarch64 the same for
+//!    `bl`/`b`/`b.cond`/`cbz`/`cbnz`/`tbz`/`tbnz`, and for `blr`/`br` through a register
+//!    loaded from a GOT slot in the same function (`adrp xN, page` then `ldr xM, [xN, #off]`;
+//!    the slot's `R_AARCH64_RELATIVE` relocation). This brings in what our code
 //!    reaches in the dependencies (`sha3`, `keccak`, `subtle`, `zeroize`, instances of `core`
 //!    generics such as `<[T; N]>::map` with our closures, compiler builtins such as
 //!    `__udivti3`). Not followed: the panic, formatting and unwinding machinery
@@ -24,12 +30,14 @@
 //!    failed public check, where nothing secret is left to time, and calls into shared
 //!    libraries (libc's `memcpy`, `memset`);
 //! 3. every instruction of every scanned function whose mnemonic is `div` or `idiv` (any
-//!    operand size) is reported with the function, the instruction and its innermost source
-//!    function and line. SSE/AVX floating-point divisions are not integer divisions and are
-//!    not looked for.
+//!    operand size; on aarch64 `udiv` or `sdiv`, scalar or SVE) is reported with the
+//!    function, the instruction and its innermost source function and line. Floating-point
+//!    divisions (SSE/AVX `div*`, aarch64 `fdiv`) are not integer divisions and are not
+//!    looked for.
 //!
 //! Limits: calls through registers (function pointers, `dyn`) are not followed (there are
-//! none on the secret paths of this library); the scan is of one build of one target (x86_64) at one opt-level.
+//! none on the secret paths of this library); the scan is of one build of one target at
+//! one opt-level.
 //!
 //! The negative control: `ct_harness::leaky::divide_by_secret` divides by a secret byte and
 //! must be found, or the scan itself is broken.
@@ -61,6 +69,41 @@ const NOT_OURS: [&str; 3] = [
 /// The negative control's function.
 pub(crate) const CONTROL_FUNCTION: &str = "ct_harness::leaky::divide_by_secret";
 
+/// The instruction set of the scanned binary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Arch {
+    /// `div`/`idiv`, calls through `*slot(%rip)`.
+    X86_64,
+    /// `udiv`/`sdiv`, calls through registers loaded from GOT slots.
+    Aarch64,
+}
+
+impl Arch {
+    /// The objdump that reads this instruction set.
+    pub(crate) const fn objdump(self) -> &'static str {
+        match self {
+            Self::X86_64 => "objdump",
+            Self::Aarch64 => "aarch64-linux-gnu-objdump",
+        }
+    }
+
+    /// The dynamic relocation that fills a GOT slot with an address of the binary.
+    const fn relative_relocation(self) -> &'static str {
+        match self {
+            Self::X86_64 => "R_X86_64_RELATIVE",
+            Self::Aarch64 => "R_AARCH64_RELATIVE",
+        }
+    }
+
+    /// Whether `mnemonic` is an integer division.
+    fn is_division(self, mnemonic: &str) -> bool {
+        match self {
+            Self::X86_64 => is_division(mnemonic),
+            Self::Aarch64 => mnemonic == "udiv" || mnemonic == "sdiv",
+        }
+    }
+}
+
 /// Where a `call`/`jmp`/`jcc` goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Target {
@@ -91,6 +134,12 @@ struct Function {
     start: u64,
     name: String,
     instructions: Vec<Instruction>,
+}
+
+/// Parsed functions, with the instruction set they are in.
+struct Disassembly {
+    arch: Arch,
+    functions: Vec<Function>,
 }
 
 /// A division found by the scan.
@@ -167,13 +216,14 @@ pub(crate) struct Scan {
     pub(crate) control: Vec<Division>,
 }
 
-/// Disassembles `binary` and scans it.
-pub(crate) fn scan_binary(binary: &Path) -> Result<Scan, String> {
-    let output = Command::new("objdump")
+/// Disassembles `binary` (of instruction set `arch`) and scans it.
+pub(crate) fn scan_binary(binary: &Path, arch: Arch) -> Result<Scan, String> {
+    let objdump = arch.objdump();
+    let output = Command::new(objdump)
         .args(["-d", "-l", "--no-show-raw-insn", "-C"])
         .arg(binary)
         .output()
-        .map_err(|e| format!("cannot run objdump: {e}"))?;
+        .map_err(|e| format!("cannot run {objdump}: {e}"))?;
     if !output.status.success() {
         return Err(format!(
             "objdump failed ({}): {}",
@@ -181,27 +231,27 @@ pub(crate) fn scan_binary(binary: &Path) -> Result<Scan, String> {
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    let functions = parse(&String::from_utf8_lossy(&output.stdout));
-    if functions.is_empty() {
-        return Err("objdump printed no function".into());
+    let disassembly = parse(&String::from_utf8_lossy(&output.stdout), arch);
+    if disassembly.functions.is_empty() {
+        return Err(format!("{objdump} printed no function"));
     }
-    let relocations = Command::new("objdump")
+    let relocations = Command::new(objdump)
         .arg("-R")
         .arg(binary)
         .output()
-        .map_err(|e| format!("cannot run objdump -R: {e}"))?;
-    let slots = parse_relocations(&String::from_utf8_lossy(&relocations.stdout));
-    Ok(scan(&functions, &slots))
+        .map_err(|e| format!("cannot run {objdump} -R: {e}"))?;
+    let slots = parse_relocations(&String::from_utf8_lossy(&relocations.stdout), arch);
+    Ok(scan(&disassembly, &slots))
 }
 
 /// Parses `objdump -R`: the GOT slots filled with a fixed address of this binary
-/// (`OFFSET R_X86_64_RELATIVE *ABS*+0xADDRESS`).
-fn parse_relocations(text: &str) -> HashMap<u64, u64> {
+/// (`OFFSET R_X86_64_RELATIVE *ABS*+0xADDRESS`, or `R_AARCH64_RELATIVE`).
+fn parse_relocations(text: &str, arch: Arch) -> HashMap<u64, u64> {
     text.lines()
         .filter_map(|line| {
             let mut fields = line.split_whitespace();
             let offset = u64::from_str_radix(fields.next()?, 16).ok()?;
-            if fields.next()? != "R_X86_64_RELATIVE" {
+            if fields.next()? != arch.relative_relocation() {
                 return None;
             }
             let value = fields.next()?.strip_prefix("*ABS*+0x")?;
@@ -293,9 +343,87 @@ fn parse_target(mnemonic: &str, operands: &str) -> Option<Target> {
     u64::from_str_radix(address, 16).ok().map(Target::Direct)
 }
 
+/// The number of an aarch64 general register operand (`x8`, `w8` -> 8), if it is one.
+fn register(operand: &str) -> Option<u8> {
+    let operand = operand.trim();
+    operand
+        .strip_prefix('x')
+        .or_else(|| operand.strip_prefix('w'))?
+        .parse()
+        .ok()
+}
+
+/// The hexadecimal number `text` starts with (`13f000 <sym+0x10>` -> 0x13f000).
+fn leading_hex(text: &str) -> Option<u64> {
+    u64::from_str_radix(text.split_whitespace().next()?, 16).ok()
+}
+
+/// What the registers of an aarch64 function hold, as far as calls through the GOT need:
+/// pages from `adrp`, and GOT slot addresses for registers loaded from `[page, #offset]`.
+#[derive(Default)]
+struct Aarch64Registers {
+    pages: HashMap<u8, u64>,
+    slots: HashMap<u8, u64>,
+}
+
+impl Aarch64Registers {
+    /// Updates the registers for one instruction; returns where it branches, if it does.
+    fn step(&mut self, mnemonic: &str, operands: &str) -> Option<Target> {
+        let mut parts = operands.split(',');
+        let first = parts.next().and_then(register);
+        match mnemonic {
+            "bl" | "b" | "cbz" | "cbnz" | "tbz" | "tbnz" => {
+                // The target is the last operand: `1234 <name>` (a name may hold commas).
+                let before_name = operands.split(" <").next()?;
+                return leading_hex(before_name.rsplit(',').next()?.trim()).map(Target::Direct);
+            }
+            _ if mnemonic.starts_with("b.") => {
+                return leading_hex(operands).map(Target::Direct);
+            }
+            "blr" | "br" => {
+                return first.and_then(|r| self.slots.get(&r).copied().map(Target::Slot));
+            }
+            "adrp" => {
+                let (register, page) = (first?, leading_hex(parts.next()?.trim())?);
+                self.slots.remove(&register);
+                self.pages.insert(register, page);
+                return None;
+            }
+            "ldr" => {
+                // `ldr x17, [x16, #3272]`: a GOT slot when x16 holds an adrp page.
+                let rest = operands.split_once(", [")?.1;
+                let slot = rest.strip_suffix(']').and_then(|inner| {
+                    let (base, offset) = inner.split_once(", #")?;
+                    let offset = offset.strip_prefix("0x").map_or_else(
+                        || offset.parse().ok(),
+                        |hex| u64::from_str_radix(hex, 16).ok(),
+                    )?;
+                    Some(self.pages.get(&register(base)?)? + offset)
+                });
+                if let Some(register) = first {
+                    self.pages.remove(&register);
+                    match slot {
+                        Some(slot) => self.slots.insert(register, slot),
+                        None => self.slots.remove(&register),
+                    };
+                }
+                return None;
+            }
+            _ => {}
+        }
+        // Any other instruction writing its first operand forgets what that register held.
+        if let Some(register) = first {
+            self.pages.remove(&register);
+            self.slots.remove(&register);
+        }
+        None
+    }
+}
+
 /// Parses `objdump -d -l --no-show-raw-insn -C` output.
-fn parse(text: &str) -> Vec<Function> {
+fn parse(text: &str, arch: Arch) -> Disassembly {
     let mut functions: Vec<Function> = Vec::new();
+    let mut registers = Aarch64Registers::default();
     let mut source_function = String::new();
     let mut location = String::new();
     for line in text.lines() {
@@ -311,7 +439,10 @@ fn parse(text: &str) -> Vec<Function> {
                 continue;
             };
             let (mnemonic, operands) = split_instruction(text);
-            let target = parse_target(&mnemonic, &operands);
+            let target = match arch {
+                Arch::X86_64 => parse_target(&mnemonic, &operands),
+                Arch::Aarch64 => registers.step(&mnemonic, &operands),
+            };
             function.instructions.push(Instruction {
                 mnemonic,
                 operands,
@@ -333,6 +464,7 @@ fn parse(text: &str) -> Vec<Function> {
             });
             source_function = name.to_string();
             location.clear();
+            registers = Aarch64Registers::default();
         } else if line.starts_with('/') || line.contains(".rs:") {
             // "/path/to/file.rs:123" or "... (discriminator 2)"
             location = line
@@ -345,15 +477,15 @@ fn parse(text: &str) -> Vec<Function> {
             source_function = name.strip_suffix("()").unwrap_or(name).to_string();
         }
     }
-    functions
+    Disassembly { arch, functions }
 }
 
 /// The divisions of one function.
-fn divisions(function: &Function) -> impl Iterator<Item = Division> + '_ {
+fn divisions(function: &Function, arch: Arch) -> impl Iterator<Item = Division> + '_ {
     function
         .instructions
         .iter()
-        .filter(|i| is_division(&i.mnemonic))
+        .filter(move |i| arch.is_division(&i.mnemonic))
         .map(|i| Division {
             function: function.name.clone(),
             instruction: format!("{} {}", i.mnemonic, i.operands),
@@ -364,7 +496,8 @@ fn divisions(function: &Function) -> impl Iterator<Item = Division> + '_ {
 
 /// Scans parsed functions: roots, reachability, divisions, negative control. `slots` maps
 /// GOT slots to the addresses they hold.
-fn scan(functions: &[Function], slots: &HashMap<u64, u64>) -> Scan {
+fn scan(disassembly: &Disassembly, slots: &HashMap<u64, u64>) -> Scan {
+    let (arch, functions) = (disassembly.arch, &disassembly.functions);
     // Functions by start address, to find the one containing a branch target.
     let mut by_start: Vec<(u64, usize)> = functions
         .iter()
@@ -390,7 +523,7 @@ fn scan(functions: &[Function], slots: &HashMap<u64, u64>) -> Scan {
     let mut skipped: HashSet<usize> = HashSet::new();
     while let Some(index) = queue.pop_front() {
         let function = &functions[index];
-        result.divisions.extend(divisions(function));
+        result.divisions.extend(divisions(function, arch));
         for target in function.instructions.iter().filter_map(|i| i.target) {
             let address = match target {
                 Target::Direct(address) => Some(address),
@@ -415,7 +548,7 @@ fn scan(functions: &[Function], slots: &HashMap<u64, u64>) -> Scan {
     }
     result.not_followed = skipped.len();
     for function in functions.iter().filter(|f| f.name == CONTROL_FUNCTION) {
-        result.control.extend(divisions(function));
+        result.control.extend(divisions(function, arch));
     }
     result
 }
@@ -510,11 +643,11 @@ OFFSET           TYPE              VALUE
 
     #[test]
     fn scans_roots_and_what_they_reach() {
-        let functions = parse(DISASSEMBLY);
-        assert_eq!(functions.len(), 8);
-        let slots = parse_relocations(RELOCATIONS);
+        let disassembly = parse(DISASSEMBLY, Arch::X86_64);
+        assert_eq!(disassembly.functions.len(), 8);
+        let slots = parse_relocations(RELOCATIONS, Arch::X86_64);
         assert_eq!(slots.len(), 1);
-        let scan = scan(&functions, &slots);
+        let scan = scan(&disassembly, &slots);
         // Roots: the ops wrapper, the harness's check (whose own division must be found:
         // library code may be inlined there) and mlkem::kpke::encrypt; reached: keccak::p1600,
         // __udivti3 and, through the GOT, the array map; not followed: the panic; external:
@@ -587,5 +720,87 @@ OFFSET           TYPE              VALUE
         assert!(!map.is_length_arithmetic());
         assert_eq!(scan.control.len(), 1);
         assert_eq!(scan.control[0].location, "/w/ct-harness/src/leaky.rs:61");
+    }
+
+    const AARCH64_DISASSEMBLY: &str = "\
+0000000000001000 <ct_harness::leaky::divide_by_secret>:
+ct_harness::leaky::divide_by_secret():
+/w/ct-harness/src/leaky.rs:61
+    1000:\torr\tw8, w8, #0x1
+    1004:\tudiv\tw0, w9, w8
+    1008:\tret
+
+0000000000001010 <mlkem::kpke::encrypt>:
+    1010:\tcbz\tx1, 1030 <keccak::p1600>
+    1014:\ttbnz\tw2, #3, 1040 <__udivti3<A,B>>
+    1018:\tadrp\tx8, 2000 <_DYNAMIC+0x10>
+    101c:\tldr\tx8, [x8, #16]
+    1020:\tblr\tx8
+    1024:\tadrp\tx9, 2000 <_DYNAMIC+0x10>
+    1028:\tldr\tx9, [x9, #8]
+    102c:\tmov\tx9, x0
+    1030:\tblr\tx9
+
+0000000000001030 <keccak::p1600>:
+    1030:\tb.ne\t1050 <core::panicking::panic>  // b.any
+    1034:\tbl\t1060 <memcpy@plt>
+    1038:\tret
+
+0000000000001040 <__udivti3<A,B>>:
+    1040:\tudiv\tx0, x0, x1
+    1044:\tret
+
+0000000000001050 <core::panicking::panic>:
+    1050:\tsdiv\tx0, x0, x1
+
+0000000000001060 <memcpy@plt>:
+    1060:\tbr\tx17
+
+0000000000001070 <core::array::<impl [T; N]>::map>:
+mlkem::compress::compress:
+/w/crates/mlkem/src/compress.rs:46
+    1070:\tsdiv\tw0, w0, w1
+    1074:\tfdiv\td0, d0, d1
+    1078:\tret
+";
+
+    const AARCH64_RELOCATIONS: &str = "\
+0000000000002010 R_AARCH64_RELATIVE  *ABS*+0x0000000000001070
+0000000000002008 R_AARCH64_GLOB_DAT  memcpy@GLIBC_2.17
+";
+
+    #[test]
+    fn scans_aarch64() {
+        for m in ["udiv", "sdiv"] {
+            assert!(Arch::Aarch64.is_division(m), "{m}");
+        }
+        for m in ["fdiv", "div", "idiv", "udot"] {
+            assert!(!Arch::Aarch64.is_division(m), "{m}");
+        }
+        let disassembly = parse(AARCH64_DISASSEMBLY, Arch::Aarch64);
+        assert_eq!(disassembly.functions.len(), 7);
+        let slots = parse_relocations(AARCH64_RELOCATIONS, Arch::Aarch64);
+        assert_eq!(slots, HashMap::from([(0x2010, 0x1070)]));
+        let scan = scan(&disassembly, &slots);
+        // Roots: mlkem::kpke::encrypt; reached: keccak::p1600 (cbz), __udivti3 (tbnz) and,
+        // through the GOT slot 0x2010 (adrp + ldr + blr), the array map; the second blr's
+        // register was overwritten (`mov`), so it is not followed; not followed: the panic
+        // and the PLT stub.
+        assert_eq!((scan.roots, scan.reached, scan.not_followed), (1, 3, 2));
+        let mut found: Vec<(&str, &str)> = scan
+            .divisions
+            .iter()
+            .map(|d| (d.function.as_str(), d.instruction.as_str()))
+            .collect();
+        found.sort_unstable();
+        assert_eq!(
+            found,
+            [
+                ("__udivti3<A,B>", "udiv x0, x0, x1"),
+                ("core::array::<impl [T; N]>::map", "sdiv w0, w0, w1"),
+            ]
+        );
+        assert_eq!(scan.control.len(), 1);
+        assert_eq!(scan.control[0].instruction, "udiv w0, w9, w8");
     }
 }
