@@ -109,3 +109,8 @@ pub mod __private {
     /// The one value of [`Workspace`].
     pub const WORKSPACE: Workspace = Workspace(());
 }
+
+/// The example of `docs/lower-crates.md` (a ring of one's own), compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/lower-crates.md")]
+struct LowerCratesDoctests;
