@@ -82,7 +82,7 @@
 //! of A-hat are sampled (with a [`FeedingBatch`], the first blocks of `ek` as soon as the
 //! first coefficients of each row are known).
 //! - **Portable**: one lane of the scalar Keccak-f\[1600\] (an unrolled round; two
-//!   interleaved states measured slower for scalar code) and the portable parser and CBD.
+//!   interleaved states are slower in scalar code) and the portable parser and CBD.
 //! - **AVX2** (x86-64, the token exists only when the CPU has AVX2, BMI1 and BMI2): four
 //!   lanes of a 4-way AVX2 permutation, an AVX2 rejection parser (16 candidates per step,
 //!   compacted with a shuffle table) and CBD, the BMI1/BMI2 build of the scalar rounds for a

@@ -289,8 +289,8 @@ pub(crate) unsafe fn parse_candidates_vbmi2(
 /// Appends the accepted candidates of `packed` (`accepted`'s popcount of them, at most
 /// `WINDOW` (32 or 16), at the front) to `coeffs[filled..]`, as many as fit below `N`;
 /// returns the new fill count. While the whole `WINDOW`-word window fits below `N`, one
-/// plain store (the masked store's mask costs about half a step: 5.0 against 8.7 ns a
-/// block, measured in isolation); after that a masked store of the words that fit.
+/// plain store (building a masked store's mask costs about half a step); after that a
+/// masked store of the words that fit.
 #[inline]
 #[target_feature(enable = "popcnt,avx512f,avx512bw")]
 fn store_accepted<const WINDOW: usize>(
