@@ -51,7 +51,7 @@
 //!
 //! # Errors and alerts
 //! A malformed peer share (a length other than the table's, an encapsulation key with a
-//! coefficient >= q (FIPS 203 section 7.2), a NIST point that is compressed, off the curve
+//! coefficient >= q (FIPS 203 §7.2), a NIST point that is compressed, off the curve
 //! or the identity, an X25519 share that gives the all-zero secret (RFC 8446 section 7.4.2))
 //! is `Error::PeerMisbehaved(PeerMisbehaved::InvalidKeyShare)`, the error rustls's own
 //! aws-lc-rs groups return, and rustls ends the handshake with an `illegal_parameter` alert.

@@ -9,7 +9,7 @@
 //!
 //! // The fastest backend this CPU has, chosen once; the same results on every backend.
 //! dispatch!(AnyBackend::best(), |b| {
-//! // ML-KEM-768 key generation, lines 3-16 of FIPS 203 Algorithm 13.
+//! // ML-KEM-768 key generation, FIPS 203 Alg. 13 l. 3-16.
 //! let rho = [0x42u8; 32];
 //! let sigma = [0x17u8; 32];
 //! let a_hat = sample_matrix::<3>(b, &rho);
@@ -32,12 +32,12 @@
 //! ```
 //!
 //! # What this crate owns
-//! - `SampleNTT` (FIPS 203 Algorithm 7): [`sample_ntt()`], rejection sampling of an NTT-domain
+//! - `SampleNTT` (FIPS 203 Alg. 7): [`sample_ntt()`], rejection sampling of an NTT-domain
 //!   polynomial from SHAKE128, squeezing as many blocks as the seed needs;
-//! - matrix generation (Algorithm 13 lines 3-7, Algorithm 14 lines 4-8): [`sample_matrix`];
-//! - the PRF of section 4.1, `PRF_eta(s, b) = SHAKE256(s || b)` truncated to `64 * eta`
+//! - matrix generation (FIPS 203 Alg. 13 l. 3-7, FIPS 203 Alg. 14 l. 4-8): [`sample_matrix`];
+//! - the PRF of FIPS 203 §4.1, `PRF_eta(s, b) = SHAKE256(s || b)` truncated to `64 * eta`
 //!   bytes: [`prf`];
-//! - `SamplePolyCBD_eta` (Algorithm 8) for eta = 2 and 3: [`sample_poly_cbd2`],
+//! - `SamplePolyCBD_eta` (FIPS 203 Alg. 8) for eta = 2 and 3: [`sample_poly_cbd2`],
 //!   [`sample_poly_cbd3`], [`sample_poly_cbd`];
 //! - noise generation for one operation in one call: [`sample_noise_vector`],
 //!   [`sample_noise_poly`], and [`sample_noise_polys`] for any mix of etas, nonces and

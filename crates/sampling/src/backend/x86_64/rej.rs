@@ -1,4 +1,4 @@
-//! The `SampleNTT` candidate parser (FIPS 203 Algorithm 7, lines 5-15) in AVX2.
+//! The `SampleNTT` candidate parser (FIPS 203 Alg. 7 l. 5-15) in AVX2.
 //!
 //! One step takes 24 bytes (8 groups of 3), which hold 16 candidates of 12 bits:
 //! 1. two overlapping 16-byte loads put bytes 0..16 in the low half of a register and bytes
