@@ -103,8 +103,10 @@
 #![doc = include_str!("../SPEC_MAP.md")]
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
-// `unsafe` only in the AVX2 module (`backend::avx2`), each block with a `// SAFETY:` line.
+// `unsafe` only in the `backend` tree (the SIMD encodings and the speculation barrier),
+// each block after a `// SAFETY:` comment.
 #![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 #[cfg(test)]
 extern crate std;

@@ -82,6 +82,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // Only the SIMD backend modules allow `unsafe` (each block with a `// SAFETY:` line).
 #![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod backend;
 mod lazy;

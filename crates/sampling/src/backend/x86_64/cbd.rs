@@ -96,8 +96,9 @@ pub(crate) unsafe fn cbd2_avx512(bytes: &[u8; CBD2_INPUT_BYTES], coeffs: &mut [u
     let m55 = _mm512_set1_epi8(0x55);
     let m33 = _mm512_set1_epi8(0x33);
     let m0f = _mm512_set1_epi8(0x0f);
-    // SAFETY (both loads): the selector arrays are 64 readable bytes; no alignment needed.
+    // SAFETY: the selector array is 64 readable bytes; the load needs no alignment.
     let first = unsafe { _mm512_loadu_si512(CBD2_FIRST_HALF.as_ptr().cast()) };
+    // SAFETY: as above.
     let second = unsafe { _mm512_loadu_si512(CBD2_SECOND_HALF.as_ptr().cast()) };
     let two = _mm512_set1_epi16(2);
     let q = _mm512_set1_epi16(Q as i16);

@@ -142,9 +142,9 @@ mod tests {
                     regs[i][l] = *w;
                 }
             }
-            // SAFETY: the token exists, so the CPU has AVX2 and AVX-512F/VL.
             let mut v: [__m256i; WORDS] = core::array::from_fn(|i| {
                 let [a, b, c, d] = regs[i].map(|w| w as i64);
+                // SAFETY: the token exists, so the CPU has AVX2 and AVX-512F/VL.
                 unsafe { _mm256_set_epi64x(d, c, b, a) }
             });
             // SAFETY: as above.
