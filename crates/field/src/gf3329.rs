@@ -123,8 +123,8 @@ pub const fn mul(a: u16, b: u16) -> u16 {
 /// Maps a small signed value to its canonical representative mod q.
 ///
 /// Input domain: `FROM_SIGNED_INPUT_MIN <= x <= FROM_SIGNED_INPUT_MAX` (that is, `|x| < q`).
-/// Output: `x mod q`, in `[0, q)`. Used for the centered binomial noise of FIPS 203
-/// Algorithm 8, whose values lie in `[-eta, eta]`.
+/// Output: `x mod q`, in `[0, q)`. Used for the centered binomial noise of
+/// FIPS 203 Alg. 8, whose values lie in `[-eta, eta]`.
 ///
 /// Total: other values go through the same formula in wrapping 16-bit arithmetic (no
 /// panic, the same value on every target), whose result need not be `x mod q`.
@@ -136,7 +136,7 @@ pub const fn from_signed(x: i16) -> u16 {
 }
 
 /// 1 if `x >= q`, 0 otherwise, for any `u16`, without branching (the check applied to
-/// untrusted coefficients, FIPS 203 section 7.2).
+/// untrusted coefficients, FIPS 203 §7.2).
 #[inline(always)]
 #[must_use]
 pub const fn not_canonical(x: u16) -> u8 {

@@ -1,4 +1,4 @@
-//! Compress_d and Decompress_d (FIPS 203 section 4.2.1, equations 4.7 and 4.8), without
+//! Compress_d and Decompress_d (FIPS 203 §4.2.1, equations 4.7 and 4.8), without
 //! division.
 //!
 //! `Compress_d(x) = round(2^d * x / q) mod 2^d` is computed as

@@ -1,4 +1,4 @@
-//! ByteEncode_d and ByteDecode_d (FIPS 203 Algorithms 5 and 6).
+//! ByteEncode_d and ByteDecode_d (FIPS 203 Alg. 5 and FIPS 203 Alg. 6).
 //!
 //! Coefficients are packed little-endian, `d` bits each. Eight coefficients always fill
 //! exactly `d` bytes, so both directions work on 8-coefficient chunks through a `u128`:
@@ -15,7 +15,7 @@ pub const fn encoded_len(d: usize) -> usize {
     32 * d
 }
 
-/// ByteEncode_d (Algorithm 5): packs 256 values of `D` bits into `out`, `32 * D` bytes.
+/// ByteEncode_d (FIPS 203 Alg. 5): packs 256 values of `D` bits into `out`, `32 * D` bytes.
 ///
 /// Total: only the low `D` bits of each value are encoded (ByteEncode_d takes its input in
 /// `Z_{2^d}`; for `D = 12`, values of `Z_q` fit), and an `out` of any other length is an
@@ -94,10 +94,10 @@ pub(crate) fn byte_encode_12_chunks_portable(
     }
 }
 
-/// ByteDecode_d (Algorithm 6): unpacks `32 * D` bytes into 256 values of `D` bits.
+/// ByteDecode_d (FIPS 203 Alg. 6): unpacks `32 * D` bytes into 256 values of `D` bits.
 ///
 /// For `D = 12` the values may be up to 4095, so callers check them against q (the
-/// modulus check of FIPS 203 section 7.2); for `D < 12` the values are then decompressed.
+/// modulus check of FIPS 203 §7.2); for `D < 12` the values are then decompressed.
 ///
 /// # Errors
 /// [`crate::Error::EncodingLength`] if `bytes.len() != 32 * D`.
@@ -130,7 +130,7 @@ mod tests {
     use super::*;
     use std::{vec, vec::Vec};
 
-    /// Bit-by-bit Algorithms 5 and 6, straight from the pseudocode.
+    /// Bit-by-bit FIPS 203 Alg. 5 and FIPS 203 Alg. 6, straight from the pseudocode.
     fn encode_naive(d: usize, f: &[u16; N]) -> Vec<u8> {
         let mut bits = vec![0u8; 256 * d];
         for i in 0..N {
@@ -164,7 +164,7 @@ mod tests {
         assert_eq!(byte_decode::<D>(&out).expect("32 d bytes"), max);
     }
 
-    /// Bit-by-bit Algorithm 6, straight from the pseudocode.
+    /// Bit-by-bit FIPS 203 Alg. 6, straight from the pseudocode.
     fn decode_naive(d: usize, bytes: &[u8]) -> [u16; N] {
         let bit = |i: usize| u16::from((bytes[i / 8] >> (i % 8)) & 1);
         core::array::from_fn(|i| (0..d).map(|j| bit(i * d + j) << j).sum())

@@ -2,21 +2,21 @@
 
 use core::fmt;
 
-/// Why an input was rejected. Every check of FIPS 203 sections 7.2 and 7.3 has its own
+/// Why an input was rejected. Every check of FIPS 203 §7.2 and FIPS 203 §7.3 has its own
 /// variant; no function of this crate panics on malformed input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
-    /// An encapsulation key of the wrong length (FIPS 203 section 7.2, type check).
+    /// An encapsulation key of the wrong length (FIPS 203 §7.2, type check).
     EncapsulationKeyLength {
         /// The length the parameter set requires.
         expected: usize,
         /// The length given.
         actual: usize,
     },
-    /// An encapsulation key with a coefficient `>= q` (FIPS 203 section 7.2, modulus check).
+    /// An encapsulation key with a coefficient `>= q` (FIPS 203 §7.2, modulus check).
     EncapsulationKeyNotReduced,
-    /// A decapsulation key of the wrong length (FIPS 203 section 7.3, type check).
+    /// A decapsulation key of the wrong length (FIPS 203 §7.3, type check).
     DecapsulationKeyLength {
         /// The length the parameter set requires.
         expected: usize,
@@ -24,9 +24,9 @@ pub enum Error {
         actual: usize,
     },
     /// A decapsulation key whose embedded `H(ek)` does not match its embedded encapsulation
-    /// key (FIPS 203 section 7.3, hash check).
+    /// key (FIPS 203 §7.3, hash check).
     DecapsulationKeyHashMismatch,
-    /// A ciphertext of the wrong length (FIPS 203 section 7.3, ciphertext type check).
+    /// A ciphertext of the wrong length (FIPS 203 §7.3, ciphertext type check).
     CiphertextLength {
         /// The length the parameter set requires.
         expected: usize,

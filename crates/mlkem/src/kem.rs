@@ -1,4 +1,4 @@
-//! The ML-KEM internal algorithms (FIPS 203 section 6): KeyGen_internal, Encaps_internal
+//! The ML-KEM internal algorithms (FIPS 203 §6): KeyGen_internal, Encaps_internal
 //! and Decaps_internal, generic over the backend and the parameter set, on parsed keys.
 
 use crate::backend::KemBackend;
@@ -34,8 +34,8 @@ impl<const K: usize> EkState<K> {
         }
     }
 
-    /// Parses `ek` (length already checked) into `self`: the modulus check of FIPS 203
-    /// section 7.2, then A-hat and H(ek), computed once for every later encapsulation.
+    /// Parses `ek` (length already checked) into `self`: the modulus check of
+    /// FIPS 203 §7.2, then A-hat and H(ek), computed once for every later encapsulation.
     /// `false` if the modulus check fails.
     #[inline(always)]
     pub(crate) fn parse_into<B: KemBackend>(&mut self, b: B, ek: &[u8]) -> bool {
@@ -49,7 +49,7 @@ impl<const K: usize> EkState<K> {
     }
 
     /// Parses the `ek` embedded in an expanded decapsulation key beside its hash `h` into
-    /// `self`: the hash check of FIPS 203 section 7.3, then the modulus check.
+    /// `self`: the hash check of FIPS 203 §7.3, then the modulus check.
     #[inline(always)]
     pub(crate) fn parse_checking_hash_into<B: KemBackend>(
         &mut self,
@@ -72,7 +72,7 @@ fn ct_eq_bytes(a: &[u8], b: &[u8]) -> subtle::Choice {
     diff.ct_eq(&0)
 }
 
-/// `ML-KEM.KeyGen_internal(d, z)` (Algorithm 16), minus the byte encoding of dk which the
+/// `ML-KEM.KeyGen_internal(d, z)` (FIPS 203 Alg. 16), minus the byte encoding of dk which the
 /// caller assembles on export. Writes ek to `ek_out`, its parsed state (with `H(ek)`, which
 /// K-PKE.KeyGen computes as it encodes ek) to `ek_state` and the cached s-hat to `s_hat`, in
 /// the caller's key.
@@ -87,7 +87,7 @@ pub(crate) fn key_gen_internal<B: KemBackend, const K: usize, const ETA1: usize>
     ek_state.h = kpke::key_gen::<B, K, ETA1>(b, d, ek_out, &mut ek_state.pk, s_hat);
 }
 
-/// `ML-KEM.Encaps_internal(ek, m)` (Algorithm 17). Writes c to `ct_out`, returns K.
+/// `ML-KEM.Encaps_internal(ek, m)` (FIPS 203 Alg. 17). Writes c to `ct_out`, returns K.
 #[inline(always)]
 pub(crate) fn encaps_internal<
     B: KemBackend,
@@ -113,7 +113,7 @@ pub(crate) fn encaps_internal<
     shared
 }
 
-/// `ML-KEM.Decaps_internal(dk, c)` (Algorithm 18) on a parsed key. Never fails: a
+/// `ML-KEM.Decaps_internal(dk, c)` (FIPS 203 Alg. 18) on a parsed key. Never fails: a
 /// ciphertext that does not re-encrypt to itself yields the implicit-rejection key
 /// `K-bar = J(z || c)`. Compare and select are constant time.
 #[inline(always)]
@@ -172,7 +172,7 @@ pub(crate) fn decaps_internal<
     key
 }
 
-/// Algorithm 18 lines 11-13: `K'` if `c = c'`, else `K-bar`, in constant time. Erases
+/// FIPS 203 Alg. 18 l. 11-13: `K'` if `c = c'`, else `K-bar`, in constant time. Erases
 /// both candidates.
 #[inline(always)]
 fn select_shared_secret(
@@ -193,15 +193,15 @@ fn select_shared_secret(
     key
 }
 
-/// `ML-KEM.Decaps` (Algorithm 21) from the expanded encoding `dk_pke || ek || h || z`
-/// (lengths checked by the caller), with the input checks of FIPS 203 section 7.3, for a
+/// `ML-KEM.Decaps` (FIPS 203 Alg. 21) from the expanded encoding `dk_pke || ek || h || z`
+/// (lengths checked by the caller), with the input checks of FIPS 203 §7.3, for a
 /// key used once: nothing is kept.
 ///
-/// The steps of Algorithm 18 are reordered so that all Keccak work but G runs in one batch:
+/// The steps of FIPS 203 Alg. 18 are reordered so that all Keccak work but G runs in one batch:
 /// decryption and `G(m' || h)` first (they need only `dk_pke`, `c` and the stored `h`),
 /// then `H(ek)` for the hash check, `J(z || c)`, A-hat's streams and the re-encryption's
 /// noise side by side; the hash and modulus checks come before anything is returned, and
-/// a key that fails them yields only the error. The values are those of Algorithm 18.
+/// a key that fails them yields only the error. The values are those of FIPS 203 Alg. 18.
 #[inline(always)]
 pub(crate) fn decaps_expanded<
     B: KemBackend,

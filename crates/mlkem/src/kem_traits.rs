@@ -49,7 +49,7 @@ macro_rules! kem_traits {
             type KeySize = $ek_size;
         }
 
-        /// Parses and checks the encoding (FIPS 203 section 7.2), as `from_bytes` does.
+        /// Parses and checks the encoding (FIPS 203 §7.2), as `from_bytes` does.
         impl TryKeyInit for EncapsulationKey<$set> {
             fn new(key: &Key<Self>) -> Result<Self, InvalidKey> {
                 Self::from_bytes(key.as_slice()).map_err(|_| InvalidKey)

@@ -11,7 +11,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 /// An encapsulation key (public key), parsed.
 ///
-/// Parsing checks it (FIPS 203 section 7.2) and computes, once, everything an encapsulation
+/// Parsing checks it (FIPS 203 §7.2) and computes, once, everything an encapsulation
 /// would otherwise recompute: the decoded t-hat, the expanded matrix A-hat and H(ek). Keep
 /// the parsed key to encapsulate to the same peer repeatedly.
 ///
@@ -141,7 +141,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
         &self.bytes
     }
 
-    /// `ML-KEM.Encaps` (FIPS 203 Algorithm 20): a fresh shared secret and the ciphertext
+    /// `ML-KEM.Encaps` (FIPS 203 Alg. 20): a fresh shared secret and the ciphertext
     /// that carries it to the holder of the decapsulation key.
     ///
     /// ```
@@ -201,7 +201,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
         self.try_encapsulate(&mut getrandom::SysRng)
     }
 
-    /// `ML-KEM.Encaps_internal` (FIPS 203 Algorithm 17) with a caller-chosen message.
+    /// `ML-KEM.Encaps_internal` (FIPS 203 Alg. 17) with a caller-chosen message.
     ///
     /// **Hazardous**: `m` must be 32 fresh random bytes, never reused; this exists for
     /// known-answer tests. Enabled by the `hazmat` feature.
@@ -421,7 +421,7 @@ impl<P: ParameterSet> Drop for DecapsulationKey<P> {
 impl<P: ParameterSet> ZeroizeOnDrop for DecapsulationKey<P> {}
 
 impl<P: ParameterSet> DecapsulationKey<P> {
-    /// `ML-KEM.KeyGen` (FIPS 203 Algorithm 19): a new key from 64 random bytes.
+    /// `ML-KEM.KeyGen` (FIPS 203 Alg. 19): a new key from 64 random bytes.
     ///
     /// ```
     /// use mlkem::ml_kem_768::DecapsulationKey;
@@ -471,7 +471,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
         Self::try_generate(&mut getrandom::SysRng)
     }
 
-    /// `ML-KEM.KeyGen_internal(d, z)` (FIPS 203 Algorithm 16) from the 64-byte seed
+    /// `ML-KEM.KeyGen_internal(d, z)` (FIPS 203 Alg. 16) from the 64-byte seed
     /// `d || z`. Deterministic: the same seed always gives the same key, and
     /// [`Self::seed`] gives the seed back, so the seed is all you need to store.
     ///
@@ -594,8 +594,8 @@ impl<P: ParameterSet> DecapsulationKey<P> {
         self.seed.as_ref()
     }
 
-    /// Checks an expanded decapsulation key as [`Self::from_expanded_bytes`] does (FIPS 203
-    /// section 7.3: length and hash check; and the modulus check of the embedded ek)
+    /// Checks an expanded decapsulation key as [`Self::from_expanded_bytes`] does
+    /// (FIPS 203 §7.3: length and hash check; and the modulus check of the embedded ek)
     /// without building the key (no A-hat, no s-hat).
     ///
     /// ```
@@ -627,7 +627,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     }
 
     /// Imports the expanded FIPS 203 encoding `dk_pke || ek || H(ek) || z`, with the checks
-    /// of FIPS 203 section 7.3.
+    /// of FIPS 203 §7.3.
     ///
     /// ```
     /// use mlkem::ml_kem_768::DecapsulationKey;
@@ -762,7 +762,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
         &self.ek
     }
 
-    /// `ML-KEM.Decaps` (FIPS 203 Algorithm 21). Never fails: a ciphertext that was not
+    /// `ML-KEM.Decaps` (FIPS 203 Alg. 21). Never fails: a ciphertext that was not
     /// made for this key yields a pseudorandom secret unrelated to the sender's (implicit
     /// rejection), decided in constant time.
     ///
@@ -811,7 +811,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
         )
     }
 
-    /// `ML-KEM.Decaps` (FIPS 203 Algorithm 21) with a key in its expanded encoding, in one
+    /// `ML-KEM.Decaps` (FIPS 203 Alg. 21) with a key in its expanded encoding, in one
     /// call: the same checks and the same shared secret as [`Self::from_expanded_bytes`]
     /// followed by [`Self::decapsulate`], for a key used once.
     ///
@@ -899,7 +899,7 @@ fn self_test_gate() -> Result<(), Error> {
     Ok(())
 }
 
-/// The length check of an encoded encapsulation key (FIPS 203 section 7.2, type check).
+/// The length check of an encoded encapsulation key (FIPS 203 §7.2, type check).
 fn check_ek_length<P: ParameterSet>(bytes: &[u8]) -> Result<(), Error> {
     check_length(bytes, P::ENCAPSULATION_KEY_SIZE, |expected, actual| {
         Error::EncapsulationKeyLength { expected, actual }
@@ -975,7 +975,7 @@ impl<P: ParameterSet> Ciphertext<P> {
     ///
     /// # Errors
     /// [`Error::CiphertextLength`] if `bytes` is not [`ParameterSet::CIPHERTEXT_SIZE`] long.
-    /// Any content of the right length is a valid ciphertext (FIPS 203 section 7.3).
+    /// Any content of the right length is a valid ciphertext (FIPS 203 §7.3).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         check_length(bytes, P::CIPHERTEXT_SIZE, |expected, actual| {
             Error::CiphertextLength { expected, actual }
@@ -1022,7 +1022,7 @@ impl<P: ParameterSet> core::fmt::Debug for Ciphertext<P> {
 /// over `P::CiphertextBytes` would overlap with core's blanket `From<T> for T`).
 macro_rules! ciphertext_array_conversions {
     ($($set:ty),*) => {$(
-        /// Any content of the right length is a valid ciphertext (FIPS 203 section 7.3).
+        /// Any content of the right length is a valid ciphertext (FIPS 203 §7.3).
         impl From<<$set as ParameterSet>::CiphertextBytes> for Ciphertext<$set> {
             fn from(bytes: <$set as ParameterSet>::CiphertextBytes) -> Self {
                 Self { bytes }

@@ -1,4 +1,4 @@
-//! K-PKE, the CPA-secure public-key encryption scheme inside ML-KEM (FIPS 203 section 5).
+//! K-PKE, the CPA-secure public-key encryption scheme inside ML-KEM (FIPS 203 §5).
 //!
 //! Everything here is generic over the backend `B` and the parameters
 //! `K, ETA1, ETA2, DU, DV` (FIPS 203 Table 2); byte strings are slices whose lengths the
@@ -26,7 +26,7 @@ pub(crate) const POLY_BYTES: usize = encoded_len(12);
 pub(crate) struct PublicKey<const K: usize> {
     /// t-hat, decoded from the key (each coefficient checked < q).
     pub(crate) t_hat: NttVector<K>,
-    /// A-hat, expanded from rho (Algorithm 13 lines 3-7 / Algorithm 14 lines 4-8).
+    /// A-hat, expanded from rho (FIPS 203 Alg. 13 l. 3-7 / FIPS 203 Alg. 14 l. 4-8).
     pub(crate) a_hat: Matrix<K>,
 }
 
@@ -36,7 +36,7 @@ const fn eta<const ETA: usize>() -> Eta {
 }
 
 /// Decodes `ByteDecode_12` of a vector into `out` (every entry written); `false` if a
-/// coefficient is `>= q` (the modulus check of FIPS 203 section 7.2).
+/// coefficient is `>= q` (the modulus check of FIPS 203 §7.2).
 #[inline(always)]
 pub(crate) fn decode_vector_12_into<B: KemBackend, const K: usize>(
     b: B,
@@ -58,7 +58,7 @@ pub(crate) fn decode_vector_12_into<B: KemBackend, const K: usize>(
     ok
 }
 
-/// `ByteDecode_12` of a secret vector into `out`, each value taken mod q as Algorithm 6
+/// `ByteDecode_12` of a secret vector into `out`, each value taken mod q as FIPS 203 Alg. 6
 /// specifies for d = 12 (values up to 4095 < 2q, so one conditional subtraction, in
 /// constant time). In place: no polynomial of s-hat passes through a return value, whose
 /// copy nothing could erase.
@@ -129,7 +129,7 @@ impl<const K: usize> PublicKey<K> {
     }
 
     /// Like [`Self::parse_and_hash_into`], for a key whose hash `expected` is stored beside
-    /// it (FIPS 203 section 7.3): the hash is compared before the modulus check.
+    /// it (FIPS 203 §7.3): the hash is compared before the modulus check.
     #[inline(always)]
     pub(crate) fn parse_checking_hash_into<B: KemBackend>(
         &mut self,
@@ -189,7 +189,7 @@ fn split_ek<const K: usize>(ek: &[u8]) -> (&[u8], &[u8; 32]) {
     (t_bytes, rho.try_into().expect("ek_pke is 384 K + 32 bytes"))
 }
 
-/// Algorithm 13 line 1: `(rho, sigma) = G(d || k)`.
+/// FIPS 203 Alg. 13 l. 1: `(rho, sigma) = G(d || k)`.
 ///
 /// rho is public from here on: line 19 puts it into ek, and lines 3-7 (SampleNTT's
 /// rejection sampling, which branches on its XOF output) may depend on it. Only the
@@ -213,7 +213,7 @@ const fn rows_with_noise(k: usize) -> usize {
     if k <= 2 { k } else { 2 }
 }
 
-/// K-PKE.KeyGen (Algorithm 13) from the 32-byte seed d, and `H(ek_pke)` for ML-KEM.
+/// K-PKE.KeyGen (FIPS 203 Alg. 13) from the 32-byte seed d, and `H(ek_pke)` for ML-KEM.
 ///
 /// Writes `ek_pke` (`384 K + 32` bytes) to `ek_out`, the parsed public key to `pk` and the
 /// secret `s-hat` (its multiplication cache built) to `s_hat_out`, overwriting every entry,
@@ -224,7 +224,7 @@ const fn rows_with_noise(k: usize) -> usize {
 /// every step: first the first [`rows_with_noise`] rows of A-hat together with all of `s`
 /// and `e`; then the remaining rows of A-hat while `H` absorbs the encoding of the rows of
 /// t-hat computed from the first ones; `H` finishes with the last rows and rho. The values
-/// are those of Algorithm 13; only the order of independent steps differs. A backend with
+/// are those of FIPS 203 Alg. 13; only the order of independent steps differs. A backend with
 /// a chunked product kernel (`FEEDS_KEY_GENERATION`) goes further: [`key_gen_fed`].
 #[inline(always)]
 pub(crate) fn key_gen<B: KemBackend, const K: usize, const ETA1: usize>(
@@ -295,7 +295,7 @@ pub(crate) fn key_gen<B: KemBackend, const K: usize, const ETA1: usize>(
 /// come and each 32-coefficient chunk of `t-hat = A-hat s-hat + e-hat` (lines 16-18) as
 /// soon as every entry of its row has it, and encodes it into `ek` (line 19); the batch's
 /// lanes give `H` each block of `ek` as soon as it is encoded. The values are those of
-/// Algorithm 13; only the order of independent steps differs.
+/// FIPS 203 Alg. 13; only the order of independent steps differs.
 #[inline(always)]
 fn key_gen_fed<B: KemBackend, const K: usize, const ETA1: usize>(
     b: B,
@@ -503,7 +503,7 @@ impl<B: KemBackend, const K: usize> Feed for KeyGenFeed<'_, B, K> {
     }
 }
 
-/// Rows of Algorithm 13 lines 18-19: `t[i] += e[i]`, then `ByteEncode_12(t[i])` into the
+/// Rows of FIPS 203 Alg. 13 l. 18-19: `t[i] += e[i]`, then `ByteEncode_12(t[i])` into the
 /// matching 384 bytes of `out`.
 #[inline(always)]
 fn add_and_encode<B: KemBackend>(b: B, t: &mut [NttPoly], e: &[NttPoly], out: &mut [u8]) {
@@ -536,7 +536,7 @@ fn decode_decompress_into<B: KemBackend, const D: usize>(b: B, bytes: &[u8], out
     values.as_mut_slice().zeroize();
 }
 
-/// The noise of K-PKE.Encrypt (Algorithm 14 lines 9-17): `y`, `e1` and `e2`, sampled from
+/// The noise of K-PKE.Encrypt (FIPS 203 Alg. 14 l. 9-17): `y`, `e1` and `e2`, sampled from
 /// `PRF(r, N)` for N = 0 .. 2k. Erased on drop.
 pub(crate) struct EncryptNoise<const K: usize> {
     y: PolyVector<K>,
@@ -579,7 +579,7 @@ impl<const K: usize> Drop for EncryptNoise<K> {
     }
 }
 
-/// K-PKE.Encrypt (Algorithm 14) of the 32-byte message `m` with randomness `r`,
+/// K-PKE.Encrypt (FIPS 203 Alg. 14) of the 32-byte message `m` with randomness `r`,
 /// written to `ct_out` (`32 (DU K + DV)` bytes).
 ///
 /// `absorb`, if any, is independent sponge input absorbed alongside the noise
@@ -612,7 +612,7 @@ pub(crate) fn encrypt<
     encrypt_sampled::<B, K, DU, DV>(b, pk, m, &noise, ct_out);
 }
 
-/// K-PKE.Encrypt (Algorithm 14) lines 18-23, with the noise of lines 9-17 already sampled.
+/// K-PKE.Encrypt (FIPS 203 Alg. 14 l. 18-23), with the noise of l. 9-17 already sampled.
 #[inline(always)]
 pub(crate) fn encrypt_sampled<B: KemBackend, const K: usize, const DU: usize, const DV: usize>(
     b: B,
@@ -655,7 +655,7 @@ pub(crate) fn encrypt_sampled<B: KemBackend, const K: usize, const DU: usize, co
     u.zeroize();
 }
 
-/// K-PKE.Decrypt (Algorithm 15) of `ct` (`32 (DU K + DV)` bytes) with the cached `s-hat`.
+/// K-PKE.Decrypt (FIPS 203 Alg. 15) of `ct` (`32 (DU K + DV)` bytes) with the cached `s-hat`.
 #[inline(always)]
 pub(crate) fn decrypt<B: KemBackend, const K: usize, const DU: usize, const DV: usize>(
     b: B,

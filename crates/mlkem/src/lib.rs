@@ -29,7 +29,7 @@
 //!
 //! # What this crate owns
 //! The parameter sets, ByteEncode/ByteDecode and Compress/Decompress, K-PKE
-//! (FIPS 203 Algorithms 13-15), the ML-KEM algorithms (16-21), the input checks of
+//! (FIPS 203 Alg. 13-15), the ML-KEM algorithms (FIPS 203 Alg. 16-21), the input checks of
 //! sections 7.2 and 7.3, and the public API. The arithmetic comes from `lattice-poly-ntt`
 //! (lazy accumulation, cached `b*zeta`) and the sampling from `lattice-sampling`.
 //!
@@ -51,7 +51,7 @@
 //! `try_generate` and `try_encapsulate` take a [`rand_core::TryCryptoRng`] and return its
 //! error; with the `getrandom` feature, `generate_with_os_rng` and `encapsulate_with_os_rng`
 //! use the operating system's RNG. `EncapsulationKey::validate` and
-//! `DecapsulationKey::validate_expanded` run the checks of FIPS 203 sections 7.2 and 7.3 on
+//! `DecapsulationKey::validate_expanded` run the checks of FIPS 203 §7.2 and FIPS 203 §7.3 on
 //! encodings without building a key.
 //!
 //! # Features
@@ -99,10 +99,14 @@
 //!
 //! The one-shot `decapsulate_expanded` builds a whole parsed key on the stack; a key
 //! imported once and kept lives wherever the caller puts it (a `Box` for the heap).
+//!
+#![doc = include_str!("../SPEC_MAP.md")]
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
-// `unsafe` only in the AVX2 module (`backend::avx2`), each block with a `// SAFETY:` line.
+// `unsafe` only in the `backend` tree (the SIMD encodings and the speculation barrier),
+// each block after a `// SAFETY:` comment.
 #![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 #[cfg(test)]
 extern crate std;

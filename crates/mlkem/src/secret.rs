@@ -56,7 +56,7 @@ impl core::fmt::Debug for SharedSecret {
     }
 }
 
-/// The 64-byte private-key seed `d || z` of `ML-KEM.KeyGen_internal` (FIPS 203 Algorithm 16):
+/// The 64-byte private-key seed `d || z` of `ML-KEM.KeyGen_internal` (FIPS 203 Alg. 16):
 /// the compact private-key format recommended for storage.
 ///
 /// Erased on drop; compared in constant time; `Debug` does not show the bytes.

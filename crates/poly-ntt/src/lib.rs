@@ -57,16 +57,16 @@
 //!
 //! # What this crate owns
 //! - the ring description [`Ring`] and the generic algorithms over it ([`ring`]): the
-//!   forward and inverse NTT (FIPS 203 Algorithms 9-10, FIPS 204 Algorithms 41-42, any
-//!   number of layers), coefficient-wise add/sub, pointwise products;
+//!   forward and inverse NTT (FIPS 203 Alg. 9 and FIPS 203 Alg. 10, FIPS 204 Alg. 41 and
+//!   FIPS 204 Alg. 42, any number of layers), coefficient-wise add/sub, pointwise products;
 //! - [`Poly`] and [`NttPoly`]: `n` canonical coefficients, in R_q and in T_q;
 //! - lazy wide accumulation of NTT-domain products ([`Accumulator`], each term at most
 //!   [`Ring::PRODUCT_TERM_MAX`], at most [`Backend::MAX_TERMS`] terms) with right-hand sides
 //!   that carry the ring's product cache ([`CachedNttPoly`]);
 //! - vectors and rectangular matrices and their products ([`Matrix::mul_vector`],
 //!   [`Matrix::transpose_mul_vector`], [`NttVector::dot`]);
-//! - two rings: [`mlkem::MlKem`] (7 layers, degree-2 base cases of FIPS 203 Algorithms 11
-//!   and 12, the `b*zeta` cache) and [`mldsa::MlDsa`] (8 layers, pointwise);
+//! - two rings: [`mlkem::MlKem`] (7 layers, degree-2 base cases of FIPS 203 Alg. 11
+//!   and FIPS 203 Alg. 12, the `b*zeta` cache) and [`mldsa::MlDsa`] (8 layers, pointwise);
 //! - the [`Backend`] seam behind which SIMD implementations replace the hot functions.
 //!
 //! It knows nothing of hashing, sampling, byte formats or the schemes that use the rings.
@@ -82,6 +82,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // Only the SIMD backend modules allow `unsafe` (each block with a `// SAFETY:` line).
 #![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod backend;
 mod lazy;
@@ -109,3 +110,8 @@ pub mod __private {
     /// The one value of [`Workspace`].
     pub const WORKSPACE: Workspace = Workspace(());
 }
+
+/// The example of `docs/lower-crates.md` (a ring of one's own), compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/lower-crates.md")]
+struct LowerCratesDoctests;

@@ -30,10 +30,10 @@ use lattice_field::{Gf8380417, inverse_mod};
 /// Number of coefficients of a polynomial (FIPS 204: n = 256).
 pub const N: usize = 256;
 
-/// zeta = 1753, a primitive 512th root of unity mod q (FIPS 204 section 7.5).
+/// zeta = 1753, a primitive 512th root of unity mod q (FIPS 204 §7.5).
 pub const ZETA: u32 = 1753;
 
-/// `ZETAS[k] = 1753^BitRev8(k) mod q`: the twiddles of FIPS 204 Algorithms 41 and 42
+/// `ZETAS[k] = 1753^BitRev8(k) mod q`: the twiddles of FIPS 204 Alg. 41 and FIPS 204 Alg. 42
 /// (Appendix B).
 pub const ZETAS: [u32; N] = {
     let wide = bit_reversed_powers::<N>(ZETA as u64, Q as u64);
@@ -46,7 +46,7 @@ pub const ZETAS: [u32; N] = {
     table
 };
 
-/// `256^-1 mod q` = 8347681: the inverse NTT's final scaling (FIPS 204 Algorithm 42).
+/// `256^-1 mod q` = 8347681: the inverse NTT's final scaling (FIPS 204 Alg. 42).
 pub const INV_256: u32 = inverse_mod(256, Q as u64) as u32;
 
 /// Largest value one pointwise product adds to an accumulator entry: `(q-1)^2`.

@@ -163,7 +163,7 @@ impl core::fmt::Display for NotCanonical {
 impl core::error::Error for NotCanonical {}
 
 impl<R: Ring> Poly<R> {
-    /// The forward NTT (FIPS 203 Algorithm 9, FIPS 204 Algorithm 41) of a copy of `self`.
+    /// The forward NTT (FIPS 203 Alg. 9, FIPS 204 Alg. 41) of a copy of `self`.
     ///
     /// Takes `&self` so that a caller holding a secret polynomial keeps the one copy it
     /// has to erase.
@@ -184,8 +184,8 @@ impl<R: Ring> Poly<R> {
 }
 
 impl<R: Ring> NttPoly<R> {
-    /// The inverse NTT, including the final scaling (FIPS 203 Algorithm 10, FIPS 204
-    /// Algorithm 42), of a copy of `self`: `p.ntt().inverse_ntt() == p`.
+    /// The inverse NTT, including the final scaling (FIPS 203 Alg. 10,
+    /// FIPS 204 Alg. 42), of a copy of `self`: `p.ntt().inverse_ntt() == p`.
     #[must_use]
     #[inline]
     pub fn inverse_ntt<B: Backend<R>>(&self, backend: B) -> Poly<R> {

@@ -88,7 +88,7 @@ impl KernelCall {
 
 /// A polynomial ring `Z_q[X]/(X^n + 1)` with an NTT of [`Self::NTT_LAYERS`] layers.
 ///
-/// The NTT is FIPS 203 Algorithm 9 / FIPS 204 Algorithm 41 with `len` running from `n/2`
+/// The NTT is FIPS 203 Alg. 9 / FIPS 204 Alg. 41 with `len` running from `n/2`
 /// down to `n / 2^NTT_LAYERS`, so the NTT domain is `n / 2^NTT_LAYERS`-degree base rings
 /// (`X^d - gamma_i`); its inverse ends with the scaling by `2^-NTT_LAYERS`.
 pub trait Ring: Copy + Default + Debug + Eq + Send + Sync + 'static {
@@ -209,7 +209,7 @@ pub(crate) fn canonicalize<R: Ring>(f: &mut R::Coeffs) {
     }
 }
 
-/// The forward NTT of any ring, in place (FIPS 203 Algorithm 9, FIPS 204 Algorithm 41, with
+/// The forward NTT of any ring, in place (FIPS 203 Alg. 9, FIPS 204 Alg. 41, with
 /// `len` stopping at `n / 2^layers`). Canonical input and output.
 #[inline]
 pub(crate) fn ntt<R: Ring>(f: &mut R::Coeffs) {
@@ -233,7 +233,7 @@ pub(crate) fn ntt<R: Ring>(f: &mut R::Coeffs) {
 }
 
 /// The inverse NTT of any ring, in place, including the scaling by `2^-layers`
-/// (FIPS 203 Algorithm 10, FIPS 204 Algorithm 42). Canonical input and output.
+/// (FIPS 203 Alg. 10, FIPS 204 Alg. 42). Canonical input and output.
 #[inline]
 pub(crate) fn inverse_ntt<R: Ring>(f: &mut R::Coeffs) {
     let () = R::CHECKS;

@@ -4,9 +4,9 @@
 //!
 //! | product | used in | function |
 //! |---|---|---|
-//! | `A * s` | key generation (Algorithm 13, line 18) | [`Matrix::mul_vector`] |
-//! | `A^T * r` | encryption (Algorithm 14, line 19) | [`Matrix::transpose_mul_vector`] |
-//! | `t^T * r`, `s^T * u` | encryption (line 21), decryption (Algorithm 15, line 6) | [`NttVector::dot`] |
+//! | `A * s` | key generation (FIPS 203 Alg. 13 l. 18) | [`Matrix::mul_vector`] |
+//! | `A^T * r` | encryption (FIPS 203 Alg. 14 l. 19) | [`Matrix::transpose_mul_vector`] |
+//! | `t^T * r`, `s^T * u` | encryption (FIPS 203 Alg. 14 l. 21), decryption (FIPS 203 Alg. 15 l. 6) | [`NttVector::dot`] |
 //!
 //! The right-hand side is always a [`CachedNttVector`]: build it once, and encryption's two
 //! products share its `b*zeta` cache.

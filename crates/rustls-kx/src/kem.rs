@@ -15,7 +15,7 @@ use zeroize::Zeroizing;
 
 use crate::{INVALID_KEY_SHARE, random_failed};
 
-/// `ML-KEM.KeyGen` (FIPS 203 Algorithm 19) from the operating system's RNG. Boxed: the
+/// `ML-KEM.KeyGen` (FIPS 203 Alg. 19) from the operating system's RNG. Boxed: the
 /// parsed key (about 10 KB for ML-KEM-768) lives until the server's ciphertext arrives.
 pub(crate) fn generate<P: ParameterSet>() -> Result<Box<DecapsulationKey<P>>, Error> {
     DecapsulationKey::<P>::try_generate(&mut getrandom::SysRng)
@@ -23,9 +23,9 @@ pub(crate) fn generate<P: ParameterSet>() -> Result<Box<DecapsulationKey<P>>, Er
         .map_err(|_| random_failed())
 }
 
-/// The server's half: checks the client's encapsulation key (FIPS 203 section 7.2: its
+/// The server's half: checks the client's encapsulation key (FIPS 203 §7.2: its
 /// length and that every coefficient is below q), encapsulates to it (`ML-KEM.Encaps`,
-/// Algorithm 20), appends the ciphertext to `ct` and the shared key to `secret`.
+/// FIPS 203 Alg. 20), appends the ciphertext to `ct` and the shared key to `secret`.
 pub(crate) fn encapsulate<P: ParameterSet>(
     ek: &[u8],
     ct: &mut Vec<u8>,
@@ -41,8 +41,8 @@ pub(crate) fn encapsulate<P: ParameterSet>(
     Ok(())
 }
 
-/// The client's half: `ML-KEM.Decaps` (FIPS 203 Algorithm 21) of the server's ciphertext,
-/// whose length is the only check (section 7.3); the key is appended to `secret`. An invalid
+/// The client's half: `ML-KEM.Decaps` (FIPS 203 Alg. 21) of the server's ciphertext,
+/// whose length is the only check (FIPS 203 §7.3); the key is appended to `secret`. An invalid
 /// ciphertext of the right length yields the implicit-rejection key, as FIPS 203 says, and
 /// the handshake then fails at the server's Finished message.
 pub(crate) fn decapsulate<P: ParameterSet>(

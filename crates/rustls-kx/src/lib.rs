@@ -51,7 +51,7 @@
 //!
 //! # Errors and alerts
 //! A malformed peer share (a length other than the table's, an encapsulation key with a
-//! coefficient >= q (FIPS 203 section 7.2), a NIST point that is compressed, off the curve
+//! coefficient >= q (FIPS 203 §7.2), a NIST point that is compressed, off the curve
 //! or the identity, an X25519 share that gives the all-zero secret (RFC 8446 section 7.4.2))
 //! is `Error::PeerMisbehaved(PeerMisbehaved::InvalidKeyShare)`, the error rustls's own
 //! aws-lc-rs groups return, and rustls ends the handshake with an `illegal_parameter` alert.
@@ -70,12 +70,10 @@
 //!
 //! # Which X25519
 //! graviola 0.4.4's X25519 (formally verified s2n-bignum assembly) on CPUs it supports
-//! (x86_64 with AVX2, BMI2 and ADX, checked at run time; aarch64), x25519-dalek 3 elsewhere:
-//! picked by measurement. `cargo bench -p mlkem-benches --features tls --bench tls_kx`,
-//! AMD EPYC Zen 4 (2-vCPU guest), medians of 201 interleaved rounds, two key generations and
-//! two Diffie-Hellmans: graviola 79.8 µs, AWS-LC 80.4 µs, x25519-dalek 204.1 µs. With dalek
-//! the whole X25519MLKEM768 exchange took 1.44 times AWS-LC's; with graviola 0.73 (106.2
-//! against 145.7 µs; its ML-KEM part 0.39, 22.2 against 57.3 µs).
+//! (x86_64 with AVX2, BMI2 and ADX, checked at run time; aarch64), x25519-dalek 3 elsewhere.
+//! X25519 is most of a hybrid exchange's time, and graviola's is about as fast as AWS-LC's
+//! and about 2.5 times as fast as x25519-dalek's (`cargo bench -p mlkem-benches --features
+//! tls --bench tls_kx`, AMD Zen 4).
 //!
 //! [rustls]: https://docs.rs/rustls/0.23
 #![forbid(unsafe_code)]

@@ -1,5 +1,5 @@
 //! Malformed key shares end the handshake with `illegal_parameter`, never a panic: wrong
-//! lengths, an encapsulation key with a coefficient >= q (FIPS 203 section 7.2), X25519
+//! lengths, an encapsulation key with a coefficient >= q (FIPS 203 §7.2), X25519
 //! points that give the all-zero secret (RFC 8446 section 7.4.2), NIST points that are
 //! compressed, the identity or off the curve (RFC 8446 section 4.2.8.2). The corrupted share
 //! comes from AWS-LC's implementation of the group (an empty share cannot be sent: rustls's
@@ -202,7 +202,7 @@ fn client_share_without_its_ecdh_part() {
     }
 }
 
-/// FIPS 203 section 7.2: every 12-bit coefficient of ek must be below q = 3329. The first
+/// FIPS 203 §7.2: every 12-bit coefficient of ek must be below q = 3329. The first
 /// coefficient is set to q (the smallest illegal value) and to 4095 (the largest).
 #[test]
 fn client_share_ek_coefficient_not_below_q() {

@@ -83,7 +83,7 @@ impl<'a, B: SamplingBackend> Batch<'a, B> {
         self.len += 1;
     }
 
-    /// Rows `first_row ..` of a `K x K` A-hat (FIPS 203 Algorithm 13 lines 3-7), one
+    /// Rows `first_row ..` of a `K x K` A-hat (FIPS 203 Alg. 13 l. 3-7), one
     /// `SampleNTT` job per entry: entry `j` of `rows[r]` is `SampleNTT(rho || j || i)` with
     /// `i = first_row + r`.
     ///
@@ -110,8 +110,8 @@ impl<'a, B: SamplingBackend> Batch<'a, B> {
         }
     }
 
-    /// `*out = SamplePolyCBD_eta(PRF_eta(sigma, nonce))` (FIPS 203 Algorithm 8 over the PRF
-    /// of section 4.1). Constant time with respect to `sigma`; the PRF output is zeroized.
+    /// `*out = SamplePolyCBD_eta(PRF_eta(sigma, nonce))` (FIPS 203 Alg. 8 over the PRF
+    /// of FIPS 203 §4.1). Constant time with respect to `sigma`; the PRF output is zeroized.
     pub fn noise(&mut self, sigma: &'a [u8; 32], eta: Eta, nonce: u8, out: &'a mut Poly) {
         self.push(Job::Noise {
             sigma,
@@ -261,7 +261,7 @@ impl<'a, B: SamplingBackend> FeedingBatch<'a, B> {
         self.batch.len += 1;
     }
 
-    /// `SampleNTT(rho || j || i)` (A-hat`[i, j]`, FIPS 203 Algorithm 13 line 5) into output
+    /// `SampleNTT(rho || j || i)` (A-hat`[i, j]`, FIPS 203 Alg. 13 l. 5) into output
     /// `slot` of the feed, which hears of each block parsed.
     ///
     /// Not constant time with respect to rho, by design (rho is public).

@@ -1,4 +1,4 @@
-//! `SamplePolyCBD_eta` (FIPS 203 Algorithm 8) for eta = 2 and eta = 3, in constant time.
+//! `SamplePolyCBD_eta` (FIPS 203 Alg. 8) for eta = 2 and eta = 3, in constant time.
 //!
 //! Coefficient `i` is `x - y` where `x` and `y` are the numbers of one bits in two adjacent
 //! groups of eta bits of the input (bits `2 * i * eta ..` and `2 * i * eta + eta ..`). Bits
@@ -15,8 +15,8 @@ pub const CBD2_INPUT_BYTES: usize = 128;
 /// Input length of [`sample_poly_cbd3`]: `64 * 3` bytes, the output length of `PRF_3`.
 pub const CBD3_INPUT_BYTES: usize = 192;
 
-/// The parameter eta of the centered binomial distribution of FIPS 203
-/// Algorithm 8: 2 or 3.
+/// The parameter eta of the centered binomial distribution of
+/// FIPS 203 Alg. 8: 2 or 3.
 ///
 /// Eta is a public parameter of the parameter set (eta1 = 3 for ML-KEM-512, 2 otherwise;
 /// eta2 = 2), so code may branch on it.
@@ -48,7 +48,7 @@ impl Eta {
     }
 }
 
-/// `SamplePolyCBD_2(bytes)`, FIPS 203 Algorithm 8 with eta = 2.
+/// `SamplePolyCBD_2(bytes)`, FIPS 203 Alg. 8 with eta = 2.
 ///
 /// Every coefficient of the result is in `{0, 1, 2} ∪ {q - 2, q - 1}`. Constant time.
 #[must_use]
@@ -61,7 +61,7 @@ pub fn sample_poly_cbd2(bytes: &[u8; CBD2_INPUT_BYTES]) -> Poly {
     poly
 }
 
-/// `SamplePolyCBD_3(bytes)`, FIPS 203 Algorithm 8 with eta = 3.
+/// `SamplePolyCBD_3(bytes)`, FIPS 203 Alg. 8 with eta = 3.
 ///
 /// Every coefficient of the result is in `{0, 1, 2, 3} ∪ {q - 3, q - 2, q - 1}`. Constant time.
 #[must_use]
@@ -74,7 +74,7 @@ pub fn sample_poly_cbd3(bytes: &[u8; CBD3_INPUT_BYTES]) -> Poly {
     poly
 }
 
-/// `SamplePolyCBD_eta(bytes)`, FIPS 203 Algorithm 8, for an eta chosen at run time.
+/// `SamplePolyCBD_eta(bytes)`, FIPS 203 Alg. 8, for an eta chosen at run time.
 ///
 /// `bytes` must be exactly `64 * eta` bytes long ([`Eta::prf_output_len`]); otherwise this
 /// returns `None`. The length check depends only on public values; the sampling itself is
@@ -87,7 +87,7 @@ pub fn sample_poly_cbd(eta: Eta, bytes: &[u8]) -> Option<Poly> {
     }
 }
 
-/// Algorithm 8 with eta = 2 into `coeffs`: each 32-bit word gives 8 coefficients.
+/// FIPS 203 Alg. 8 with eta = 2 into `coeffs`: each 32-bit word gives 8 coefficients.
 ///
 /// Writes only values in `[0, q)`.
 pub(crate) fn cbd2_into(bytes: &[u8; CBD2_INPUT_BYTES], coeffs: &mut [u16; N]) {
@@ -110,7 +110,7 @@ pub(crate) fn cbd2_into(bytes: &[u8; CBD2_INPUT_BYTES], coeffs: &mut [u16; N]) {
     }
 }
 
-/// Algorithm 8 with eta = 3 into `coeffs`: each 24-bit group gives 4 coefficients.
+/// FIPS 203 Alg. 8 with eta = 3 into `coeffs`: each 24-bit group gives 4 coefficients.
 ///
 /// Writes only values in `[0, q)`.
 pub(crate) fn cbd3_into(bytes: &[u8; CBD3_INPUT_BYTES], coeffs: &mut [u16; N]) {
@@ -119,7 +119,7 @@ pub(crate) fn cbd3_into(bytes: &[u8; CBD3_INPUT_BYTES], coeffs: &mut [u16; N]) {
     cbd3_groups(bytes, coeffs);
 }
 
-/// Algorithm 8 with eta = 3 on as many whole 3-byte groups of `bytes` as `coeffs` has
+/// FIPS 203 Alg. 8 with eta = 3 on as many whole 3-byte groups of `bytes` as `coeffs` has
 /// 4-coefficient groups: each 24-bit group gives the next 4 coefficients (values in
 /// `[0, q)`).
 pub(crate) fn cbd3_groups(bytes: &[u8], coeffs: &mut [u16]) {
@@ -146,7 +146,7 @@ mod tests {
     use lattice_field::gf3329::Q;
     use proptest::prelude::*;
 
-    /// FIPS 203 Algorithm 8, bit by bit.
+    /// FIPS 203 Alg. 8, bit by bit.
     fn reference(eta: usize, bytes: &[u8]) -> [u16; N] {
         assert_eq!(bytes.len(), 64 * eta);
         let bit = |i: usize| i32::from((bytes[i / 8] >> (i % 8)) & 1);

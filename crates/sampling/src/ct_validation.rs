@@ -5,8 +5,8 @@
 //! undefined, so that any branch or memory index that depends on a secret is reported.
 //! A few values are derived from secrets yet public by design, and the code branches on
 //! them: ML-KEM's `rho` comes out of `G(d || k)` with the secret `sigma`, is published in
-//! the encapsulation key, and A-hat is rejection-sampled from it (FIPS 203, Algorithm 13,
-//! lines 1 and 3-7; the same holds for ML-DSA's `rho`). The library calls [`declassify`] at
+//! the encapsulation key, and A-hat is rejection-sampled from it (FIPS 203 Alg. 13
+//! l. 1 and 3-7; the same holds for ML-DSA's `rho`). The library calls [`declassify`] at
 //! the one point where such a value becomes public, instead of the checker matching source
 //! lines or stack frames, which a refactoring can silently break (the idea of BoringSSL's
 //! `CONSTTIME_DECLASSIFY`).

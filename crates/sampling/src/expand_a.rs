@@ -1,4 +1,4 @@
-//! ML-DSA's matrix (FIPS 204): `RejNTTPoly` (Algorithm 30) and `ExpandA` (Algorithm 32),
+//! ML-DSA's matrix (FIPS 204): `RejNTTPoly` (FIPS 204 Alg. 30) and `ExpandA` (FIPS 204 Alg. 32),
 //! and streams of XOF output for rejection rules that live with their scheme ([`XofSink`]).
 //!
 //! The `k x l` SHAKE128 streams of ExpandA are jobs of a [`Batch`] like ML-KEM's matrix
@@ -10,9 +10,9 @@ use crate::batch::Batch;
 use crate::job::{Job, SAMPLE_NTT_SEED_BYTES, Shake, XofSink, matrix_seed};
 use lattice_poly_ntt::mldsa::{Matrix, NttPoly};
 
-/// `RejNTTPoly(seed)`, FIPS 204 Algorithm 30: rejection sampling of a uniform polynomial of
+/// `RejNTTPoly(seed)`, FIPS 204 Alg. 30: rejection sampling of a uniform polynomial of
 /// ML-DSA's T_q from `SHAKE128(seed)`, three bytes per candidate (`CoeffFromThreeBytes`,
-/// Algorithm 14: `b0 + 256 b1 + 65536 (b2 mod 128)`, kept if below q).
+/// FIPS 204 Alg. 14: `b0 + 256 b1 + 65536 (b2 mod 128)`, kept if below q).
 ///
 /// Not constant time, by design: the seed is public.
 #[must_use]
@@ -28,7 +28,7 @@ pub fn rej_ntt_poly(backend: impl SamplingBackend, seed: &[u8; SAMPLE_NTT_SEED_B
 }
 
 impl<'a, B: SamplingBackend> Batch<'a, B> {
-    /// Rows `first_row ..` of ML-DSA's `K x L` matrix A-hat (FIPS 204 Algorithm 32):
+    /// Rows `first_row ..` of ML-DSA's `K x L` matrix A-hat (FIPS 204 Alg. 32):
     /// entry `s` of `rows[r]` is `RejNTTPoly(rho || s || i)` with `i = first_row + r`.
     ///
     /// A matrix has `K` rows: entries of `rows` that would be rows `K` and beyond are left
@@ -68,7 +68,7 @@ impl<'a, B: SamplingBackend> Batch<'a, B> {
     }
 }
 
-/// `ExpandA(rho)`, FIPS 204 Algorithm 32: the `K x L` matrix A-hat of ML-DSA, all `K L`
+/// `ExpandA(rho)`, FIPS 204 Alg. 32: the `K x L` matrix A-hat of ML-DSA, all `K L`
 /// streams in one batch.
 #[must_use]
 pub fn expand_a<const K: usize, const L: usize>(
@@ -94,7 +94,7 @@ mod tests {
     use sha3::{Shake128, Shake256};
     use std::vec::Vec;
 
-    /// Algorithm 30 read literally, from sha3's SHAKE128, one 3-byte group at a time.
+    /// FIPS 204 Alg. 30 read literally, from sha3's SHAKE128, one 3-byte group at a time.
     fn reference(seed: &[u8]) -> [u32; N] {
         let mut xof = Shake128::default();
         xof.update(seed);

@@ -61,8 +61,8 @@ pub trait XofSink {
     fn take_block(&mut self, block: &[u8]) -> bool;
 }
 
-/// The seed of matrix entry `A-hat[row][col]`: `rho || col || row` (FIPS 203 Algorithm 13,
-/// line 5: `SampleNTT(rho || j || i)` for entry `[i, j]`). Inlined: called out of line, its
+/// The seed of matrix entry `A-hat[row][col]`: `rho || col || row` (FIPS 203 Alg. 13
+/// l. 5: `SampleNTT(rho || j || i)` for entry `[i, j]`). Inlined: called out of line, its
 /// two index bytes, stored one by one, were reloaded as one 16-bit word that could not be
 /// forwarded from the two stores (a fifth of `Batch::matrix_rows`'s samples, three times).
 #[inline(always)]
@@ -94,7 +94,7 @@ pub(crate) enum Job<'a> {
         /// Where the digest goes.
         out: &'a mut [u8; 64],
     },
-    /// `SampleNTT(seed)` (FIPS 203 Algorithm 7) into `out`, squeezing as many SHAKE128
+    /// `SampleNTT(seed)` (FIPS 203 Alg. 7) into `out`, squeezing as many SHAKE128
     /// blocks as the seed needs.
     SampleNtt {
         /// `rho || j || i`.
@@ -113,7 +113,7 @@ pub(crate) enum Job<'a> {
         /// The coefficients (only values in `[0, q)` are written).
         out: &'a mut [u16; N],
     },
-    /// `RejNTTPoly(seed)` (FIPS 204 Algorithm 30) into `out`: ML-DSA's matrix entries.
+    /// `RejNTTPoly(seed)` (FIPS 204 Alg. 30) into `out`: ML-DSA's matrix entries.
     RejNttPoly {
         /// `rho || s || r`.
         seed: [u8; SAMPLE_NTT_SEED_BYTES],

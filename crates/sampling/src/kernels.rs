@@ -18,7 +18,7 @@ pub(crate) const CBD3_STEP_COEFFS: usize = 32;
 
 /// The block kernels of a backend (a zero-sized value, made only where they may run).
 pub(crate) trait Kernels: Copy {
-    /// `SampleNTT`'s candidate parsing (FIPS 203 Algorithm 7 lines 5-15): appends the
+    /// `SampleNTT`'s candidate parsing (FIPS 203 Alg. 7 l. 5-15): appends the
     /// accepted candidates of `bytes` (a multiple of 3 bytes) to `coeffs[filled..]`, stopping
     /// once all `N` are filled; returns the new count (`filled <= N`).
     #[inline(always)]
@@ -26,7 +26,7 @@ pub(crate) trait Kernels: Copy {
         parse_candidates(bytes, coeffs, filled)
     }
 
-    /// `RejNTTPoly`'s candidate parsing (FIPS 204 Algorithm 30 lines 4-9), as
+    /// `RejNTTPoly`'s candidate parsing (FIPS 204 Alg. 30 l. 4-9), as
     /// [`Self::parse_sample_ntt`] with three bytes per candidate and ML-DSA's q.
     #[inline(always)]
     fn parse_rej_ntt_poly(
@@ -38,14 +38,14 @@ pub(crate) trait Kernels: Copy {
         parse_three_byte_candidates(bytes, coeffs, filled)
     }
 
-    /// `SamplePolyCBD_2` (FIPS 203 Algorithm 8, eta = 2) of 128 bytes of PRF output into
+    /// `SamplePolyCBD_2` (FIPS 203 Alg. 8, eta = 2) of 128 bytes of PRF output into
     /// `out`, values in `[0, q)`. Constant time.
     #[inline(always)]
     fn cbd2(self, bytes: &[u8; CBD2_INPUT_BYTES], out: &mut [u16; N]) {
         cbd2_into(bytes, out);
     }
 
-    /// `SamplePolyCBD_3` (FIPS 203 Algorithm 8, eta = 3) on whole steps: each
+    /// `SamplePolyCBD_3` (FIPS 203 Alg. 8, eta = 3) on whole steps: each
     /// [`CBD3_STEP_BYTES`] bytes of `bytes` give the next [`CBD3_STEP_COEFFS`] coefficients
     /// of `out` (the PRF output comes in two SHAKE256 blocks, split on a step). The caller
     /// passes whole steps, as many of `bytes` as of `out`. Values in `[0, q)`. Constant
@@ -67,8 +67,8 @@ pub(crate) struct PortableKernels;
 
 impl Kernels for PortableKernels {}
 
-/// Parses XOF output into candidates and appends the accepted ones (FIPS 203 Algorithm 7,
-/// lines 5-15) to `coeffs[filled..]`; returns the new number of filled coefficients.
+/// Parses XOF output into candidates and appends the accepted ones (FIPS 203 Alg. 7
+/// l. 5-15) to `coeffs[filled..]`; returns the new number of filled coefficients.
 ///
 /// `bytes.len()` must be a multiple of 3 (whole blocks are); `filled <= N`. Stops as soon as
 /// all `N` coefficients are filled, ignoring the rest of `bytes`, exactly as the algorithm
@@ -97,7 +97,7 @@ pub(crate) fn parse_candidates(bytes: &[u8], coeffs: &mut [u16; N], mut filled: 
     filled
 }
 
-/// FIPS 204 Algorithm 30 lines 4-9 over `bytes` (a multiple of 3): appends the accepted
+/// FIPS 204 Alg. 30 l. 4-9 over `bytes` (a multiple of 3): appends the accepted
 /// candidates to `coeffs[filled..]`, stopping once all are filled; returns the new count.
 pub(crate) fn parse_three_byte_candidates(
     bytes: &[u8],
@@ -110,7 +110,7 @@ pub(crate) fn parse_three_byte_candidates(
         if filled == coeffs.len() {
             break;
         }
-        // CoeffFromThreeBytes (FIPS 204 Algorithm 14): the top bit of b2 is dropped.
+        // CoeffFromThreeBytes (FIPS 204 Alg. 14): the top bit of b2 is dropped.
         let c = u32::from(b0) | u32::from(b1) << 8 | u32::from(b2 & 0x7f) << 16;
         if c < gf8380417::Q {
             coeffs[filled] = c;

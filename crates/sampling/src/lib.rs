@@ -9,7 +9,7 @@
 //!
 //! // The fastest backend this CPU has, chosen once; the same results on every backend.
 //! dispatch!(AnyBackend::best(), |b| {
-//! // ML-KEM-768 key generation, lines 3-16 of FIPS 203 Algorithm 13.
+//! // ML-KEM-768 key generation, FIPS 203 Alg. 13 l. 3-16.
 //! let rho = [0x42u8; 32];
 //! let sigma = [0x17u8; 32];
 //! let a_hat = sample_matrix::<3>(b, &rho);
@@ -32,12 +32,12 @@
 //! ```
 //!
 //! # What this crate owns
-//! - `SampleNTT` (FIPS 203 Algorithm 7): [`sample_ntt()`], rejection sampling of an NTT-domain
+//! - `SampleNTT` (FIPS 203 Alg. 7): [`sample_ntt()`], rejection sampling of an NTT-domain
 //!   polynomial from SHAKE128, squeezing as many blocks as the seed needs;
-//! - matrix generation (Algorithm 13 lines 3-7, Algorithm 14 lines 4-8): [`sample_matrix`];
-//! - the PRF of section 4.1, `PRF_eta(s, b) = SHAKE256(s || b)` truncated to `64 * eta`
+//! - matrix generation (FIPS 203 Alg. 13 l. 3-7, FIPS 203 Alg. 14 l. 4-8): [`sample_matrix`];
+//! - the PRF of FIPS 203 §4.1, `PRF_eta(s, b) = SHAKE256(s || b)` truncated to `64 * eta`
 //!   bytes: [`prf`];
-//! - `SamplePolyCBD_eta` (Algorithm 8) for eta = 2 and 3: [`sample_poly_cbd2`],
+//! - `SamplePolyCBD_eta` (FIPS 203 Alg. 8) for eta = 2 and 3: [`sample_poly_cbd2`],
 //!   [`sample_poly_cbd3`], [`sample_poly_cbd`];
 //! - noise generation for one operation in one call: [`sample_noise_vector`],
 //!   [`sample_noise_poly`], and [`sample_noise_polys`] for any mix of etas, nonces and
@@ -82,7 +82,7 @@
 //! of A-hat are sampled (with a [`FeedingBatch`], the first blocks of `ek` as soon as the
 //! first coefficients of each row are known).
 //! - **Portable**: one lane of the scalar Keccak-f\[1600\] (an unrolled round; two
-//!   interleaved states measured slower for scalar code) and the portable parser and CBD.
+//!   interleaved states are slower in scalar code) and the portable parser and CBD.
 //! - **AVX2** (x86-64, the token exists only when the CPU has AVX2, BMI1 and BMI2): four
 //!   lanes of a 4-way AVX2 permutation, an AVX2 rejection parser (16 candidates per step,
 //!   compacted with a shuffle table) and CBD, the BMI1/BMI2 build of the scalar rounds for a
@@ -92,7 +92,9 @@
 //!   parser where the CPU has it, the zmm CBD.
 //!
 //! The SIMD code is in `#[target_feature]` functions that the generic scheduler inlines
-//! into, so no `target-cpu` flag is needed; it is the only `unsafe` code of the crate.
+//! into, so no `target-cpu` flag is needed. It and the `ct-validation` hook's one `asm!`
+//! block are the crate's only `unsafe` code, all of it in the `backend` tree, each block
+//! after a `// SAFETY:` comment.
 //! Results are identical on every backend: each is tested against scalar references built
 //! on the sponge, and every Keccak against the `sha3` crate.
 //!
@@ -111,8 +113,10 @@
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // `deny`, not `forbid`: the SIMD backends are allowed `unsafe` (see their docs), and so is
-// the `ct-validation` hook (one `asm!`, a valgrind client request).
+// the `ct-validation` hook (one `asm!`, a valgrind client request). Each unsafe block
+// after a `// SAFETY:` comment.
 #![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 #[cfg(test)]
 extern crate std;

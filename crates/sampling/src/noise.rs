@@ -1,5 +1,5 @@
 //! The PRF of FIPS 203 (SHAKE256) and noise generation: `SamplePolyCBD_eta(PRF_eta(sigma, N))`
-//! as in Algorithm 13 lines 8-15 and Algorithm 14 lines 9-17.
+//! as in FIPS 203 Alg. 13 l. 8-15 and FIPS 203 Alg. 14 l. 9-17.
 //!
 //! sigma and everything derived from it are secret: the PRF output goes through the
 //! constant-time CBD and is zeroized before returning.
@@ -11,7 +11,7 @@ use crate::batch::Batch;
 use crate::cbd::Eta;
 
 /// `PRF(s, b)`: fills `out` with the first `out.len()` bytes of `SHAKE256(s || b)`
-/// (FIPS 203 section 4.1, equation 4.3).
+/// (FIPS 203 §4.1, equation 4.3).
 ///
 /// FIPS 203's `PRF_eta(s, b)` is this with `out.len() == 64 * eta`
 /// ([`Eta::prf_output_len`]). The caller owns `out` and should zeroize it when done; the
@@ -20,8 +20,8 @@ pub fn prf(backend: impl crate::keccak::KeccakF1600, s: &[u8; 32], b: u8, out: &
     crate::keccak::shake256(backend, &[s, &[b]], out);
 }
 
-/// `SamplePolyCBD_eta(PRF_eta(sigma, nonce))`: one noise polynomial (FIPS 203 Algorithm 8
-/// over the PRF output, as in Algorithm 14 line 17 for `e2`).
+/// `SamplePolyCBD_eta(PRF_eta(sigma, nonce))`: one noise polynomial (FIPS 203 Alg. 8
+/// over the PRF output, as in FIPS 203 Alg. 14 l. 17 for `e2`).
 ///
 /// Constant time with respect to `sigma`; the PRF output is zeroized before returning.
 #[must_use]
@@ -39,8 +39,8 @@ pub fn sample_noise_poly(
 }
 
 /// A vector of `K` noise polynomials: element `i` is
-/// `SamplePolyCBD_eta(PRF_eta(sigma, first_nonce + i))` (FIPS 203 Algorithm 13 lines 8-15 for
-/// `s` and `e`, Algorithm 14 lines 9-16 for `y` and `e1`).
+/// `SamplePolyCBD_eta(PRF_eta(sigma, first_nonce + i))` (FIPS 203 Alg. 13 l. 8-15 for
+/// `s` and `e`, FIPS 203 Alg. 14 l. 9-16 for `y` and `e1`).
 ///
 /// The nonce wraps modulo 256 (ML-KEM never gets there: its largest nonce is `2k = 8`). All
 /// `K` PRF streams are handed over as one batch, for a multi-way Keccak backend. Constant
@@ -91,7 +91,7 @@ fn sample_noise_batch(
 /// // Any backend token: `Portable` everywhere, or one detected by `AnyBackend::best()`.
 /// let b = lattice_poly_ntt::backend::Portable;
 ///
-/// // ML-KEM-512 encryption (k = 2, eta1 = 3, eta2 = 2), FIPS 203 Algorithm 14 lines 9-17.
+/// // ML-KEM-512 encryption (k = 2, eta1 = 3, eta2 = 2), FIPS 203 Alg. 14 l. 9-17.
 /// let r = [0x24u8; 32];
 /// let (mut y, mut e1, mut e2) = (PolyVector::<2>::zero(), PolyVector::<2>::zero(), Poly::zero());
 /// let requests = (y.0.iter_mut().map(|p| (Eta::Three, p)))

@@ -1,5 +1,5 @@
 //! The references of the tests, on the scalar sponge and the portable kernels, one stream
-//! at a time: FIPS 203 Algorithm 7's loop (over any XOF stream, so that the tests can feed
+//! at a time: FIPS 203 Alg. 7's loop (over any XOF stream, so that the tests can feed
 //! it adversarial ones) and `SamplePolyCBD_eta(PRF_eta(sigma, N))`. The lane scheduler and
 //! every backend are tested against them.
 
@@ -15,7 +15,7 @@ use crate::kernels::parse_candidates;
 /// Bytes the reference loop squeezes up front (`SAMPLE_NTT_INITIAL_BLOCKS` blocks).
 pub(crate) const INITIAL_BYTES: usize = 3 * SHAKE128_RATE;
 
-/// A stream of XOF output: SHAKE128 in Algorithm 7; the tests substitute adversarial streams.
+/// A stream of XOF output: SHAKE128 in FIPS 203 Alg. 7; the tests substitute adversarial streams.
 pub(crate) trait XofStream {
     /// Fills `out` with the next bytes of the stream.
     fn read(&mut self, out: &mut [u8]);
@@ -51,7 +51,7 @@ pub(crate) fn sample_ntt_into(
     );
 }
 
-/// The loop of Algorithm 7 over any XOF output stream (tests feed it adversarial streams).
+/// The loop of FIPS 203 Alg. 7 over any XOF output stream (tests feed it adversarial streams).
 pub(crate) fn sample_ntt_from_xof(reader: &mut impl XofStream) -> NttPoly {
     let mut poly = NttPoly::zero();
     // `parse_candidates` writes only values below q, so the canonical invariant holds.
@@ -62,7 +62,7 @@ pub(crate) fn sample_ntt_from_xof(reader: &mut impl XofStream) -> NttPoly {
     poly
 }
 
-/// The loop of Algorithm 7 over any XOF output stream, into `coeffs`.
+/// The loop of FIPS 203 Alg. 7 over any XOF output stream, into `coeffs`.
 fn sample_ntt_from_xof_into(reader: &mut impl XofStream, coeffs: &mut [u16; N]) {
     let mut initial = [0u8; INITIAL_BYTES];
     reader.read(&mut initial);

@@ -1,5 +1,5 @@
-//! `SampleNTT` (FIPS 203 Algorithm 7) and matrix generation (Algorithm 13 lines 3-7,
-//! Algorithm 14 lines 4-8).
+//! `SampleNTT` (FIPS 203 Alg. 7) and matrix generation (FIPS 203 Alg. 13 l. 3-7,
+//! FIPS 203 Alg. 14 l. 4-8).
 //!
 //! Everything here is a function of the public seed rho, so branching on the XOF output
 //! and a data-dependent number of squeezed blocks are fine.
@@ -24,7 +24,7 @@ pub const SAMPLE_NTT_INITIAL_BLOCKS: usize = 3;
 // a group and the candidate parser needs no carry-over between blocks.
 const _: () = assert!(SHAKE128_RATE.is_multiple_of(3));
 
-/// `SampleNTT(seed)`, FIPS 203 Algorithm 7: rejection sampling of a uniform NTT-domain
+/// `SampleNTT(seed)`, FIPS 203 Alg. 7: rejection sampling of a uniform NTT-domain
 /// polynomial from `SHAKE128(seed)`.
 ///
 /// The seed is `rho || j || i` (32 + 1 + 1 bytes). Every 3 output bytes `b0, b1, b2` give two
@@ -48,7 +48,7 @@ pub fn sample_ntt(backend: impl SamplingBackend, seed: &[u8; SAMPLE_NTT_SEED_BYT
 }
 
 /// Generates the `K x K` matrix A-hat from rho: `rows[i][j] = SampleNTT(rho || j || i)`
-/// (FIPS 203 Algorithm 13 lines 3-7; Algorithm 14 lines 4-8 regenerate the same matrix).
+/// (FIPS 203 Alg. 13 l. 3-7; FIPS 203 Alg. 14 l. 4-8 regenerate the same matrix).
 ///
 /// Byte 32 of each seed is the column index `j`, byte 33 the row index `i`. All `K^2`
 /// entries are produced by one batch of independent SHAKE128 streams (see the crate docs on
@@ -144,7 +144,7 @@ mod tests {
         check::<4>();
     }
 
-    /// FIPS 203 Algorithm 7, line by line: squeeze 3 bytes at a time. Returns the
+    /// FIPS 203 Alg. 7, line by line: squeeze 3 bytes at a time. Returns the
     /// coefficients and the number of bytes squeezed.
     fn reference(reader: &mut impl XofReader) -> ([u16; N], usize) {
         let mut a = [0u16; N];

@@ -90,7 +90,7 @@ fn sha3_512_ref(parts: &[&[u8]]) -> Vec<u8> {
     h.finalize().to_vec()
 }
 
-/// FIPS 203 Algorithm 7, three bytes at a time; also returns the SHAKE128 blocks it read.
+/// FIPS 203 Alg. 7, three bytes at a time; also returns the SHAKE128 blocks it read.
 fn sample_ntt_ref(seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> ([u16; N], usize) {
     let mut xof = shake128_reader(&[seed]);
     let (mut a, mut j, mut read) = ([0u16; N], 0, 0usize);
@@ -112,7 +112,7 @@ fn sample_ntt_ref(seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> ([u16; N], usize) {
     (a, read.div_ceil(SHAKE128_RATE))
 }
 
-/// FIPS 204 Algorithm 30.
+/// FIPS 204 Alg. 30.
 fn rej_ntt_ref(seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> [u32; N] {
     let q = lattice_field::gf8380417::Q;
     let mut xof = shake128_reader(&[seed]);
@@ -129,7 +129,7 @@ fn rej_ntt_ref(seed: &[u8; SAMPLE_NTT_SEED_BYTES]) -> [u32; N] {
     a
 }
 
-/// FIPS 203 Algorithm 8, bit by bit.
+/// FIPS 203 Alg. 8, bit by bit.
 fn cbd_ref(eta: usize, bytes: &[u8]) -> [u16; N] {
     assert_eq!(bytes.len(), 64 * eta);
     let bit = |i: usize| i32::from((bytes[i / 8] >> (i % 8)) & 1);

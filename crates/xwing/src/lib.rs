@@ -104,7 +104,7 @@ pub enum Error {
         /// The length given.
         actual: usize,
     },
-    /// The ML-KEM-768 part of an encapsulation key fails FIPS 203's check (section 7.2).
+    /// The ML-KEM-768 part of an encapsulation key fails the check of FIPS 203 §7.2.
     MlKem(mlkem::Error),
 }
 
@@ -192,7 +192,7 @@ impl fmt::Debug for SharedSecret {
 }
 
 /// An X-Wing encapsulation key (public key), parsed: ML-KEM-768's parsed key (t-hat, A-hat,
-/// H(ek), checked by FIPS 203 section 7.2) and the X25519 point.
+/// H(ek), checked by FIPS 203 §7.2) and the X25519 point.
 #[derive(Clone)]
 pub struct EncapsulationKey {
     bytes: [u8; ENCAPSULATION_KEY_SIZE],

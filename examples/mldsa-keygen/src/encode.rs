@@ -7,8 +7,9 @@
 //!
 //! # Bit order
 //! All packing is little-endian at both levels, as FIPS 204 specifies with IntegerToBits
-//! (Algorithm 9, least significant bit first) followed by BitsToBytes (Algorithm 12, bit i of
-//! the stream is bit i mod 8 of byte i / 8): coefficient 0 occupies the lowest bits of byte 0.
+//! (FIPS 204 Alg. 9, least significant bit first) followed by BitsToBytes (FIPS 204 Alg. 12,
+//! bit i of the stream is bit i mod 8 of byte i / 8): coefficient 0 occupies the lowest bits
+//! of byte 0.
 //!
 //! # Constant time
 //! Nothing here branches on, or indexes memory by, a coefficient value: [`power2round`] is
@@ -25,7 +26,7 @@ use crate::params::{
 /// 2^(d-1) = 4096: t0 lies in (-2^(d-1), 2^(d-1)].
 const T0_HALF: u32 = 1 << (D - 1);
 
-/// Offset of the packed s1 in sk: rho || K || tr (FIPS 204, Algorithm 24).
+/// Offset of the packed s1 in sk: rho || K || tr (FIPS 204 Alg. 24).
 const SK_S1_OFFSET: usize = 2 * SEED_BYTES + TR_BYTES;
 
 /// `x - q` if `x >= q`, else `x`, for `x < 2q`; branch-free.
@@ -37,7 +38,7 @@ pub(crate) const fn reduce_once(x: u32) -> u32 {
     y.wrapping_add(keep & Q)
 }
 
-/// Power2Round (FIPS 204, Algorithm 35): splits r into (r1, r0) with r = r1 * 2^d + r0 and
+/// Power2Round (FIPS 204 Alg. 35): splits r into (r1, r0) with r = r1 * 2^d + r0 and
 /// r0 = r mod± 2^d, i.e. r0 in (-2^12, 2^12].
 ///
 /// `r` must be canonical (`r < q`); then r1 lies in `[0, 1023]`. The second component is r0 in
@@ -58,7 +59,7 @@ pub const fn power2round(r: u32) -> (u32, u32) {
 }
 
 /// [`power2round`] on every coefficient of `t`: t1 gets the high parts, t0 the low parts
-/// (FIPS 204, Algorithm 6, line 5).
+/// (FIPS 204 Alg. 6 l. 5).
 ///
 /// Coefficients of `t` must be canonical. Constant time.
 pub fn power2round_poly(t: &[u32; N], t1: &mut [u32; N], t0: &mut [u32; N]) {
@@ -68,8 +69,8 @@ pub fn power2round_poly(t: &[u32; N], t1: &mut [u32; N], t0: &mut [u32; N]) {
 }
 
 /// Writes the low `bits` bits of each value, least significant bit first, as one contiguous
-/// little-endian bit stream into `out` (IntegerToBits then BitsToBytes, FIPS 204 Algorithms 9
-/// and 12). Callers guarantee `out.len() == 32 * bits` and `bits <= 32`.
+/// little-endian bit stream into `out` (IntegerToBits then BitsToBytes, FIPS 204 Alg. 9
+/// and FIPS 204 Alg. 12). Callers guarantee `out.len() == 32 * bits` and `bits <= 32`.
 fn pack_bits(values: impl IntoIterator<Item = u32>, bits: usize, out: &mut [u8]) {
     debug_assert!(bits <= 32);
     debug_assert_eq!(out.len(), N * bits / 8);
@@ -91,7 +92,7 @@ fn pack_bits(values: impl IntoIterator<Item = u32>, bits: usize, out: &mut [u8])
     }
 }
 
-/// SimpleBitPack (FIPS 204, Algorithm 16): packs coefficients in `[0, b]` into bitlen(b) bits
+/// SimpleBitPack (FIPS 204 Alg. 16): packs coefficients in `[0, b]` into bitlen(b) bits
 /// each, so `out` must be exactly `32 * bitlen(b)` bytes.
 ///
 /// Only the low bitlen(b) bits of each coefficient are used, so an out-of-range coefficient
@@ -106,7 +107,7 @@ pub fn simple_bit_pack(w: &[u32; N], b: u32, out: &mut [u8]) -> Result<(), Lengt
     Ok(())
 }
 
-/// BitPack (FIPS 204, Algorithm 17): packs coefficients in `[-a, b]` as `b - w_i`, a value in
+/// BitPack (FIPS 204 Alg. 17): packs coefficients in `[-a, b]` as `b - w_i`, a value in
 /// `[0, a + b]`, into bitlen(a + b) bits each, so `out` must be exactly `32 * bitlen(a + b)`
 /// bytes.
 ///
@@ -133,7 +134,7 @@ fn pack_signed(w: &[u32; N], b: u32, bits: usize, out: &mut [u8]) {
     );
 }
 
-/// pkEncode (FIPS 204, Algorithm 22): `pk = rho || SimpleBitPack(t1[0], 2^10 - 1) || ... ||
+/// pkEncode (FIPS 204 Alg. 22): `pk = rho || SimpleBitPack(t1[0], 2^10 - 1) || ... ||
 /// SimpleBitPack(t1[k-1], 2^10 - 1)`.
 ///
 /// `t1` must hold exactly `P::K` polynomials with coefficients in `[0, 1023]`, and `pk` must be
@@ -156,7 +157,7 @@ pub fn pk_encode<P: ParameterSet>(
     Ok(())
 }
 
-/// skEncode (FIPS 204, Algorithm 24): `sk = rho || K || tr || BitPack(s1[i], eta, eta) (i < l)
+/// skEncode (FIPS 204 Alg. 24): `sk = rho || K || tr || BitPack(s1[i], eta, eta) (i < l)
 /// || BitPack(s2[i], eta, eta) (i < k) || BitPack(t0[i], 2^12 - 1, 2^12) (i < k)`.
 ///
 /// `s1` must hold `P::L` polynomials, `s2` and `t0` `P::K` each, all coefficients canonical mod
@@ -209,7 +210,7 @@ mod tests {
     use super::*;
     use crate::params::{MlDsa44, MlDsa65};
 
-    /// Power2Round written as in FIPS 204, Algorithm 35, with signed arithmetic and branches.
+    /// Power2Round written as in FIPS 204 Alg. 35, with signed arithmetic and branches.
     fn power2round_spec(r: u32) -> (u32, i32) {
         let r_plus = (r % Q) as i32;
         let m = 1i32 << D;

@@ -1,5 +1,5 @@
-//! The sampling rule of ExpandS (FIPS 204, Algorithm 33): RejBoundedPoly (Algorithm 31) with
-//! CoeffFromHalfByte (Algorithm 15), independent of any particular Keccak implementation.
+//! The sampling rule of ExpandS (FIPS 204 Alg. 33): RejBoundedPoly (FIPS 204 Alg. 31) with
+//! CoeffFromHalfByte (FIPS 204 Alg. 15), independent of any particular Keccak implementation.
 //!
 //! # Seeds
 //! ExpandS(rho') samples the l polynomials of s1 and the k polynomials of s2, each from its own
@@ -8,8 +8,8 @@
 //! * `s1[r]` from `SHAKE256(rho' || IntegerToBytes(r, 2))` for `r = 0, ..., l - 1`;
 //! * `s2[r]` from `SHAKE256(rho' || IntegerToBytes(l + r, 2))` for `r = 0, ..., k - 1`,
 //!
-//! where rho' is the 64-byte seed of Algorithm 6, line 1, and IntegerToBytes is little-endian.
-//! [`expand_s_seed`] builds that 66-byte input. Algorithm 31 reads the stream one byte at a
+//! where rho' is the 64-byte seed of FIPS 204 Alg. 6 l. 1, and IntegerToBytes is little-endian.
+//! [`expand_s_seed`] builds that 66-byte input. FIPS 204 Alg. 31 reads the stream one byte at a
 //! time; [`BoundedSampler`] accepts it in blocks of any size (naturally one SHAKE256 rate, 136
 //! bytes, per squeeze) with identical results, and [`rej_bounded_poly`] drives it from any
 //! block-squeezing closure.
@@ -32,7 +32,7 @@ pub const SHAKE256_RATE: usize = 136;
 /// Length of the SHAKE256 input of one ExpandS polynomial: `rho' || IntegerToBytes(r, 2)`.
 pub const EXPAND_S_SEED_BYTES: usize = RHO_PRIME_BYTES + 2;
 
-/// The SHAKE256 input for polynomial `r` of ExpandS (FIPS 204, Algorithm 33, lines 2 and 5):
+/// The SHAKE256 input for polynomial `r` of ExpandS (FIPS 204 Alg. 33 l. 2 and 5):
 /// `rho' || IntegerToBytes(r, 2)`, with r little-endian.
 ///
 /// Use `r = i` for `s1[i]` (`i < l`) and `r = l + i` for `s2[i]` (`i < k`). The result contains
@@ -46,7 +46,7 @@ pub fn expand_s_seed(rho_prime: &[u8; RHO_PRIME_BYTES], r: u16) -> [u8; EXPAND_S
     seed
 }
 
-/// CoeffFromHalfByte (FIPS 204, Algorithm 15): maps a half-byte `b < 16` to a coefficient in
+/// CoeffFromHalfByte (FIPS 204 Alg. 15): maps a half-byte `b < 16` to a coefficient in
 /// `[-eta, eta]`, or rejects it (`None`).
 ///
 /// * eta = 2: accepts b < 15 and returns 2 - (b mod 5);
@@ -70,7 +70,7 @@ pub const fn coeff_from_half_byte(eta: u32, b: u8) -> Option<u32> {
     }
 }
 
-/// The rejection loop of RejBoundedPoly (FIPS 204, Algorithm 31), fed the SHAKE256 stream in
+/// The rejection loop of RejBoundedPoly (FIPS 204 Alg. 31), fed the SHAKE256 stream in
 /// blocks.
 ///
 /// Each byte gives two candidates, low half-byte first; accepted candidates fill `out` in
@@ -120,7 +120,7 @@ impl<'a> BoundedSampler<'a> {
             if self.filled == N {
                 break;
             }
-            // Algorithm 31, lines 5-14: z0 = low half-byte, z1 = high half-byte, each stored
+            // FIPS 204 Alg. 31 l. 5-14: z0 = low half-byte, z1 = high half-byte, each stored
             // if accepted and j < 256.
             self.push(coeff_from_half_byte(self.eta, byte & 0x0F));
             self.push(coeff_from_half_byte(self.eta, byte >> 4));
@@ -159,12 +159,12 @@ impl core::fmt::Debug for BoundedSampler<'_> {
     }
 }
 
-/// RejBoundedPoly (FIPS 204, Algorithm 31) for parameter set `P`: samples `out` from a
+/// RejBoundedPoly (FIPS 204 Alg. 31) for parameter set `P`: samples `out` from a
 /// SHAKE256 stream that `squeeze` produces one 136-byte block per call.
 ///
 /// `squeeze` is the caller's sponge, already absorbed with
 /// [`expand_s_seed`]`(rho', r)`; each call must write the next block of its output. This makes
-/// one blocking pass of Algorithm 31 without tying this crate to a Keccak implementation. Like
+/// one blocking pass of FIPS 204 Alg. 31 without tying this crate to a Keccak implementation. Like
 /// the algorithm, the number of calls is unbounded in principle, but each half-byte is accepted
 /// with probability 15/16 (eta = 2) or 9/16 (eta = 4), so one or two blocks nearly always
 /// suffice. The local block buffer holds secret-derived bytes and is zeroized on return.
@@ -190,7 +190,7 @@ mod tests {
     use super::*;
     use crate::params::{MlDsa44, MlDsa65};
 
-    /// CoeffFromHalfByte as written in FIPS 204, Algorithm 15, as a signed integer.
+    /// CoeffFromHalfByte as written in FIPS 204 Alg. 15, as a signed integer.
     fn coeff_spec(eta: u32, b: u8) -> Option<i32> {
         match (eta, b) {
             (2, b) if b < 15 => Some(2 - i32::from(b % 5)),
@@ -240,7 +240,7 @@ mod tests {
             .collect()
     }
 
-    /// Algorithm 31 with the whole stream at hand, byte by byte, as a reference.
+    /// FIPS 204 Alg. 31 with the whole stream at hand, byte by byte, as a reference.
     fn reference(eta: u32, bytes: &[u8]) -> Option<[u32; N]> {
         let mut a = [0u32; N];
         let mut j = 0;

@@ -1,4 +1,4 @@
-//! The arithmetic and hashing of Algorithm 6, lines 1-7, on the shared crates.
+//! The arithmetic and hashing of FIPS 204 Alg. 6 l. 1-7, on the shared crates.
 
 use lattice_poly_ntt::backend::AnyBackend;
 use lattice_poly_ntt::mldsa::{CachedNttVector, Matrix, MlDsa, PolyVector};
@@ -19,7 +19,7 @@ impl XofSink for BoundedSampler<'_> {
     }
 }
 
-/// Algorithm 6 for `K x L` = `P::K x P::L` on the best backend; lengths already checked.
+/// FIPS 204 Alg. 6 for `K x L` = `P::K x P::L` on the best backend; lengths already checked.
 ///
 /// The Keccak work runs on the backend's multi-way scheduler; ML-DSA's ring arithmetic has
 /// no SIMD kernels yet, so it is the portable code (compiled for the backend's features).

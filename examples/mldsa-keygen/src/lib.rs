@@ -1,4 +1,4 @@
-//! ML-DSA (FIPS 204) key generation, `ML-DSA.KeyGen_internal` (Algorithm 6), for ML-DSA-44,
+//! ML-DSA (FIPS 204) key generation, `ML-DSA.KeyGen_internal` (FIPS 204 Alg. 6), for ML-DSA-44,
 //! ML-DSA-65 and ML-DSA-87.
 //!
 //! This crate is a **demonstration of reuse**: it shows that the workspace's lower crates carry
@@ -8,16 +8,16 @@
 //! # Layout
 //! * [`params`]: q, d, n, the sealed [`ParameterSet`] trait and [`MlDsa44`], [`MlDsa65`],
 //!   [`MlDsa87`] (FIPS 204, Table 1).
-//! * [`seeds`]: the input and output framing of H in Algorithm 6, line 1.
-//! * [`expand_s`]: the rejection rule of ExpandS (Algorithms 15, 31, 33), fed SHAKE256 output
-//!   block by block.
-//! * [`encode`]: Power2Round (Algorithm 35), SimpleBitPack / BitPack (Algorithms 16, 17),
-//!   pkEncode (Algorithm 22) and skEncode (Algorithm 24).
+//! * [`seeds`]: the input and output framing of H in FIPS 204 Alg. 6 l. 1.
+//! * [`expand_s`]: the rejection rule of ExpandS (FIPS 204 Alg. 15, FIPS 204 Alg. 31,
+//!   FIPS 204 Alg. 33), fed SHAKE256 output block by block.
+//! * [`encode`]: Power2Round (FIPS 204 Alg. 35), SimpleBitPack / BitPack (FIPS 204 Alg. 16,
+//!   FIPS 204 Alg. 17), pkEncode (FIPS 204 Alg. 22) and skEncode (FIPS 204 Alg. 24).
 //!
 //! None of these modules does ring arithmetic or hashing. [`key_gen_internal`] combines them
 //! with what the shared crates provide, and has no arithmetic or Keccak of its own:
 //! * `lattice-sampling`: SHAKE256 for H, and one [`Batch`](lattice_sampling::Batch) running
-//!   ExpandA's `k * l` `RejNTTPoly` streams (Algorithm 30) and ExpandS's `k + l` SHAKE256
+//!   ExpandA's `k * l` `RejNTTPoly` streams (FIPS 204 Alg. 30) and ExpandS's `k + l` SHAKE256
 //!   streams (fed to [`BoundedSampler`] through `XofSink`) on the same multi-lane Keccak
 //!   scheduler that samples ML-KEM's matrix;
 //! * `lattice-poly-ntt`: ML-DSA's ring ([`lattice_poly_ntt::mldsa::MlDsa`], the 8-layer
@@ -61,7 +61,7 @@ pub use expand_s::{
 pub use params::{D, MlDsa44, MlDsa65, MlDsa87, N, ParameterSet, Q};
 pub use seeds::{KeyGenSeeds, key_gen_hash_input};
 
-/// ML-DSA.KeyGen_internal (FIPS 204, Algorithm 6): derives the key pair of parameter set `P`
+/// ML-DSA.KeyGen_internal (FIPS 204 Alg. 6): derives the key pair of parameter set `P`
 /// from the 32-byte seed `xi`, writing the encoded public key into `pk` and the encoded private
 /// key into `sk`.
 ///

@@ -13,26 +13,26 @@ pub const D: u32 = 13;
 /// n, the number of coefficients of a polynomial in R_q = Z_q\[X\]/(X^256 + 1).
 pub const N: usize = 256;
 
-/// Size in bytes of the seeds rho and K, and of xi (FIPS 204, Algorithm 6).
+/// Size in bytes of the seeds rho and K, and of xi (FIPS 204 Alg. 6).
 pub const SEED_BYTES: usize = 32;
 
-/// Size in bytes of rho', the seed of ExpandS (FIPS 204, Algorithm 6, line 1).
+/// Size in bytes of rho', the seed of ExpandS (FIPS 204 Alg. 6 l. 1).
 pub const RHO_PRIME_BYTES: usize = 64;
 
-/// Size in bytes of tr = H(pk, 64) (FIPS 204, Algorithm 6, line 6).
+/// Size in bytes of tr = H(pk, 64) (FIPS 204 Alg. 6 l. 6).
 pub const TR_BYTES: usize = 64;
 
-/// Bit width of a t1 coefficient: bitlen(q - 1) - d = 10 (FIPS 204, Algorithm 22).
+/// Bit width of a t1 coefficient: bitlen(q - 1) - d = 10 (FIPS 204 Alg. 22).
 pub const T1_BITS: usize = 10;
 
 /// Bit width of a t0 coefficient in BitPack(t0, 2^(d-1) - 1, 2^(d-1)): bitlen(2^d - 1) = 13
-/// (FIPS 204, Algorithm 24).
+/// (FIPS 204 Alg. 24).
 pub const T0_BITS: usize = D as usize;
 
-/// Bytes of one packed t1 polynomial, 32 * 10 = 320 (FIPS 204, Algorithm 22).
+/// Bytes of one packed t1 polynomial, 32 * 10 = 320 (FIPS 204 Alg. 22).
 pub const T1_POLY_BYTES: usize = N * T1_BITS / 8;
 
-/// Bytes of one packed t0 polynomial, 32 * 13 = 416 (FIPS 204, Algorithm 24).
+/// Bytes of one packed t0 polynomial, 32 * 13 = 416 (FIPS 204 Alg. 24).
 pub const T0_POLY_BYTES: usize = N * T0_BITS / 8;
 
 /// bitlen(x): the number of bits needed to write the non-negative integer x (FIPS 204, §2.3).

@@ -1,4 +1,4 @@
-//! The seed expansion of ML-DSA.KeyGen_internal (FIPS 204, Algorithm 6, line 1), minus the
+//! The seed expansion of ML-DSA.KeyGen_internal (FIPS 204 Alg. 6 l. 1), minus the
 //! hash itself:
 //!
 //! `(rho, rho', K) <- H(xi || IntegerToBytes(k, 1) || IntegerToBytes(l, 1), 128)`
@@ -11,14 +11,14 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::params::{ParameterSet, RHO_PRIME_BYTES, SEED_BYTES};
 
-/// Length of the H input of Algorithm 6, line 1: xi || k || l.
+/// Length of the H input of FIPS 204 Alg. 6 l. 1: xi || k || l.
 pub const KEY_GEN_HASH_INPUT_BYTES: usize = SEED_BYTES + 2;
 
-/// Length of the H output of Algorithm 6, line 1: rho (32) || rho' (64) || K (32).
+/// Length of the H output of FIPS 204 Alg. 6 l. 1: rho (32) || rho' (64) || K (32).
 pub const KEY_GEN_HASH_OUTPUT_BYTES: usize = 2 * SEED_BYTES + RHO_PRIME_BYTES;
 
-/// `xi || IntegerToBytes(k, 1) || IntegerToBytes(l, 1)` for parameter set `P` (FIPS 204,
-/// Algorithm 6, line 1).
+/// `xi || IntegerToBytes(k, 1) || IntegerToBytes(l, 1)` for parameter set `P`
+/// (FIPS 204 Alg. 6 l. 1).
 ///
 /// The result contains the secret xi: the caller should zeroize it once it has been hashed.
 #[must_use]
@@ -33,7 +33,7 @@ pub fn key_gen_hash_input<P: ParameterSet>(
     input
 }
 
-/// The three seeds of Algorithm 6, line 1. Wiped on drop (rho' and K are secret; rho is public
+/// The three seeds of FIPS 204 Alg. 6 l. 1. Wiped on drop (rho' and K are secret; rho is public
 /// but wiped along with them).
 #[derive(Zeroize, ZeroizeOnDrop)]
 pub struct KeyGenSeeds {

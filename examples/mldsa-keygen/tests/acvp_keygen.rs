@@ -1,7 +1,7 @@
 //! ML-DSA keyGen against the NIST ACVP vectors (`ML-DSA-keyGen-FIPS204.internalProjection.json`,
 //! 3 groups x 25 cases; see `vectors/mldsa-acvp/README.md`).
 //!
-//! * [`non_arithmetic_steps_match_acvp`] checks everything of Algorithm 6 that is not ring
+//! * [`non_arithmetic_steps_match_acvp`] checks everything of FIPS 204 Alg. 6 that is not ring
 //!   arithmetic, with SHAKE256 from the `sha3` crate: the seed expansion, ExpandS, both
 //!   encodings byte-exact, and Power2Round on the t the vectors imply.
 //! * [`key_gen_internal_matches_acvp`] checks the whole key generation.
@@ -51,7 +51,7 @@ fn for_every_case(mut check: impl FnMut(&str, &Case)) {
     assert_eq!(counts.iter().sum::<usize>(), 3 * CASES_PER_SET);
 }
 
-/// ExpandS (FIPS 204, Algorithm 33) with `sha3`'s SHAKE256 feeding [`BoundedSampler`] in
+/// ExpandS (FIPS 204 Alg. 33) with `sha3`'s SHAKE256 feeding [`BoundedSampler`] in
 /// 136-byte blocks: the L polynomials of s1 followed by the K of s2. Also checks that
 /// [`rej_bounded_poly`] driven by the same stream agrees.
 fn expand_s<P: ParameterSet>(rho_prime: &[u8; 64]) -> Vec<[u32; N]> {
@@ -93,7 +93,7 @@ fn check_non_arithmetic<P: ParameterSet>(case: &Case) {
     assert_eq!(case.pk.len(), P::PK_BYTES, "{id}: pk length");
     assert_eq!(case.sk.len(), P::SK_BYTES, "{id}: sk length");
 
-    // Algorithm 6, line 1: (rho, rho', K) = H(xi || k || l, 128).
+    // FIPS 204 Alg. 6 l. 1: (rho, rho', K) = H(xi || k || l, 128).
     let input = key_gen_hash_input::<P>(&case.xi);
     assert_eq!(input[..32], case.xi, "{id}: hash input");
     let mut h = [0u8; 128];
@@ -111,7 +111,7 @@ fn check_non_arithmetic<P: ParameterSet>(case: &Case) {
     shake256(&[&case.pk], &mut tr);
     assert_eq!(case.sk[64..128], tr, "{id}: tr = H(pk, 64) in sk");
 
-    // Algorithm 6, line 3: ExpandS(rho'); BitPack(s, eta, eta) must match sk byte for byte.
+    // FIPS 204 Alg. 6 l. 3: ExpandS(rho'); BitPack(s, eta, eta) must match sk byte for byte.
     let s = expand_s::<P>(&seeds.rho_prime);
     let (s1, s2) = s.split_at(P::L);
     let mut packed = vec![0u8; P::ETA_POLY_BYTES];

@@ -520,7 +520,7 @@ pub fn sha3_256(data: &[u8]) -> [u8; 32] {
 }
 
 /// Expected rejections of an expanded decapsulation key of `P`, computed from its bytes: the
-/// length check, the section 7.3 hash check, and the modulus check of the embedded ek. Empty if
+/// length check, the FIPS 203 §7.3 hash check, and the modulus check of the embedded ek. Empty if
 /// the key is well formed. When both the hash and the embedded ek are bad, either error is fine.
 pub fn expected_dk_check<P: ParamSet>(dk: &[u8]) -> Vec<Expect> {
     if dk.len() != P::DK_SIZE {

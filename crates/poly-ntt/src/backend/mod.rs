@@ -331,7 +331,7 @@ pub trait Backend<R: Ring>: Copy + core::fmt::Debug + 'static {
         lane_max: R::Field::WIDE_MAX,
     };
 
-    /// Forward NTT in place (FIPS 203 Algorithm 9, FIPS 204 Algorithm 41) of the
+    /// Forward NTT in place (FIPS 203 Alg. 9, FIPS 204 Alg. 41) of the
     /// coefficients taken mod q: any array is accepted (each coefficient is reduced first,
     /// which changes nothing for a canonical one), the output is canonical and the same on
     /// every backend. Backends override [`Self::ntt_canonical`], not this.
@@ -341,8 +341,8 @@ pub trait Backend<R: Ring>: Copy + core::fmt::Debug + 'static {
         self.ntt_canonical(KernelCall::NEW, coeffs);
     }
 
-    /// Inverse NTT in place, including the final scaling (FIPS 203 Algorithm 10, FIPS 204
-    /// Algorithm 42), of the coefficients taken mod q, as [`Self::ntt`]. Backends override
+    /// Inverse NTT in place, including the final scaling (FIPS 203 Alg. 10,
+    /// FIPS 204 Alg. 42), of the coefficients taken mod q, as [`Self::ntt`]. Backends override
     /// [`Self::inverse_ntt_canonical`], not this.
     #[inline]
     fn inverse_ntt(self, coeffs: &mut R::Coeffs) {
@@ -385,8 +385,9 @@ pub trait Backend<R: Ring>: Copy + core::fmt::Debug + 'static {
         R::rhs_cache(call, b, out);
     }
 
-    /// Adds the unreduced NTT-domain product of `a` and `b` to `acc` (for ML-KEM, FIPS 203
-    /// Algorithms 11 and 12 without their reductions; for ML-DSA the pointwise product).
+    /// Adds the unreduced NTT-domain product of `a` and `b` to `acc` (for ML-KEM,
+    /// FIPS 203 Alg. 11 and FIPS 203 Alg. 12 without their reductions; for ML-DSA the
+    /// pointwise product).
     ///
     /// Each call adds at most [`Ring::PRODUCT_TERM_MAX`] to every entry; the caller keeps
     /// the number of calls per accumulator within [`Self::MAX_TERMS`]. The layout of `acc`

@@ -1,11 +1,11 @@
 //! The ring of ML-KEM (FIPS 203): `R_q = Z_3329[X]/(X^256 + 1)` with the incomplete 7-layer
 //! NTT (zeta = 17), whose NTT domain is 128 degree-2 rings `Z_q[X]/(X^2 - gamma_i)`.
 //!
-//! The ML-KEM-only pieces of this crate live here: the degree-2 base-case product (FIPS 203
-//! Algorithms 11 and 12) summed lazily in `u32` (each term at most [`PRODUCT_TERM_MAX`] =
-//! `2(q-1)^2`), and the `b[2i+1] * gamma_i` cache of asymmetric multiplication, which is
-//! this ring's [`Ring::RhsCache`]. The type aliases ([`Poly`], [`NttPoly`], [`Matrix`], ...)
-//! name the generic types at this ring.
+//! The ML-KEM-only pieces of this crate live here: the degree-2 base-case product
+//! (FIPS 203 Alg. 11 and FIPS 203 Alg. 12) summed lazily in `u32` (each term at most
+//! [`PRODUCT_TERM_MAX`] = `2(q-1)^2`), and the `b[2i+1] * gamma_i` cache of asymmetric
+//! multiplication, which is this ring's [`Ring::RhsCache`]. The type aliases ([`Poly`],
+//! [`NttPoly`], [`Matrix`], ...) name the generic types at this ring.
 //!
 //! ```
 //! use lattice_poly_ntt::Portable;
@@ -136,7 +136,7 @@ impl crate::CachedNttPoly<MlKem> {
     }
 }
 
-/// `a * b` in T_q computed the eager way: FIPS 203 Algorithms 11 and 12 with a reduction
+/// `a * b` in T_q computed the eager way: FIPS 203 Alg. 11 and FIPS 203 Alg. 12 with a reduction
 /// after every multiplication and addition, as implementations did before lazy accumulation.
 ///
 /// This is the reference the lazy path is tested against and the "eager" side of the

@@ -5,13 +5,13 @@ use lattice_field::gf3329::pow;
 /// zeta = 17, a primitive 256th root of unity mod q (17^128 = -1).
 pub const ZETA: u16 = 17;
 
-/// Reverses the 7 low bits of `i` (FIPS 203 section 4.3, BitRev7).
+/// Reverses the 7 low bits of `i` (FIPS 203 §4.3, BitRev7).
 #[must_use]
 pub const fn bitrev7(i: u8) -> u8 {
     (i << 1).reverse_bits() & 0x7f
 }
 
-/// `ZETAS[i] = 17^BitRev7(i) mod q`: the twiddles of Algorithms 9 and 10.
+/// `ZETAS[i] = 17^BitRev7(i) mod q`: the twiddles of FIPS 203 Alg. 9 and FIPS 203 Alg. 10.
 pub const ZETAS: [u16; 128] = {
     let mut table = [0u16; 128];
     let mut i = 0;
@@ -23,7 +23,7 @@ pub const ZETAS: [u16; 128] = {
 };
 
 /// `GAMMAS[i] = 17^(2*BitRev7(i) + 1) mod q`: the moduli `X^2 - GAMMAS[i]` of the 128
-/// base-case rings of Algorithms 11 and 12.
+/// base-case rings of FIPS 203 Alg. 11 and FIPS 203 Alg. 12.
 pub const GAMMAS: [u16; 128] = {
     let mut table = [0u16; 128];
     let mut i = 0;
@@ -34,7 +34,7 @@ pub const GAMMAS: [u16; 128] = {
     table
 };
 
-/// 128^-1 mod q = 3303: the scaling at the end of the inverse NTT (Algorithm 10, line 14).
+/// 128^-1 mod q = 3303: the scaling at the end of the inverse NTT (FIPS 203 Alg. 10 l. 14).
 pub const INV_128: u16 = 3303;
 
 const _: () = assert!((INV_128 as u32 * 128) % lattice_field::gf3329::Q32 == 1);

@@ -34,8 +34,7 @@ use crate::kernels::PortableKernels;
 use lattice_poly_ntt::backend::Portable;
 
 /// The portable lane scheduler's permutation: one state at a time. Two interleaved states
-/// (`PortableX2`) were measured slower on x86-64: `sample_matrix::<3>` 31.6 against 17.6 µs
-/// (criterion medians, the same machine and run).
+/// (`PortableX2`) are slower on x86-64 (`sample_matrix::<3>` took 1.8 times as long).
 pub(crate) type PortableLanes = PortableX1;
 /// Lanes of [`PortableLanes`].
 pub(crate) const PORTABLE_LANES: usize = 1;

@@ -1,7 +1,7 @@
-//! The scalar Keccak-f\[1600\] (FIPS 202, section 3.3): 24 rounds, one fully unrolled round
+//! The scalar Keccak-f\[1600\] (FIPS 202 §3.3): 24 rounds, one fully unrolled round
 //! computed plane by plane, two rounds per loop iteration.
 
-/// The 24 round constants of Keccak-f\[1600\] (FIPS 202, section 3.2.5).
+/// The 24 round constants of Keccak-f\[1600\] (FIPS 202 §3.2.5).
 pub(crate) const RC: [u64; 24] = [
     0x0000_0000_0000_0001,
     0x0000_0000_0000_8082,

@@ -53,7 +53,7 @@ impl PermuteLanes<2> for PortableX2 {
 
 /// The source word and rotation of each output of rho and pi, by output plane `Y` and
 /// position `X`: `B[X + 5Y] = rot(A[src] ^ D[src mod 5], r)` with `(X, Y) = (y, 2x + 3y)` for
-/// `src = x + 5y` (FIPS 202 sections 3.2.2 and 3.2.3; the table of `super::f1600`'s round).
+/// `src = x + 5y` (FIPS 202 §3.2.2 and FIPS 202 §3.2.3; the table of `super::f1600`'s round).
 const RHO_PI: [[(usize, u32); 5]; 5] = [
     [(0, 0), (6, 44), (12, 43), (18, 21), (24, 14)],
     [(3, 28), (9, 20), (10, 3), (16, 45), (22, 61)],

@@ -26,7 +26,7 @@ pub(crate) use interleaved::PortableX1;
 /// Number of 64-bit words in a Keccak-f\[1600\] state.
 pub(crate) const WORDS: usize = 25;
 
-/// Keccak-f\[1600\] on one state (FIPS 202, section 3.3, 24 rounds): what a [`Sponge`]
+/// Keccak-f\[1600\] on one state (FIPS 202 §3.3, 24 rounds): what a [`Sponge`]
 /// runs on. The backend tokens of `lattice-poly-ntt` implement it, each with its fastest
 /// single-state code (`Portable`: [`f1600_portable`]); every implementation gives the same
 /// result.
@@ -77,7 +77,7 @@ pub(crate) fn read_lane<const W: usize>(states: &[[u64; W]; WORDS], lane: usize,
     }
 }
 
-/// Keccak-f\[1600\] on one state (FIPS 202, section 3.3, 24 rounds), on `backend`.
+/// Keccak-f\[1600\] on one state (FIPS 202 §3.3, 24 rounds), on `backend`.
 #[inline]
 pub fn f1600<B: KeccakF1600>(backend: B, state: &mut [u64; 25]) {
     backend.f1600(state);

@@ -116,7 +116,7 @@ pub(crate) fn shake256_reader(input: &[u8]) -> impl XofReader {
     xof.finalize_xof()
 }
 
-/// BytesToBits (FIPS 204, Algorithm 13): bit 8i + j is bit j of byte i.
+/// BytesToBits (FIPS 204 Alg. 13): bit 8i + j is bit j of byte i.
 pub(crate) fn bytes_to_bits(bytes: &[u8]) -> Vec<u8> {
     bytes
         .iter()
@@ -124,7 +124,7 @@ pub(crate) fn bytes_to_bits(bytes: &[u8]) -> Vec<u8> {
         .collect()
 }
 
-/// BitsToBytes (FIPS 204, Algorithm 12).
+/// BitsToBytes (FIPS 204 Alg. 12).
 pub(crate) fn bits_to_bytes(bits: &[u8]) -> Vec<u8> {
     assert_eq!(bits.len() % 8, 0);
     let mut bytes = vec![0u8; bits.len() / 8];
@@ -134,7 +134,7 @@ pub(crate) fn bits_to_bytes(bits: &[u8]) -> Vec<u8> {
     bytes
 }
 
-/// IntegerToBits (FIPS 204, Algorithm 9): the low `alpha` bits of x, least significant first.
+/// IntegerToBits (FIPS 204 Alg. 9): the low `alpha` bits of x, least significant first.
 pub(crate) fn integer_to_bits(x: u32, alpha: usize) -> Vec<u8> {
     let mut x = x;
     let mut bits = Vec::with_capacity(alpha);
@@ -145,12 +145,12 @@ pub(crate) fn integer_to_bits(x: u32, alpha: usize) -> Vec<u8> {
     bits
 }
 
-/// BitsToInteger (FIPS 204, Algorithm 10).
+/// BitsToInteger (FIPS 204 Alg. 10).
 pub(crate) fn bits_to_integer(bits: &[u8]) -> u32 {
     bits.iter().rev().fold(0, |x, &bit| 2 * x + u32::from(bit))
 }
 
-/// SimpleBitPack (FIPS 204, Algorithm 16), literally: the reference the fast encoder is
+/// SimpleBitPack (FIPS 204 Alg. 16), literally: the reference the fast encoder is
 /// compared with.
 pub(crate) fn simple_bit_pack_spec(w: &[u32; N], b: u32) -> Vec<u8> {
     let c = bitlen(b);
@@ -158,7 +158,7 @@ pub(crate) fn simple_bit_pack_spec(w: &[u32; N], b: u32) -> Vec<u8> {
     bits_to_bytes(&bits)
 }
 
-/// BitPack (FIPS 204, Algorithm 17), literally, for canonical coefficients in [-a, b].
+/// BitPack (FIPS 204 Alg. 17), literally, for canonical coefficients in [-a, b].
 pub(crate) fn bit_pack_spec(w: &[u32; N], a: u32, b: u32) -> Vec<u8> {
     let c = bitlen(a + b);
     let bits: Vec<u8> = w
@@ -173,7 +173,7 @@ pub(crate) fn bit_pack_spec(w: &[u32; N], a: u32, b: u32) -> Vec<u8> {
     bits_to_bytes(&bits)
 }
 
-/// SimpleBitUnpack (FIPS 204, Algorithm 18).
+/// SimpleBitUnpack (FIPS 204 Alg. 18).
 pub(crate) fn simple_bit_unpack(bytes: &[u8], b: u32) -> [u32; N] {
     let c = bitlen(b);
     assert_eq!(bytes.len(), 32 * c, "SimpleBitUnpack input length");
@@ -181,7 +181,7 @@ pub(crate) fn simple_bit_unpack(bytes: &[u8], b: u32) -> [u32; N] {
     std::array::from_fn(|i| bits_to_integer(&z[i * c..(i + 1) * c]))
 }
 
-/// BitUnpack (FIPS 204, Algorithm 19), returning canonical coefficients (b - z mod q).
+/// BitUnpack (FIPS 204 Alg. 19), returning canonical coefficients (b - z mod q).
 pub(crate) fn bit_unpack(bytes: &[u8], a: u32, b: u32) -> [u32; N] {
     let c = bitlen(a + b);
     assert_eq!(bytes.len(), 32 * c, "BitUnpack input length");
@@ -202,7 +202,7 @@ pub(crate) fn signed(x: u32) -> i64 {
     }
 }
 
-/// pkDecode (FIPS 204, Algorithm 23): (rho, t1).
+/// pkDecode (FIPS 204 Alg. 23): (rho, t1).
 pub(crate) fn pk_decode<P: ParameterSet>(pk: &[u8]) -> ([u8; 32], Vec<[u32; N]>) {
     assert_eq!(pk.len(), P::PK_BYTES);
     let rho = pk[..32].try_into().unwrap();
@@ -213,7 +213,7 @@ pub(crate) fn pk_decode<P: ParameterSet>(pk: &[u8]) -> ([u8; 32], Vec<[u32; N]>)
     (rho, t1)
 }
 
-/// The components of an ML-DSA private key (FIPS 204, Algorithm 25).
+/// The components of an ML-DSA private key (FIPS 204 Alg. 25).
 pub(crate) struct DecodedSk {
     pub(crate) rho: [u8; 32],
     pub(crate) key: [u8; 32],
@@ -223,7 +223,7 @@ pub(crate) struct DecodedSk {
     pub(crate) t0: Vec<[u32; N]>,
 }
 
-/// skDecode (FIPS 204, Algorithm 25).
+/// skDecode (FIPS 204 Alg. 25).
 pub(crate) fn sk_decode<P: ParameterSet>(sk: &[u8]) -> DecodedSk {
     assert_eq!(sk.len(), P::SK_BYTES);
     let eta = P::ETA;

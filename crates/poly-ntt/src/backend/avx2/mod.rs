@@ -112,8 +112,8 @@ mod ntt;
 #[doc(hidden)]
 pub mod probe;
 
-// The kernels' building blocks, shared by the sibling modules (and the probe, which replays
-// the kernels with them).
+// The kernels' building blocks, shared by the sibling modules (and the probe's batch
+// wrappers, which run them on arrays of lanes).
 #[cfg_attr(not(feature = "bounds-probe"), allow(unused_imports))]
 use arith::{
     add_avx2, add_mod_q, add_q_if_negative, barrett_reduce_i16, canonical, load, load_coeffs,

@@ -43,8 +43,8 @@ pub(super) const fn lo_lane_coefficient(len: usize, lane: usize) -> usize {
 }
 
 /// Twiddles, in Montgomery form, for the in-register layers (len 8, 4, 2), one vector per
-/// pair of coefficient vectors: `[layer][pair][lane]`. `inverse` selects Algorithm 10's
-/// order (zeta index `256/len - 1 - block`) instead of Algorithm 9's (`128/len + block`).
+/// pair of coefficient vectors: `[layer][pair][lane]`. `inverse` selects FIPS 203 Alg. 10's
+/// order (zeta index `256/len - 1 - block`) instead of FIPS 203 Alg. 9's (`128/len + block`).
 pub(super) const fn shuffled_zetas(inverse: bool, with_qinv: bool) -> [[[i16; 16]; 8]; 3] {
     let mut t = [[[0i16; 16]; 8]; 3];
     let lens = [8usize, 4, 2];

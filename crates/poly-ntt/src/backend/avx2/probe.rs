@@ -1,12 +1,11 @@
 //! Entry points for `cargo xtask bounds`; not part of the API.
 //!
 //! The batch wrappers run the kernels' own `montgomery_mul`, `barrett_reduce_i16` and
-//! `montgomery_reduce_i32` on arrays of lanes. [`ntt`] and [`inverse_ntt`]
-//! replay the layer schedule of the kernels with the kernels' butterflies, shuffles and
-//! twiddle tables and record the largest `|lane|` after every stage; the checker compares
-//! their outputs with the unmodified kernels. A change to the kernels' schedule of
-//! reductions must be mirrored in these two functions (the checker's output comparison
-//! does not see intermediate ranges).
+//! `montgomery_reduce_i32` on arrays of lanes. [`ntt`] and [`inverse_ntt`] run the
+//! kernels themselves (`ntt_kernel`, `inverse_ntt_kernel`) with a recording
+//! `Observer` and return, per stage, the largest `|lane|` and the largest input of
+//! its Montgomery multiplications: the bounds are read off the schedule that ships, so a
+//! change to the kernels' reductions needs no mirror here.
 //!
 //! Every function panics when the CPU lacks AVX2 (the `_avx512` ones: AVX-512F/VL/BW):
 //! check [`Avx2::detect`](super::Avx2::detect) first. [`ntt_avx512`] and

@@ -56,7 +56,7 @@ pub(super) fn mul_cache_avx512(b: &[u16; N], out: &mut [u16; PAIRS]) {
     }
 }
 
-/// Adds the unreduced base-case products of `a` and `b` (FIPS 203 Algorithms 11 and 12
+/// Adds the unreduced base-case products of `a` and `b` (FIPS 203 Alg. 11 and FIPS 203 Alg. 12
 /// without their reductions) to `acc`, in the AVX2 layout.
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline(never)]

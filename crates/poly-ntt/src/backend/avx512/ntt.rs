@@ -18,8 +18,8 @@
 //! 128 further) and two `vshufi64x2` per register pair move them into the layout; the last
 //! inverse layer does the reverse. Each coefficient goes through exactly the AVX2 kernel's
 //! operations, in the same order, so the AVX2 bounds (`NTT_LANE_BOUND`, `INTT_LANE_BOUND`)
-//! hold unchanged; the bounds probe replays these kernels too ([`super::probe`] calls them
-//! with the AVX2 observer, halves split back into the 16-vector view).
+//! hold unchanged; the bounds probe runs these kernels too ([`super::probe`] calls them
+//! with its recording observer, halves split back into the 16-vector view).
 #![allow(unsafe_code)]
 
 use crate::backend::avx2::{

@@ -18,9 +18,8 @@ impl SamplingBackend for Avx512 {
     #[inline]
     fn run_jobs(self, mut jobs: Jobs<'_, '_>) {
         // Where the CPU splits zmm operations in two (AMD Zen 4), an 8-way round costs two
-        // 4-way ones plus the transposition (TSC ticks per permutation there: 8-way 1080,
-        // 4-way 555, one lane of the 4-way round 550): eight lanes never pay, and no
-        // estimate is made. Public: a CPU property.
+        // 4-way ones plus the transposition (1080 against 555 TSC ticks there): eight lanes
+        // never pay, and no estimate is made. Public: a CPU property.
         let eight = !self.splits_zmm() && eight_lanes_pay(&jobs);
         // SAFETY: `self` exists, so the CPU has the entry points' features.
         unsafe { run_avx512(self, jobs.iter_mut(), eight, None) }
@@ -30,8 +29,8 @@ impl SamplingBackend for Avx512 {
     fn run_jobs_feeding(self, mut jobs: Jobs<'_, '_>, feeding: &mut Feeding<'_>) {
         // Where zmm operations are full width and every job gets a lane in the first round
         // (ML-KEM-512 key generation: s, e and A-hat are eight jobs), eight lanes finish
-        // what the fed sponge's first block depends on in two rounds, four lanes in four
-        // (measured on an Intel Xeon guest: ML-KEM-512 keygen -3 %).
+        // what the fed sponge's first block depends on in two rounds, four lanes in four, so
+        // the sponge starts two rounds earlier.
         // With more jobs than that (ML-KEM-768 and -1024) the sponge would pay 8-way rounds
         // for blocks that four lanes give it as early: four lanes, as on every CPU that
         // splits zmm operations. Public: a CPU property and the number of jobs.
@@ -109,8 +108,8 @@ fn eight_lanes_pay(jobs: &Jobs<'_, '_>) -> bool {
     n > 4 && (one_round || wide_is_faster(lengths))
 }
 
-/// TSC ticks of one 8-way zmm, one 4-way ymm and one scalar permutation, measured on an
-/// Intel Xeon guest (960, 730 and 700).
+/// The cost model of the lane-count choice: TSC ticks of one 8-way zmm, one 4-way ymm and
+/// one scalar permutation (measured on an Intel Xeon guest).
 const TICKS_X8: usize = 960;
 const TICKS_X4: usize = 730;
 const TICKS_SCALAR: usize = 700;

@@ -1,4 +1,4 @@
-//! SamplePolyCBD_eta (FIPS 203 Algorithm 8): eta = 2 on 32 bytes (64 coefficients) at a
+//! SamplePolyCBD_eta (FIPS 203 Alg. 8): eta = 2 on 32 bytes (64 coefficients) at a
 //! time, eta = 3 on 24 bytes (32 coefficients) at a time.
 //!
 //! Constant time: only shifts, masks, additions and fixed shuffles on the secret bytes.
@@ -36,7 +36,7 @@ fn unbias(w: __m256i) -> __m256i {
     )
 }
 
-/// Algorithm 8 with eta = 2 into `coeffs` (values in `[0, q)`), same output as the scalar
+/// FIPS 203 Alg. 8 with eta = 2 into `coeffs` (values in `[0, q)`), same output as the scalar
 /// `cbd2_into`.
 #[target_feature(enable = "avx2")]
 pub(crate) fn cbd2_avx2(bytes: &[u8; CBD2_INPUT_BYTES], coeffs: &mut [u16; N]) {
@@ -83,7 +83,7 @@ pub(crate) fn cbd2_avx2(bytes: &[u8; CBD2_INPUT_BYTES], coeffs: &mut [u16; N]) {
 const CBD2_FIRST_HALF: [i64; 8] = [0, 1, 8, 9, 2, 3, 10, 11];
 const CBD2_SECOND_HALF: [i64; 8] = [4, 5, 12, 13, 6, 7, 14, 15];
 
-/// Algorithm 8 with eta = 2 into `coeffs` (values in `[0, q)`), the same output as
+/// FIPS 203 Alg. 8 with eta = 2 into `coeffs` (values in `[0, q)`), the same output as
 /// [`cbd2_avx2`] on 512-bit registers: 64 bytes (128 coefficients) per step, the same
 /// bit-pair sums per byte, then the nibbles interleaved to bytes in coefficient order and
 /// widened to 16 bits (`vpmovzxbw`), and the bias taken off with a signed-mask add of q.
@@ -96,8 +96,9 @@ pub(crate) unsafe fn cbd2_avx512(bytes: &[u8; CBD2_INPUT_BYTES], coeffs: &mut [u
     let m55 = _mm512_set1_epi8(0x55);
     let m33 = _mm512_set1_epi8(0x33);
     let m0f = _mm512_set1_epi8(0x0f);
-    // SAFETY (both loads): the selector arrays are 64 readable bytes; no alignment needed.
+    // SAFETY: the selector array is 64 readable bytes; the load needs no alignment.
     let first = unsafe { _mm512_loadu_si512(CBD2_FIRST_HALF.as_ptr().cast()) };
+    // SAFETY: as above.
     let second = unsafe { _mm512_loadu_si512(CBD2_SECOND_HALF.as_ptr().cast()) };
     let two = _mm512_set1_epi16(2);
     let q = _mm512_set1_epi16(Q as i16);
@@ -144,7 +145,7 @@ fn signed_to_field(v: __m256i) -> __m256i {
     )
 }
 
-/// Algorithm 8 with eta = 3 into `coeffs`, all at once (the tests' view of
+/// FIPS 203 Alg. 8 with eta = 3 into `coeffs`, all at once (the tests' view of
 /// [`cbd3_steps_avx2`]).
 #[cfg(test)]
 #[target_feature(enable = "avx2")]
@@ -152,7 +153,7 @@ fn cbd3_avx2(bytes: &[u8; CBD3_INPUT_BYTES], coeffs: &mut [u16; N]) {
     cbd3_steps_avx2(bytes, coeffs);
 }
 
-/// Algorithm 8 with eta = 3 (values in `[0, q)`), the same output as the scalar
+/// FIPS 203 Alg. 8 with eta = 3 (values in `[0, q)`), the same output as the scalar
 /// `cbd3_into`, on whole 24-byte steps of `bytes` into 32 coefficients of `coeffs` each, as
 /// many as both have: the PRF output may come in pieces that end on a step (the lane
 /// scheduler's first SHAKE256 block holds five steps). 3 bytes (24 bits: `x0 y0 x1 y1 x2

@@ -18,9 +18,9 @@
 //! tokens of `lattice-poly-ntt`, which exist only on a CPU with the features.
 //!
 //! # Lanes
-//! AVX2: four lanes (a 4-way permutation costs ~1,030 cycles, ~257 per state, a scalar one
-//! ~740 on an AMD EPYC; one stream alone is faster scalar, two or more 4-way), the last job
-//! alone on the BMI1/BMI2 scalar permutation. AVX-512: see `avx512`.
+//! AVX2: four lanes; the last job alone runs on the BMI1/BMI2 scalar permutation, which
+//! costs less than a 4-way one but more than half of it (about 740 against 1,030 cycles on
+//! an AMD EPYC), so two or more jobs stay on the 4-way one. AVX-512: see `avx512`.
 
 pub(crate) mod avx512;
 pub(crate) mod cbd;
@@ -142,8 +142,9 @@ fn run_avx2<'j, 'a: 'j>(
 impl KeccakF1600 for Avx512 {
     #[inline]
     fn f1600(self, state: &mut [u64; 25]) {
-        // One lane of the AVX-512VL round (faster than the BMI1/BMI2 scalar permutation on
-        // Zen 5, and steadier on a busy host).
+        // One lane of the AVX-512VL round: it runs on the vector units, so it is faster than
+        // the BMI1/BMI2 scalar permutation and keeps its speed when the integer units are
+        // busy (see `keccak_f1600_vl_single`).
         VlSingle::new(self).f1600(state);
     }
 }

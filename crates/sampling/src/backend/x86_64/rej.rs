@@ -1,4 +1,4 @@
-//! The `SampleNTT` candidate parser (FIPS 203 Algorithm 7, lines 5-15) in AVX2.
+//! The `SampleNTT` candidate parser (FIPS 203 Alg. 7 l. 5-15) in AVX2.
 //!
 //! One step takes 24 bytes (8 groups of 3), which hold 16 candidates of 12 bits:
 //! 1. two overlapping 16-byte loads put bytes 0..16 in the low half of a register and bytes
@@ -289,8 +289,8 @@ pub(crate) unsafe fn parse_candidates_vbmi2(
 /// Appends the accepted candidates of `packed` (`accepted`'s popcount of them, at most
 /// `WINDOW` (32 or 16), at the front) to `coeffs[filled..]`, as many as fit below `N`;
 /// returns the new fill count. While the whole `WINDOW`-word window fits below `N`, one
-/// plain store (the masked store's mask costs about half a step: 5.0 against 8.7 ns a
-/// block, measured in isolation); after that a masked store of the words that fit.
+/// plain store (building a masked store's mask costs about half a step); after that a
+/// masked store of the words that fit.
 #[inline]
 #[target_feature(enable = "popcnt,avx512f,avx512bw")]
 fn store_accepted<const WINDOW: usize>(

@@ -32,13 +32,13 @@ pub(crate) use crate::keccak::WORDS;
 /// Number of rounds of Keccak-f\[1600\].
 const ROUNDS: usize = 24;
 
-/// The iota round constants, generated at compile time by the degree-8 LFSR of FIPS 202
-/// Algorithm 5 (`rc(t)`): bit `2^j - 1` of `RC[i]` is `rc(j + 7i)`.
+/// The iota round constants, generated at compile time by the degree-8 LFSR of
+/// FIPS 202 Alg. 5 (`rc(t)`): bit `2^j - 1` of `RC[i]` is `rc(j + 7i)`.
 pub(crate) const ROUND_CONSTANTS: [u64; ROUNDS] = round_constants();
 
 const fn round_constants() -> [u64; ROUNDS] {
     let mut out = [0u64; ROUNDS];
-    // The LFSR state R of Algorithm 5 with R[0] in bit 0; it starts at 10000000.
+    // The LFSR state R of FIPS 202 Alg. 5 with R[0] in bit 0; it starts at 10000000.
     let mut lfsr: u8 = 1;
     let mut i = 0;
     while i < ROUNDS {
@@ -216,7 +216,7 @@ mod tests {
 
     #[test]
     fn round_constants_match_fips202() {
-        // The published table (FIPS 202 section 3.2.5, as tabulated in the Keccak reference).
+        // The published table (FIPS 202 §3.2.5, as tabulated in the Keccak reference).
         let published: [u64; ROUNDS] = [
             0x0000000000000001,
             0x0000000000008082,

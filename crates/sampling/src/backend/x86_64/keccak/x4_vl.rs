@@ -1,9 +1,9 @@
 //! Four-way Keccak-f\[1600\] on 256-bit registers with AVX-512VL: the same round as
 //! [`super::x4`] (the same `round!` schedule), with three-input logic (`vpternlogq`: theta's
 //! five-way parities in two instructions, chi's `a ^ (!b & c)` in one) and native 64-bit
-//! rotations (`vprolq`). Measured on Zen 4: 54 ns per 4-way permutation against 94 ns for
-//! the AVX2 one; on Zen 4 512-bit registers would add nothing (double-pumped), so the
-//! scheduler keeps four lanes.
+//! rotations (`vprolq`): fewer instructions per round than the AVX2 permutation (about 0.6 of
+//! its time on Zen 4). Where 512-bit operations are double-pumped (Zen 4) zmm registers would
+//! add nothing, so the scheduler keeps to four lanes of this one there.
 //!
 //! Reached only through the AVX-512 token (`lattice_poly_ntt::backend::Avx512`), which exists
 //! only once AVX-512F, VL and BW have been detected at run time.
@@ -95,10 +95,10 @@ macro_rules! avx512_xmm_ops {
 }
 
 /// Keccak-f\[1600\] on one state, a word per 128-bit register with AVX-512VL's ternary
-/// logic and rotations: the four-way round with one lane. Measured on Zen 5 (criterion
-/// `sampling/f1600/avx512`): about 205 ns against 226 ns for the BMI1/BMI2 scalar one, and
-/// it keeps its speed when the scalar one slows (to 250-300 ns) on a busy host: it runs on
-/// the vector units, the scalar one saturates the integer ALUs.
+/// logic and rotations: the four-way round with one lane. It runs on the vector units,
+/// where the scalar permutation saturates the integer ALUs, so it is faster than the
+/// BMI1/BMI2 scalar one (about 205 against 226 ns on Zen 5) and keeps its speed on a busy
+/// host.
 #[inline]
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 pub(crate) fn keccak_f1600_vl_single(state: &mut [u64; WORDS]) {
@@ -142,9 +142,9 @@ mod tests {
                     regs[i][l] = *w;
                 }
             }
-            // SAFETY: the token exists, so the CPU has AVX2 and AVX-512F/VL.
             let mut v: [__m256i; WORDS] = core::array::from_fn(|i| {
                 let [a, b, c, d] = regs[i].map(|w| w as i64);
+                // SAFETY: the token exists, so the CPU has AVX2 and AVX-512F/VL.
                 unsafe { _mm256_set_epi64x(d, c, b, a) }
             });
             // SAFETY: as above.
