@@ -85,10 +85,10 @@ pub const NTT_LAYER_BOUNDS: [i32; 7] = {
     }
     b
 };
-/// Bound on `|lane|` inside the forward NTT: after the seventh layer, `18 289` (`5.5 q`).
+/// Largest `|lane|` inside the forward NTT: after the seventh layer, `18 289` (`5.5 q`).
 pub const NEON_NTT_LANE_BOUND: i32 = NTT_LAYER_BOUNDS[6];
 /// Bound on `|lane|` inside the inverse NTT: the largest sums (after len 32, from lanes
-/// below `4.4 q` after len 16) stay below `9q`.
+/// at most `4.4 q` after len 16) stay at most `9q`.
 pub const NEON_INTT_LANE_BOUND: i32 = 9 * Q as i32;
 
 const _: () = assert!(NEON_NTT_LANE_BOUND <= CANONICAL_REDUCE_INPUT_MAX);
