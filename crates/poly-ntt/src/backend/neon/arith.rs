@@ -8,13 +8,13 @@ use super::{BARRETT_V, Q_I16};
 use crate::mlkem::N;
 use core::arch::aarch64::{
     int16x8_t, uint16x8_t, vaddq_s16, vaddq_u16, vdupq_n_s16, vdupq_n_u16, vld1q_s16, vld1q_s16_x2,
-    vld1q_s16_x4, vld1q_u16_x4, vld4q_s32, vminq_u16, vmlsq_s16, vmulq_laneq_s16, vmulq_s16,
-    vqdmulhq_n_s16, vqrdmulhq_laneq_s16, vqrdmulhq_n_s16, vqrdmulhq_s16, vreinterpretq_s16_s32,
+    vld1q_u16_x4, vld4q_s32, vminq_u16, vmlsq_s16, vmulq_laneq_s16, vmulq_s16, vqdmulhq_n_s16,
+    vqrdmulhq_laneq_s16, vqrdmulhq_n_s16, vqrdmulhq_s16, vreinterpretq_s16_s32,
     vreinterpretq_s16_s64, vreinterpretq_s16_u16, vreinterpretq_s32_s16, vreinterpretq_s64_s32,
-    vreinterpretq_u16_s16, vrshrq_n_s16, vshrq_n_s16, vst1q_s16_x2, vst1q_s16_x4, vst1q_u16_x4,
-    vst4q_s32, vsubq_s16, vsubq_u16, vtrn1q_s32, vtrn1q_s64, vtrn2q_s32, vtrn2q_s64,
+    vreinterpretq_u16_s16, vrshrq_n_s16, vshrq_n_s16, vst1q_s16_x2, vst1q_u16_x4, vst4q_s32,
+    vsubq_s16, vsubq_u16, vtrn1q_s32, vtrn1q_s64, vtrn2q_s32, vtrn2q_s64,
 };
-use core::arch::aarch64::{int16x8x2_t, int16x8x4_t, int32x4x4_t, uint16x8x4_t};
+use core::arch::aarch64::{int16x8x2_t, int32x4x4_t, uint16x8x4_t};
 
 /// The NEON implementation of [`Lanes`] (zero-sized; made only by the backend's kernels).
 #[derive(Clone, Copy, Debug)]
@@ -108,6 +108,50 @@ impl Lanes for NeonLanes {
         unsafe { vld1q_s16(t.as_ptr()) }
     }
     #[inline(always)]
+    fn twiddles2(&mut self, t: &[[i16; 8]; 2]) -> [int16x8_t; 2] {
+        let (a, b);
+        // SAFETY: reads the 32 bytes of `t`. Assembly rather than `vld1q_s16_x2`: the
+        // compiler splits a load whose lanes are not all used into scalar loads.
+        unsafe {
+            core::arch::asm!(
+                "ldp {a:q}, {b:q}, [{p}]",
+                p = in(reg) t.as_ptr(), a = out(vreg) a, b = out(vreg) b,
+                options(pure, readonly, nostack, preserves_flags),
+            );
+        }
+        [a, b]
+    }
+    #[inline(always)]
+    fn twiddles8(&mut self, t: &[[i16; 8]; 8]) -> [int16x8_t; 8] {
+        let (a, b, c, d, e, f, g, h);
+        // SAFETY: reads the 128 bytes of `t` (four pairs at immediate offsets from one
+        // base register).
+        unsafe {
+            core::arch::asm!(
+                "ldp {a:q}, {b:q}, [{p}]",
+                "ldp {c:q}, {d:q}, [{p}, #32]",
+                "ldp {e:q}, {f:q}, [{p}, #64]",
+                "ldp {g:q}, {h:q}, [{p}, #96]",
+                p = in(reg) t.as_ptr(),
+                a = out(vreg) a, b = out(vreg) b, c = out(vreg) c, d = out(vreg) d,
+                e = out(vreg) e, f = out(vreg) f, g = out(vreg) g, h = out(vreg) h,
+                options(pure, readonly, nostack, preserves_flags),
+            );
+        }
+        [a, b, c, d, e, f, g, h]
+    }
+    #[inline(always)]
+    fn table<'a, T>(&mut self, t: &'a T) -> &'a T {
+        let mut p: *const T = t;
+        // SAFETY: an empty assembly block that returns its input pointer unchanged; it only
+        // hides the pointer's provenance from constant folding (no memory access, no stack).
+        unsafe {
+            core::arch::asm!("/* {0} */", inout(reg) p, options(pure, nomem, nostack, preserves_flags))
+        };
+        // SAFETY: `p` is `t`, unchanged, valid for `'a`.
+        unsafe { &*p }
+    }
+    #[inline(always)]
     fn load2(&mut self, src: &[u16; 16]) -> [int16x8_t; 2] {
         // SAFETY: `src` is 32 readable bytes.
         let int16x8x2_t(a, b) = unsafe { vld1q_s16_x2(src.as_ptr().cast()) };
@@ -120,14 +164,32 @@ impl Lanes for NeonLanes {
     }
     #[inline(always)]
     fn load4(&mut self, src: &[u16; 32]) -> [int16x8_t; 4] {
-        // SAFETY: `src` is 64 readable bytes.
-        let int16x8x4_t(a, b, c, d) = unsafe { vld1q_s16_x4(src.as_ptr().cast()) };
+        let (a, b, c, d);
+        // SAFETY: reads the 64 bytes of `src`. Two `ldp` (the compiler splits `ld1 {4
+        // regs}` into three loads).
+        unsafe {
+            core::arch::asm!(
+                "ldp {a:q}, {b:q}, [{p}]",
+                "ldp {c:q}, {d:q}, [{p}, #32]",
+                p = in(reg) src.as_ptr(),
+                a = out(vreg) a, b = out(vreg) b, c = out(vreg) c, d = out(vreg) d,
+                options(pure, readonly, nostack, preserves_flags),
+            );
+        }
         [a, b, c, d]
     }
     #[inline(always)]
     fn store4(&mut self, dst: &mut [u16; 32], v: [int16x8_t; 4]) {
-        // SAFETY: `dst` is 64 writable bytes.
-        unsafe { vst1q_s16_x4(dst.as_mut_ptr().cast(), int16x8x4_t(v[0], v[1], v[2], v[3])) };
+        // SAFETY: writes the 64 bytes of `dst`.
+        unsafe {
+            core::arch::asm!(
+                "stp {a:q}, {b:q}, [{p}]",
+                "stp {c:q}, {d:q}, [{p}, #32]",
+                p = in(reg) dst.as_mut_ptr(),
+                a = in(vreg) v[0], b = in(vreg) v[1], c = in(vreg) v[2], d = in(vreg) v[3],
+                options(nostack, preserves_flags),
+            );
+        }
     }
     #[inline(always)]
     fn load4_pairs(&mut self, src: &[u16; 32]) -> [int16x8_t; 4] {

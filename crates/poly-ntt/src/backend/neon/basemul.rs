@@ -25,40 +25,40 @@ use super::{NeonLanes, Q_I16, WIDE_V};
 use crate::backend::DotTerm;
 use crate::mlkem::{MlKem, N, PAIRS};
 use core::arch::aarch64::{
-    int16x8_t, int16x8x4_t, int32x4_t, int32x4x4_t, uint16x8x4_t, vdupq_n_s16, vdupq_n_s32,
-    vget_low_s16, vld1q_s16, vld1q_s32_x4, vld2q_s16, vld4q_s16, vld4q_u16, vmlal_high_s16,
+    int16x8_t, int16x8x2_t, int16x8x4_t, int32x4_t, int32x4x4_t, uint16x8x4_t, vdupq_n_s16,
+    vdupq_n_s32, vget_low_s16, vld1q_s32_x4, vld2q_s16, vld4q_s16, vld4q_u16, vmlal_high_s16,
     vmlal_s16, vmlsq_s16, vmull_high_s16, vmull_s16, vqdmulhq_n_s32, vreinterpretq_s16_s32,
-    vreinterpretq_s16_u16, vreinterpretq_u16_s16, vshrn_high_n_s32, vshrn_n_s32, vst1q_s16,
-    vst1q_s32_x4, vst4q_s16, vuzp1q_s16,
+    vreinterpretq_s16_u16, vreinterpretq_u16_s16, vshrn_high_n_s32, vshrn_n_s32, vst1q_s32_x4,
+    vst2q_s16, vst4q_s16, vuzp1q_s16,
 };
 
-#[inline]
-#[target_feature(enable = "neon")]
+#[inline(always)]
 fn chunk<const C: usize, T, const M: usize>(f: &[T; M], c: usize) -> &[T; C] {
     &f.as_chunks::<C>().0[c]
 }
 
 /// `out[i] = b[2i+1] gamma_i mod q`, canonical: Barrett products of canonical lanes are in
-/// `(-q, q)`, one conditional addition of q.
+/// `(-q, q)`, one conditional addition of q. 32 coefficients a step: `ld4 {.8h}` puts the
+/// odd coefficients of the even and of the odd pairs in two vectors, `st2 {.8h}`
+/// interleaves their products back into pair order.
 #[inline(never)]
 #[target_feature(enable = "neon")]
 pub(super) fn mul_cache_neon(b: &[u16; N], out: &mut [u16; PAIRS]) {
     let mut l = NeonLanes;
-    for (m, g) in GAMMA_TABLE.iter().enumerate() {
-        let src: &[u16; 16] = chunk(b, m);
-        // SAFETY: `src` is 32 readable bytes, `g` two rows of 16.
-        let (odd, z, zt) = unsafe {
-            (
-                vld2q_s16(src.as_ptr().cast()).1,
-                vld1q_s16(g[0].as_ptr()),
-                vld1q_s16(g[1].as_ptr()),
-            )
-        };
-        let r = l.bmul(odd, z, zt);
-        let r = l.add_q_if_negative(r);
-        let dst = &mut out.as_chunks_mut::<8>().0[m];
-        // SAFETY: `dst` is 16 writable bytes.
-        unsafe { vst1q_s16(dst.as_mut_ptr().cast(), r) };
+    let table = l.table(&GAMMA_TABLE);
+    for (m, g) in table.iter().enumerate() {
+        let src: &[u16; 32] = chunk(b, m);
+        // SAFETY: `src` is 64 readable bytes.
+        let x = unsafe { vld4q_s16(src.as_ptr().cast()) };
+        let g = g.as_chunks::<2>().0;
+        let [z0, zt0] = l.twiddles2(&g[0]);
+        let [z1, zt1] = l.twiddles2(&g[1]);
+        let even = l.bmul(x.1, z0, zt0);
+        let odd = l.bmul(x.3, z1, zt1);
+        let r = int16x8x2_t(l.add_q_if_negative(even), l.add_q_if_negative(odd));
+        let dst = &mut out.as_chunks_mut::<16>().0[m];
+        // SAFETY: `dst` is 32 writable bytes.
+        unsafe { vst2q_s16(dst.as_mut_ptr().cast(), r) };
     }
 }
 
@@ -66,8 +66,7 @@ pub(super) fn mul_cache_neon(b: &[u16; N], out: &mut [u16; PAIRS]) {
 type Sums = [int32x4_t; 8];
 
 /// One term's operands of one block: `ld4` of `a` and `b`, `ld2` of the cache.
-#[inline]
-#[target_feature(enable = "neon")]
+#[inline(always)]
 fn load_term(
     blk: usize,
     a: &[u16; N],
@@ -87,8 +86,7 @@ fn load_term(
 
 /// The operand pairs of each sum: `c0 = x0 y0 + x1 (y1 gamma)`, `c1 = x0 y1 + x1 y0`, for
 /// the even then the odd pairs.
-#[inline]
-#[target_feature(enable = "neon")]
+#[inline(always)]
 fn factors(
     x: [int16x8_t; 4],
     y: [int16x8_t; 4],
@@ -103,54 +101,59 @@ fn factors(
 }
 
 /// The first term's sums: `smull`, `smlal` (and `smull2`, `smlal2`) per sum.
-#[inline]
-#[target_feature(enable = "neon")]
+#[inline(always)]
 fn first_products(x: [int16x8_t; 4], y: [int16x8_t; 4], z: [int16x8_t; 2]) -> Sums {
-    let mut s = [vdupq_n_s32(0); 8];
-    for (k, [(p, q), (r, t)]) in factors(x, y, z).into_iter().enumerate() {
-        s[2 * k] = vmlal_s16(
-            vmull_s16(vget_low_s16(p), vget_low_s16(q)),
-            vget_low_s16(r),
-            vget_low_s16(t),
-        );
-        s[2 * k + 1] = vmlal_high_s16(vmull_high_s16(p, q), r, t);
+    // SAFETY: NEON is part of the aarch64 baseline: every aarch64 CPU has it.
+    unsafe {
+        let mut s = [vdupq_n_s32(0); 8];
+        for (k, [(p, q), (r, t)]) in factors(x, y, z).into_iter().enumerate() {
+            s[2 * k] = vmlal_s16(
+                vmull_s16(vget_low_s16(p), vget_low_s16(q)),
+                vget_low_s16(r),
+                vget_low_s16(t),
+            );
+            s[2 * k + 1] = vmlal_high_s16(vmull_high_s16(p, q), r, t);
+        }
+        s
     }
-    s
 }
 
 /// Adds one term to the sums: two `smlal` (and two `smlal2`) per sum; each lane gains at
 /// most `PRODUCT_TERM_MAX` (canonical operands).
-#[inline]
-#[target_feature(enable = "neon")]
+#[inline(always)]
 fn add_products(s: &mut Sums, x: [int16x8_t; 4], y: [int16x8_t; 4], z: [int16x8_t; 2]) {
-    for (k, [(p, q), (r, t)]) in factors(x, y, z).into_iter().enumerate() {
-        let lo = vmlal_s16(s[2 * k], vget_low_s16(p), vget_low_s16(q));
-        s[2 * k] = vmlal_s16(lo, vget_low_s16(r), vget_low_s16(t));
-        s[2 * k + 1] = vmlal_high_s16(vmlal_high_s16(s[2 * k + 1], p, q), r, t);
+    // SAFETY: NEON is part of the aarch64 baseline: every aarch64 CPU has it.
+    unsafe {
+        for (k, [(p, q), (r, t)]) in factors(x, y, z).into_iter().enumerate() {
+            let lo = vmlal_s16(s[2 * k], vget_low_s16(p), vget_low_s16(q));
+            s[2 * k] = vmlal_s16(lo, vget_low_s16(r), vget_low_s16(t));
+            s[2 * k + 1] = vmlal_high_s16(vmlal_high_s16(s[2 * k + 1], p, q), r, t);
+        }
     }
 }
 
 /// Reduces the sums of a block (each in `[0, NEON_ACCUMULATOR_LIMIT]`) to canonical, in
 /// the order `c0 even, c1 even, c0 odd, c1 odd` (`st4` makes FIPS order of them): per 8
 /// lanes `sqdmulh` x2, `shrn`, `shrn2`, `uzp1`, `mls` ([`super::model::reduce_wide`]).
-#[inline]
-#[target_feature(enable = "neon")]
+#[inline(always)]
 pub(super) fn reduce_sums(s: &Sums) -> [int16x8_t; 4] {
-    let q = vdupq_n_s16(Q_I16);
-    core::array::from_fn(|k| {
-        let (lo, hi) = (s[2 * k], s[2 * k + 1]);
-        let t = vshrn_high_n_s32::<11>(
-            vshrn_n_s32::<11>(vqdmulhq_n_s32(lo, WIDE_V)),
-            vqdmulhq_n_s32(hi, WIDE_V),
-        );
-        let x = vuzp1q_s16(vreinterpretq_s16_s32(lo), vreinterpretq_s16_s32(hi));
-        vmlsq_s16(x, t, q)
-    })
+    // SAFETY: NEON is part of the aarch64 baseline: every aarch64 CPU has it.
+    unsafe {
+        let q = vdupq_n_s16(Q_I16);
+        core::array::from_fn(|k| {
+            let (lo, hi) = (s[2 * k], s[2 * k + 1]);
+            let t = vshrn_high_n_s32::<11>(
+                vshrn_n_s32::<11>(vqdmulhq_n_s32(lo, WIDE_V)),
+                vqdmulhq_n_s32(hi, WIDE_V),
+            );
+            let x = vuzp1q_s16(vreinterpretq_s16_s32(lo), vreinterpretq_s16_s32(hi));
+            vmlsq_s16(x, t, q)
+        })
+    }
 }
 
 /// Stores four reduced vectors of a block in FIPS order.
-#[inline]
-#[target_feature(enable = "neon")]
+#[inline(always)]
 fn store_block(out: &mut [u16; N], blk: usize, r: [int16x8_t; 4]) {
     let dst = &mut out.as_chunks_mut::<32>().0[blk];
     // SAFETY: `dst` is 64 writable bytes.
@@ -158,8 +161,7 @@ fn store_block(out: &mut [u16; N], blk: usize, r: [int16x8_t; 4]) {
 }
 
 /// The in-memory accumulator's eight vectors of block `blk`.
-#[inline]
-#[target_feature(enable = "neon")]
+#[inline(always)]
 fn acc_block(acc: &mut [u32; N], blk: usize) -> &mut [u32; 32] {
     &mut acc.as_chunks_mut::<32>().0[blk]
 }
@@ -202,11 +204,11 @@ pub(super) fn reduce_accumulator_neon(acc: &[u32; N], out: &mut [u16; N]) {
 }
 
 /// The sums of `terms` for one block, in registers.
-#[inline]
-#[target_feature(enable = "neon")]
+#[inline(always)]
 fn block_sums(blk: usize, terms: &[DotTerm<'_, MlKem>]) -> Sums {
     let Some((&(a, b, bz), rest)) = terms.split_first() else {
-        return [vdupq_n_s32(0); 8];
+        // SAFETY: NEON is part of the aarch64 baseline: every aarch64 CPU has it.
+        return [unsafe { vdupq_n_s32(0) }; 8];
     };
     let (x, y, z) = load_term(blk, a, b, bz);
     let mut s = first_products(x, y, z);

@@ -81,6 +81,23 @@ pub trait Lanes {
     fn transpose4(&mut self, v: [Self::V; 4]) -> [Self::V; 4];
     /// A vector of twiddles.
     fn twiddles(&mut self, t: &[i16; 8]) -> Self::V;
+    /// Two consecutive vectors of twiddles (`ld1 {2 regs}`).
+    #[inline(always)]
+    fn twiddles2(&mut self, t: &[[i16; 8]; 2]) -> [Self::V; 2] {
+        [self.twiddles(&t[0]), self.twiddles(&t[1])]
+    }
+    /// Eight consecutive vectors of twiddles (two `ld1 {4 regs}`).
+    #[inline(always)]
+    fn twiddles8(&mut self, t: &[[i16; 8]; 8]) -> [Self::V; 8] {
+        core::array::from_fn(|i| self.twiddles(&t[i]))
+    }
+    /// A twiddle table, hidden from constant folding where that matters: the NEON
+    /// implementation keeps its loads (the compiler would otherwise materialize every
+    /// twiddle as an immediate splat and run out of registers). The identity for models.
+    #[inline(always)]
+    fn table<'a, T>(&mut self, t: &'a T) -> &'a T {
+        t
+    }
     /// Two consecutive vectors of coefficients (`ld1 {2 regs}`).
     fn load2(&mut self, src: &[u16; 16]) -> [Self::V; 2];
     /// Stores two consecutive vectors.

@@ -160,16 +160,20 @@ pub const INV_A: [[i16; 8]; 2] = pair_of([
     (zeta(1) * INV_128 as u32) % Q as u32,
 ]);
 
-/// `[gamma, round(gamma 2^15 / q)]` (centered) of pairs `8m .. 8m + 8`, per block `m`.
-pub const GAMMA_TABLE: [[[i16; 8]; 2]; 16] = {
-    let mut t = [[[0i16; 8]; 2]; 16];
+/// Per block `m` of 16 pairs: `[gamma, round(gamma 2^15 / q)]` (centered) of the even
+/// pairs `16m + 2j`, then of the odd pairs `16m + 2j + 1` (the order of `ld4 {.8h}`).
+pub const GAMMA_TABLE: [[[i16; 8]; 4]; 8] = {
+    let mut t = [[[0i16; 8]; 4]; 8];
     let mut m = 0;
-    while m < 16 {
+    while m < 8 {
         let mut j = 0;
         while j < 8 {
-            let g = centered(GAMMAS[8 * m + j] as u32);
-            t[m][0][j] = g;
-            t[m][1][j] = twist(g);
+            let even = centered(GAMMAS[16 * m + 2 * j] as u32);
+            let odd = centered(GAMMAS[16 * m + 2 * j + 1] as u32);
+            t[m][0][j] = even;
+            t[m][1][j] = twist(even);
+            t[m][2][j] = odd;
+            t[m][3][j] = twist(odd);
             j += 1;
         }
         m += 1;
@@ -256,41 +260,16 @@ fn chunk32_mut(f: &mut [u16; N], c: usize) -> &mut [u16; 32] {
 /// canonical in FIPS 203 order.
 #[inline(always)]
 pub fn ntt<L: Lanes>(l: &mut L, src: Option<&[u16; N]>, dst: &mut [u16; N]) {
-    let z = l.twiddles(&FWD_A[0]);
-    let zt = l.twiddles(&FWD_A[1]);
-    for i in 0..2 {
-        let mut x = [l.zero(); 16];
-        for p in 0..8 {
-            [x[2 * p], x[2 * p + 1]] = match src {
-                Some(s) => l.load2(chunk16(s, 2 * p + i)),
-                None => l.load2(chunk16(dst, 2 * p + i)),
-            };
-        }
-        // len 128 (ZETAS[1]); |x| < q + (q/2 + q (q-1) / 2^16) on canonical input.
-        for k in 0..8 {
-            ct_lane::<L, 0>(l, &mut x, (k, k + 8), z, zt);
-        }
-        l.stage(0, &x);
-        // len 64 (ZETAS[2], ZETAS[3]).
-        for k in 0..4 {
-            ct_lane::<L, 1>(l, &mut x, (k, k + 4), z, zt);
-            ct_lane::<L, 2>(l, &mut x, (k + 8, k + 12), z, zt);
-        }
-        l.stage(1, &x);
-        // len 32 (ZETAS[4..8]).
-        for k in 0..2 {
-            ct_lane::<L, 3>(l, &mut x, (k, k + 2), z, zt);
-            ct_lane::<L, 4>(l, &mut x, (k + 4, k + 6), z, zt);
-            ct_lane::<L, 5>(l, &mut x, (k + 8, k + 10), z, zt);
-            ct_lane::<L, 6>(l, &mut x, (k + 12, k + 14), z, zt);
-        }
-        l.stage(2, &x);
-        for p in 0..8 {
-            l.store2(chunk16_mut(dst, 2 * p + i), [x[2 * p], x[2 * p + 1]]);
-        }
-    }
-    for (b, t) in FWD_B.iter().enumerate() {
-        let t = t.map(|row| l.twiddles(&row));
+    let [z, zt] = {
+        let t = l.table(&FWD_A);
+        l.twiddles2(t)
+    };
+    // Two calls with constant `i`: every address is then an immediate offset.
+    ntt_pass_a(l, src, dst, 0, z, zt);
+    ntt_pass_a(l, src, dst, 1, z, zt);
+    let table = l.table(&FWD_B);
+    for (b, t) in table.iter().enumerate() {
+        let t = l.twiddles8(t);
         let mut v = l.load4(chunk32(dst, b));
         // len 16 and 8 between whole vectors (natural layout).
         ct_lane::<L, 0>(l, &mut v, (0, 2), t[0], t[1]);
@@ -318,8 +297,9 @@ pub fn ntt<L: Lanes>(l: &mut L, src: Option<&[u16; N]>, dst: &mut [u16; N]) {
 /// when `src` is `None`) into `dst`, both canonical in FIPS 203 order.
 #[inline(always)]
 pub fn inverse_ntt<L: Lanes>(l: &mut L, src: Option<&[u16; N]>, dst: &mut [u16; N]) {
-    for (b, t) in INV_B.iter().enumerate() {
-        let t = t.map(|row| l.twiddles(&row));
+    let table = l.table(&INV_B);
+    for (b, t) in table.iter().enumerate() {
+        let t = l.twiddles8(t);
         let mut w = match src {
             Some(s) => l.load4_pairs(chunk32(s, b)),
             None => l.load4_pairs(chunk32(dst, b)),
@@ -344,48 +324,97 @@ pub fn inverse_ntt<L: Lanes>(l: &mut L, src: Option<&[u16; N]>, dst: &mut [u16; 
         l.stage(4, &v);
         l.store4(chunk32_mut(dst, b), v);
     }
-    let z = l.twiddles(&INV_A[0]);
-    let zt = l.twiddles(&INV_A[1]);
-    for i in 0..2 {
-        let mut x = [l.zero(); 16];
-        for p in 0..8 {
-            [x[2 * p], x[2 * p + 1]] = l.load2(chunk16(dst, 2 * p + i));
-        }
-        // len 32 (ZETAS[7..3]).
-        for k in 0..2 {
-            gs_lane::<L, 0>(l, &mut x, (k, k + 2), z, zt);
-            gs_lane::<L, 1>(l, &mut x, (k + 4, k + 6), z, zt);
-            gs_lane::<L, 2>(l, &mut x, (k + 8, k + 10), z, zt);
-            gs_lane::<L, 3>(l, &mut x, (k + 12, k + 14), z, zt);
-        }
-        l.stage(5, &x);
-        // The sums (vectors 0, 1, 4, 5, 8, 9, 12, 13) are below 9q: reduce them.
-        for k in [0, 1, 4, 5, 8, 9, 12, 13] {
-            x[k] = l.reduce_centered(x[k]);
-        }
-        l.stage(6, &x);
-        // len 64 (ZETAS[3], ZETAS[2]).
-        for k in 0..4 {
-            gs_lane::<L, 4>(l, &mut x, (k, k + 4), z, zt);
-            gs_lane::<L, 5>(l, &mut x, (k + 8, k + 12), z, zt);
-        }
-        l.stage(7, &x);
-        // len 128 (ZETAS[1]) with the scaling: (128^-1 (a + b), ZETAS[1] 128^-1 (b - a)).
-        for k in 0..8 {
-            let d = l.sub(x[k + 8], x[k]);
-            let s = l.add(x[k], x[k + 8]);
-            x[k] = l.bmul_lane::<6>(s, z, zt);
-            x[k + 8] = l.bmul_lane::<7>(d, z, zt);
-        }
-        l.stage(8, &x);
-        // Barrett products are in (-q, q).
-        for v in &mut x {
-            *v = l.add_q_if_negative(*v);
-        }
-        l.stage(9, &x);
-        for p in 0..8 {
-            l.store2(chunk16_mut(dst, 2 * p + i), [x[2 * p], x[2 * p + 1]]);
-        }
+    let [z, zt] = {
+        let t = l.table(&INV_A);
+        l.twiddles2(t)
+    };
+    inverse_pass_a(l, dst, 0, z, zt);
+    inverse_pass_a(l, dst, 1, z, zt);
+}
+
+/// Inverse pass A (layers len 32, 64, 128 and the scaling) on coefficients
+/// `32p + 16i + 8j`.
+#[inline(always)]
+fn inverse_pass_a<L: Lanes>(l: &mut L, dst: &mut [u16; N], i: usize, z: L::V, zt: L::V) {
+    let mut x = [l.zero(); 16];
+    for p in 0..8 {
+        [x[2 * p], x[2 * p + 1]] = l.load2(chunk16(dst, 2 * p + i));
+    }
+    // len 32 (ZETAS[7..3]).
+    for k in 0..2 {
+        gs_lane::<L, 0>(l, &mut x, (k, k + 2), z, zt);
+        gs_lane::<L, 1>(l, &mut x, (k + 4, k + 6), z, zt);
+        gs_lane::<L, 2>(l, &mut x, (k + 8, k + 10), z, zt);
+        gs_lane::<L, 3>(l, &mut x, (k + 12, k + 14), z, zt);
+    }
+    l.stage(5, &x);
+    // The sums (vectors 0, 1, 4, 5, 8, 9, 12, 13) are below 9q: reduce them.
+    for k in [0, 1, 4, 5, 8, 9, 12, 13] {
+        x[k] = l.reduce_centered(x[k]);
+    }
+    l.stage(6, &x);
+    // len 64 (ZETAS[3], ZETAS[2]).
+    for k in 0..4 {
+        gs_lane::<L, 4>(l, &mut x, (k, k + 4), z, zt);
+        gs_lane::<L, 5>(l, &mut x, (k + 8, k + 12), z, zt);
+    }
+    l.stage(7, &x);
+    // len 128 (ZETAS[1]) with the scaling: (128^-1 (a + b), ZETAS[1] 128^-1 (b - a)).
+    for k in 0..8 {
+        let d = l.sub(x[k + 8], x[k]);
+        let s = l.add(x[k], x[k + 8]);
+        x[k] = l.bmul_lane::<6>(s, z, zt);
+        x[k + 8] = l.bmul_lane::<7>(d, z, zt);
+    }
+    l.stage(8, &x);
+    // Barrett products are in (-q, q).
+    for v in &mut x {
+        *v = l.add_q_if_negative(*v);
+    }
+    l.stage(9, &x);
+    for p in 0..8 {
+        l.store2(chunk16_mut(dst, 2 * p + i), [x[2 * p], x[2 * p + 1]]);
+    }
+}
+
+/// Forward pass A (layers len 128, 64, 32) on coefficients `32p + 16i + 8j`.
+#[inline(always)]
+fn ntt_pass_a<L: Lanes>(
+    l: &mut L,
+    src: Option<&[u16; N]>,
+    dst: &mut [u16; N],
+    i: usize,
+    z: L::V,
+    zt: L::V,
+) {
+    let mut x = [l.zero(); 16];
+    for p in 0..8 {
+        [x[2 * p], x[2 * p + 1]] = match src {
+            Some(s) => l.load2(chunk16(s, 2 * p + i)),
+            None => l.load2(chunk16(dst, 2 * p + i)),
+        };
+    }
+    // len 128 (ZETAS[1]); |x| < q + (q/2 + q (q-1) / 2^16) on canonical input.
+    for k in 0..8 {
+        ct_lane::<L, 0>(l, &mut x, (k, k + 8), z, zt);
+    }
+    l.stage(0, &x);
+    // len 64 (ZETAS[2], ZETAS[3]).
+    for k in 0..4 {
+        ct_lane::<L, 1>(l, &mut x, (k, k + 4), z, zt);
+        ct_lane::<L, 2>(l, &mut x, (k + 8, k + 12), z, zt);
+    }
+    l.stage(1, &x);
+    // len 32 (ZETAS[4..8]).
+    for k in 0..2 {
+        ct_lane::<L, 3>(l, &mut x, (k, k + 2), z, zt);
+        ct_lane::<L, 4>(l, &mut x, (k + 4, k + 6), z, zt);
+        ct_lane::<L, 5>(l, &mut x, (k + 8, k + 10), z, zt);
+        ct_lane::<L, 6>(l, &mut x, (k + 12, k + 14), z, zt);
+    }
+    l.stage(2, &x);
+    for p in 0..8 {
+        l.store2(chunk16_mut(dst, 2 * p + i), [x[2 * p], x[2 * p + 1]]);
     }
 }
 
