@@ -210,9 +210,25 @@ impl Lanes for NeonLanes {
         // SAFETY: `dst` is 64 writable bytes.
         unsafe {
             let [a, b, c, d] = v.map(|x| vreinterpretq_s32_s16(x));
-            vst4q_s32(dst.as_mut_ptr().cast(), int32x4x4_t(a, b, c, d));
+            vst4q_s32(store_address(dst).cast(), int32x4x4_t(a, b, c, d));
         }
     }
+}
+
+/// `p` as an address the compiler cannot relate to the loop's other addresses, for the
+/// structure stores (`st2`/`st4`), which have no immediate-offset form: otherwise they get
+/// a post-increment, whose base-register writeback then waits for the stored data and
+/// chains every block of a loop to the previous one (a scheduling model such as
+/// `llvm-mca` sees the blocks serialized). Compiles to nothing.
+#[inline(always)]
+pub(super) fn store_address<T>(p: &mut T) -> *mut T {
+    let mut p: *mut T = p;
+    // SAFETY: an empty assembly block that returns its input pointer unchanged (no memory
+    // access, no stack).
+    unsafe {
+        core::arch::asm!("/* {0} */", inout(reg) p, options(pure, nomem, nostack, preserves_flags));
+    }
+    p
 }
 
 /// `a + b mod q` of canonical lanes: the sum is below `2q`; the unsigned minimum of `s`

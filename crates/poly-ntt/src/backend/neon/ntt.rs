@@ -267,69 +267,100 @@ pub fn ntt<L: Lanes>(l: &mut L, src: Option<&[u16; N]>, dst: &mut [u16; N]) {
     // Two calls with constant `i`: every address is then an immediate offset.
     ntt_pass_a(l, src, dst, 0, z, zt);
     ntt_pass_a(l, src, dst, 1, z, zt);
+    // Eight calls with constant `b` (no loop): immediate offsets, and each block's
+    // structure store independent of the previous block's.
     let table = l.table(&FWD_B);
-    for (b, t) in table.iter().enumerate() {
-        let t = l.twiddles8(t);
-        let mut v = l.load4(chunk32(dst, b));
-        // len 16 and 8 between whole vectors (natural layout).
-        ct_lane::<L, 0>(l, &mut v, (0, 2), t[0], t[1]);
-        ct_lane::<L, 0>(l, &mut v, (1, 3), t[0], t[1]);
-        l.stage(3, &v);
-        ct_lane::<L, 1>(l, &mut v, (0, 1), t[0], t[1]);
-        ct_lane::<L, 2>(l, &mut v, (2, 3), t[0], t[1]);
-        l.stage(4, &v);
-        // len 4 and 2 between whole vectors of the transposed layout.
-        let mut w = l.transpose4(v);
-        ct(l, &mut w, (0, 2), t[2], t[3]);
-        ct(l, &mut w, (1, 3), t[2], t[3]);
-        l.stage(5, &w);
-        ct(l, &mut w, (0, 1), t[4], t[5]);
-        ct(l, &mut w, (2, 3), t[6], t[7]);
-        l.stage(6, &w);
-        // |w| <= NEON_NTT_LANE_BOUND, inside reduce_canonical's domain.
-        let w = w.map(|x| l.reduce_canonical(x));
-        l.stage(7, &w);
-        l.store4_pairs(chunk32_mut(dst, b), w);
-    }
+    ntt_pass_b(l, dst, 0, &table[0]);
+    ntt_pass_b(l, dst, 1, &table[1]);
+    ntt_pass_b(l, dst, 2, &table[2]);
+    ntt_pass_b(l, dst, 3, &table[3]);
+    ntt_pass_b(l, dst, 4, &table[4]);
+    ntt_pass_b(l, dst, 5, &table[5]);
+    ntt_pass_b(l, dst, 6, &table[6]);
+    ntt_pass_b(l, dst, 7, &table[7]);
+}
+
+/// Forward pass B (layers len 16, 8, 4, 2 and the final reduction) on block `b`.
+#[inline(always)]
+fn ntt_pass_b<L: Lanes>(l: &mut L, dst: &mut [u16; N], b: usize, t: &[[i16; 8]; 8]) {
+    let t = l.twiddles8(t);
+    let mut v = l.load4(chunk32(dst, b));
+    // len 16 and 8 between whole vectors (natural layout).
+    ct_lane::<L, 0>(l, &mut v, (0, 2), t[0], t[1]);
+    ct_lane::<L, 0>(l, &mut v, (1, 3), t[0], t[1]);
+    l.stage(3, &v);
+    ct_lane::<L, 1>(l, &mut v, (0, 1), t[0], t[1]);
+    ct_lane::<L, 2>(l, &mut v, (2, 3), t[0], t[1]);
+    l.stage(4, &v);
+    // len 4 and 2 between whole vectors of the transposed layout.
+    let mut w = l.transpose4(v);
+    ct(l, &mut w, (0, 2), t[2], t[3]);
+    ct(l, &mut w, (1, 3), t[2], t[3]);
+    l.stage(5, &w);
+    ct(l, &mut w, (0, 1), t[4], t[5]);
+    ct(l, &mut w, (2, 3), t[6], t[7]);
+    l.stage(6, &w);
+    // |w| <= NEON_NTT_LANE_BOUND, inside reduce_canonical's domain.
+    let w = w.map(|x| l.reduce_canonical(x));
+    l.stage(7, &w);
+    l.store4_pairs(chunk32_mut(dst, b), w);
 }
 
 /// The inverse NTT with the final scaling (FIPS 203 Alg. 10) of `src` (or of `dst` itself
 /// when `src` is `None`) into `dst`, both canonical in FIPS 203 order.
 #[inline(always)]
 pub fn inverse_ntt<L: Lanes>(l: &mut L, src: Option<&[u16; N]>, dst: &mut [u16; N]) {
+    // Eight calls with constant `b`, as in the forward NTT.
     let table = l.table(&INV_B);
-    for (b, t) in table.iter().enumerate() {
-        let t = l.twiddles8(t);
-        let mut w = match src {
-            Some(s) => l.load4_pairs(chunk32(s, b)),
-            None => l.load4_pairs(chunk32(dst, b)),
-        };
-        // len 2 and 4 between whole vectors of the transposed layout.
-        gs(l, &mut w, (0, 1), t[4], t[5]);
-        gs(l, &mut w, (2, 3), t[6], t[7]);
-        l.stage(0, &w);
-        gs(l, &mut w, (0, 2), t[2], t[3]);
-        gs(l, &mut w, (1, 3), t[2], t[3]);
-        l.stage(1, &w);
-        // w[0] holds sums of four canonical values (< 4q); the others are below 2q.
-        w[0] = l.reduce_centered(w[0]);
-        l.stage(2, &w);
-        // len 8 and 16 in the natural layout.
-        let mut v = l.transpose4(w);
-        gs_lane::<L, 0>(l, &mut v, (0, 1), t[0], t[1]);
-        gs_lane::<L, 1>(l, &mut v, (2, 3), t[0], t[1]);
-        l.stage(3, &v);
-        gs_lane::<L, 2>(l, &mut v, (0, 2), t[0], t[1]);
-        gs_lane::<L, 2>(l, &mut v, (1, 3), t[0], t[1]);
-        l.stage(4, &v);
-        l.store4(chunk32_mut(dst, b), v);
-    }
+    inverse_pass_b(l, src, dst, 0, &table[0]);
+    inverse_pass_b(l, src, dst, 1, &table[1]);
+    inverse_pass_b(l, src, dst, 2, &table[2]);
+    inverse_pass_b(l, src, dst, 3, &table[3]);
+    inverse_pass_b(l, src, dst, 4, &table[4]);
+    inverse_pass_b(l, src, dst, 5, &table[5]);
+    inverse_pass_b(l, src, dst, 6, &table[6]);
+    inverse_pass_b(l, src, dst, 7, &table[7]);
     let [z, zt] = {
         let t = l.table(&INV_A);
         l.twiddles2(t)
     };
     inverse_pass_a(l, dst, 0, z, zt);
     inverse_pass_a(l, dst, 1, z, zt);
+}
+
+/// Inverse pass B (layers len 2, 4, 8, 16) on block `b`.
+#[inline(always)]
+fn inverse_pass_b<L: Lanes>(
+    l: &mut L,
+    src: Option<&[u16; N]>,
+    dst: &mut [u16; N],
+    b: usize,
+    t: &[[i16; 8]; 8],
+) {
+    let t = l.twiddles8(t);
+    let mut w = match src {
+        Some(s) => l.load4_pairs(chunk32(s, b)),
+        None => l.load4_pairs(chunk32(dst, b)),
+    };
+    // len 2 and 4 between whole vectors of the transposed layout.
+    gs(l, &mut w, (0, 1), t[4], t[5]);
+    gs(l, &mut w, (2, 3), t[6], t[7]);
+    l.stage(0, &w);
+    gs(l, &mut w, (0, 2), t[2], t[3]);
+    gs(l, &mut w, (1, 3), t[2], t[3]);
+    l.stage(1, &w);
+    // w[0] holds sums of four canonical values (< 4q); the others are below 2q.
+    w[0] = l.reduce_centered(w[0]);
+    l.stage(2, &w);
+    // len 8 and 16 in the natural layout.
+    let mut v = l.transpose4(w);
+    gs_lane::<L, 0>(l, &mut v, (0, 1), t[0], t[1]);
+    gs_lane::<L, 1>(l, &mut v, (2, 3), t[0], t[1]);
+    l.stage(3, &v);
+    gs_lane::<L, 2>(l, &mut v, (0, 2), t[0], t[1]);
+    gs_lane::<L, 2>(l, &mut v, (1, 3), t[0], t[1]);
+    l.stage(4, &v);
+    l.store4(chunk32_mut(dst, b), v);
 }
 
 /// Inverse pass A (layers len 32, 64, 128 and the scaling) on coefficients
