@@ -15,7 +15,7 @@ use lattice_poly_ntt::mlkem::{CachedNttPoly, Poly, PolyVector};
 use std::hint::black_box;
 
 fn poly(seed: u32) -> Poly {
-    Poly::from_fn(|i| (i as u32 * 2_654_435_761 ^ seed) % 3329)
+    Poly::from_fn(|i| ((i as u32).wrapping_mul(2_654_435_761) ^ seed) % 3329)
 }
 
 fn dot<const K: usize>(backend: AnyBackend, n: usize) -> u16 {

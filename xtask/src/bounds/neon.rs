@@ -24,6 +24,7 @@ use lattice_poly_ntt::backend::neon::{
 use lattice_poly_ntt::mlkem::{MAX_RANK, MlKem, N, PRODUCT_TERM_MAX};
 use lattice_poly_ntt::{Backend, Portable};
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::Instant;
@@ -439,28 +440,32 @@ impl Lanes for Interval {
     }
 }
 
+/// The scalar model's inputs: the extreme polynomials and 512 uniform ones.
+fn model_inputs() -> Vec<(String, [u16; N])> {
+    let mut v = extreme_inputs();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for i in 0..512 {
+        let c = std::array::from_fn(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % u64::from(Q)) as u16
+        });
+        v.push((format!("uniform #{i}"), c));
+    }
+    v
+}
+
 /// The NTT rows: interval bounds per stage against the declared bounds, the scalar model's
 /// measured maxima within them, outputs equal to the portable backend's.
+#[allow(clippy::too_many_lines, reason = "one table row per stage, in order")]
 fn ntt_rows() -> (Vec<Row>, String) {
     let start = Instant::now();
     let mut details = String::from(
         "NEON NTT lanes per stage (largest |lane| of the scalar model on the inputs / interval bound):\n",
     );
     let mut rows = vec![];
-    let inputs = {
-        let mut v = extreme_inputs();
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        for i in 0..512 {
-            let c = std::array::from_fn(|_| {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                (seed % u64::from(Q)) as u16
-            });
-            v.push((format!("uniform #{i}"), c));
-        }
-        v
-    };
+    let inputs = model_inputs();
     for inverse in [false, true] {
         let stages: &[Stage] = if inverse { &INTT_STAGES } else { &NTT_STAGES };
         let (name, bound, bound_name) = if inverse {
@@ -497,7 +502,7 @@ fn ntt_rows() -> (Vec<Row>, String) {
                 *m = (*m).max(x);
             }
         }
-        let _ = std::fmt::Write::write_fmt(&mut details, format_args!("  {name}:"));
+        let _ = write!(details, "  {name}:");
         let (mut layer_seen, mut layer_bound) = (0, 0);
         for (i, stage) in stages.iter().enumerate() {
             let (lo, hi) = iv.stage[i];
@@ -508,11 +513,12 @@ fn ntt_rows() -> (Vec<Row>, String) {
                 Stage::Reduce => "reduce".into(),
                 Stage::Output => "output".into(),
             };
-            details.push_str(&format!(
+            let _ = write!(
+                details,
                 " {label} {} / {};",
                 group_signed(seen[i].into()),
                 group_signed(b.into())
-            ));
+            );
             row.require(seen[i] <= b, || {
                 format!(
                     "{label}: model |lane| {} above the interval bound {b}",

@@ -142,12 +142,7 @@ impl Lanes for NeonLanes {
     }
     #[inline(always)]
     fn table<'a, T>(&mut self, t: &'a T) -> &'a T {
-        let mut p: *const T = t;
-        // SAFETY: an empty assembly block that returns its input pointer unchanged; it only
-        // hides the pointer's provenance from constant folding (no memory access, no stack).
-        unsafe {
-            core::arch::asm!("/* {0} */", inout(reg) p, options(pure, nomem, nostack, preserves_flags))
-        };
+        let p = hide_address(core::ptr::from_ref(t));
         // SAFETY: `p` is `t`, unchanged, valid for `'a`.
         unsafe { &*p }
     }
@@ -222,13 +217,20 @@ impl Lanes for NeonLanes {
 /// `llvm-mca` sees the blocks serialized). Compiles to nothing.
 #[inline(always)]
 pub(super) fn store_address<T>(p: &mut T) -> *mut T {
-    let mut p: *mut T = p;
-    // SAFETY: an empty assembly block that returns its input pointer unchanged (no memory
-    // access, no stack).
-    unsafe {
-        core::arch::asm!("/* {0} */", inout(reg) p, options(pure, nomem, nostack, preserves_flags));
-    }
-    p
+    hide_address(core::ptr::from_mut(p).cast_const()).cast_mut()
+}
+
+/// `p` unchanged, through an empty assembly block: the compiler can no longer see which
+/// object or offset it is (compiles to nothing).
+#[inline(always)]
+fn hide_address<T>(p: *const T) -> *const T {
+    p.map_addr(|mut a| {
+        // SAFETY: an empty assembly block that returns its input integer unchanged.
+        unsafe {
+            core::arch::asm!("/* {0} */", inout(reg) a, options(pure, nomem, nostack, preserves_flags));
+        }
+        a
+    })
 }
 
 /// `a + b mod q` of canonical lanes: the sum is below `2q`; the unsigned minimum of `s`

@@ -161,7 +161,7 @@ fn store_block(out: &mut [u16; N], blk: usize, r: [int16x8_t; 4]) {
         vst4q_s16(
             store_address(dst).cast(),
             int16x8x4_t(r[0], r[1], r[2], r[3]),
-        )
+        );
     };
 }
 
@@ -274,7 +274,7 @@ fn dot_blocks(
 #[inline(never)]
 #[target_feature(enable = "neon")]
 pub(super) fn dot_product_neon(out: &mut [u16; N], terms: &[DotTerm<'_, MlKem>]) {
-    by_rank!(terms, |t| dot_blocks(out, &t[..], None, 0..N / 32));
+    by_rank!(terms, |t| dot_blocks(out, t, None, 0..N / 32));
 }
 
 /// [`dot_product_neon`] plus `plus` (canonical) on the blocks `chunks` only (a chunk of
@@ -288,10 +288,5 @@ pub(super) fn dot_product_plus_chunks_neon(
     chunks: core::ops::Range<usize>,
 ) {
     let blocks = chunks.start.min(N / 32)..chunks.end.min(N / 32);
-    by_rank!(terms, |t| dot_blocks(
-        out,
-        &t[..],
-        Some(plus),
-        blocks.clone()
-    ));
+    by_rank!(terms, |t| dot_blocks(out, t, Some(plus), blocks.clone()));
 }

@@ -34,6 +34,7 @@ use crate::mlkem::zetas::{GAMMAS, INV_128, ZETAS};
 use lattice_field::gf3329::Q;
 
 /// `z` mod q as the centered representative in `(-q/2, q/2]`.
+#[must_use]
 pub const fn centered(z: u32) -> i16 {
     let z = (z % Q as u32) as i32;
     if z > Q as i32 / 2 {
@@ -45,6 +46,7 @@ pub const fn centered(z: u32) -> i16 {
 
 /// `round(z 2^15 / q)`: the `sqrdmulh` companion of a Barrett multiplication by `z`
 /// (`z 2^15 / q` is never a half-integer: q is odd and does not divide `z`, or `z = 0`).
+#[must_use]
 pub const fn twist(z: i16) -> i16 {
     let num = 2 * (z as i64) * (1 << 15) + Q as i64;
     num.div_euclid(2 * Q as i64) as i16
