@@ -23,6 +23,12 @@
 //!   Barrett reduction is exact up to [`NEON_ACCUMULATOR_LIMIT`], which allows
 //!   [`NEON_MAX_TERMS`] terms.
 //! - Addition / subtraction: canonical operands, one unsigned minimum (`add`/`sub`, `umin`).
+//!
+//! Instructions per call under `qemu-aarch64 -cpu max` (icount plugin, example
+//! `kernel_icount`; ours / mlkem-native's aarch64 assembly, whose outputs are not canonical):
+//! NTT 847 / 911, inverse 959 / 1082, dot product k = 2, 3, 4: 618 / 816, 908 / 1091,
+//! 1124 / 1366, `mul_cache` 148 / 164. The final reductions to canonical cost 96 (NTT) and
+//! 64 (inverse) of them.
 #![allow(unsafe_code)]
 
 #[cfg(target_arch = "aarch64")]
