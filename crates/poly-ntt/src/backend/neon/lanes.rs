@@ -1,8 +1,8 @@
 //! The vocabulary of the NEON kernels' schedules: 8-lane `i16` vector operations, each one
-//! to three NEON instructions. The schedules in [`super::ntt`] are written once against
+//! to three NEON instructions. The schedules in `super::ntt` are written once against
 //! [`Lanes`]; the NEON backend runs them with `int16x8_t` (`super::arith`), and the bounds
 //! checker runs the very same schedules on the host with the exact scalar model
-//! ([`super::model::Scalar`]) and with an interval domain of its own (`cargo xtask bounds`),
+//! (`super::model::Scalar`) and with an interval domain of its own (`cargo xtask bounds`),
 //! so the bounds it proves are those of the code that ships.
 //!
 //! Every operation states its lane contract; the scalar model implements it bit for bit
@@ -63,7 +63,7 @@ pub trait Lanes {
     fn sub(&mut self, a: Self::V, b: Self::V) -> Self::V;
     /// Barrett multiplication by constants (`sqrdmulh`, `mul`, `mls`): `a z - q t` with
     /// `t = round(a zt / 2^15)` (`sqrdmulh`), for `zt = round(z 2^15 / q)`
-    /// ([`super::model::twist`]). Result `= a z mod q` with `|r| <= q/2 + q |a| / 2^16`
+    /// (`ntt::twist`). Result `= a z mod q` with `|r| <= q/2 + q |a| / 2^16`
     /// (less than `q` for every `i16`).
     fn bmul(&mut self, a: Self::V, z: Self::V, zt: Self::V) -> Self::V;
     /// [`Self::bmul`] by lane `L` of `z` and `zt` (the by-element forms).
