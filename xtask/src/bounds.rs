@@ -22,6 +22,8 @@
 //! | AVX2 accumulation for K = 1..4, capacity | [`accumulate`] | the real `Accumulator` with `Avx2`, raw signed 32-bit lanes against `AVX2_ACCUMULATOR_LIMIT` |
 //! | ML-DSA lazy accumulation, k x l = 4 x 4, 6 x 5, 8 x 7, capacity | [`mldsa_accumulate`] | the real `mldsa::Matrix::mul_vector` / `Accumulator` (`Portable`) on all-maximal and random operands, raw `u64` sums against exact `u128` sums |
 //!
+//! | NEON backend: `bmul`, `reduce_centered`, `reduce_canonical`, `add_q_if_negative`, `add_mod`/`sub_mod`, `reduce_wide`, accumulator capacity, NTT lanes per stage | [`neon`] | exhaustive over each declared domain on the scalar models (bit for bit the NEON instructions, compared with them under qemu) / the kernels' own schedules run in an interval domain and on the scalar model; on every host |
+//!
 //! The AVX-512 token runs the AVX2 kernels with its own declared layout: its accumulation
 //! rows are checked the same way, when the CPU has AVX-512.
 //!
@@ -53,6 +55,7 @@ mod avx2;
 mod exhaustive;
 mod gf8380417;
 mod mldsa_accumulate;
+mod neon;
 mod ntt;
 mod reductions;
 mod report;
@@ -300,6 +303,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     rows.extend(simd_rows);
     rows.extend(avx512_rows());
     phase("avx2+avx512", t);
+    let t = Instant::now();
+    let (neon_rows, neon_details) = neon::rows(threads);
+    rows.extend(neon_rows);
+    phase("neon (models)", t);
 
     println!(
         "bounds of every reduction and lazy site (q = {} and q = {}, {threads} threads)\n",
@@ -313,6 +320,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if !simd_details.is_empty() {
         println!("{simd_details}");
     }
+    println!("{neon_details}");
     let failed = rows.iter().filter(|r| !r.passed()).count();
     let skipped = rows.iter().filter(|r| r.skipped).count();
     println!(

@@ -24,7 +24,7 @@
 pub mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub mod avx512;
-#[cfg(target_arch = "aarch64")]
+#[cfg(any(target_arch = "aarch64", feature = "bounds-probe"))]
 pub mod neon;
 mod portable;
 
