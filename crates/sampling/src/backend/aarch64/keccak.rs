@@ -7,11 +7,28 @@
 //! | [`X2Neon`] | 2 | the same layout in plain NEON (rotations as `shl` + `sri`, chi as `bic` + `eor`); a single state on the scalar rounds |
 //!
 //! # The round
-//! Theta's column parities `C[x]` and `D[x] = C[x - 1] ^ rotl(C[x + 1], 1)`, then, one
-//! output plane at a time, rho and pi (`B[y + 5((2x + 3y) mod 5)] = rotl(A[x + 5y] ^ D[x],
-//! r[x, y]`), chi (`B[x] ^ (!B[x + 1] & B[x + 2])`) and iota. With FEAT_SHA3 a parity is two
-//! `eor3`, a `D` one `rax1`, a rho-pi word one `xar` (xor then rotate right by `64 - r`), a
-//! chi word one `bcax`: 67 instructions a round for both states.
+//! Theta's column parities `C[x]` and `D[x] = C[x - 1] ^ rotl(C[x + 1], 1)`, rho and pi in
+//! place along pi's 24-cycle (`B[y + 5((2x + 3y) mod 5)] = rotl(A[x + 5y] ^ D[x], r[x, y])`),
+//! chi row by row (`B[x] ^ (!B[x + 1] & B[x + 2])`) and iota, ordered so that at most 31
+//! registers are live. With FEAT_SHA3 a parity is two `eor3`, a `D` one `rax1`, a rho-pi
+//! word one `xar` (xor, then rotate right by `64 - r`), a chi word one `bcax`: 67
+//! instructions a round for both states.
+//!
+//! # Instructions per permutation
+//! Executed under qemu-aarch64 (a proxy, not a time; `probe::icount_probe`, release build,
+//! rustc 1.95), against mlkem-native's assembly (its AArch64 `fips202/native`, counted the
+//! same way with a C driver):
+//!
+//! | permutation | here | mlkem-native |
+//! |---|---:|---:|
+//! | 2 states, FEAT_SHA3 (24 rounds unrolled) | 1,818 (1,873 copying out) | 1,755 (`x2_v84a`) |
+//! | 1 state, FEAT_SHA3 (one round a loop iteration) | 1,771 | 1,701 (`x1_v84a`) |
+//! | 2 states, plain NEON (one round a loop iteration) | 4,442 (4,530 copying out) | 4 states scalar + NEON hybrid: 9,510 (`x4_v8a_scalar_hybrid`) |
+//! | 1 state, scalar (`crate::keccak::f1600_portable`) | 3,650-3,700 | 2,781 (`x1_scalar`) |
+//! | 2 states, portable (`crate::keccak::PortableX2`) | 16,079 | |
+//!
+//! So two lanes with and without FEAT_SHA3 (plain NEON: 2,221 a state against 3,650 for
+//! the scalar rounds), and a single state on FEAT_SHA3's round or the scalar one.
 //!
 //! Each type is a zero-sized value made only where its instructions may run ([`X2Sha3`] from
 //! the [`Sha3`] proof), so its methods are safe. aarch64 Linux is little-endian: the
@@ -85,52 +102,82 @@ macro_rules! neon_ops {
     };
 }
 
-/// One output plane `$y` of rho, pi and chi from `$a` into `$e`: the five words of the
-/// plane are `rotl($a[src] ^ d, r)`, listed in order of `x`.
-macro_rules! plane {
-    ($ops:ident, $a:ident, $e:ident, $y:literal;
-        $(($src:literal, $d:ident, $r:tt)),* $(,)?) => {{
-        let [b0, b1, b2, b3, b4] = [$($ops!(rho, $a[$src], $d, $r)),*];
-        $e[5 * $y] = $ops!(chi, b0, b1, b2);
-        $e[5 * $y + 1] = $ops!(chi, b1, b2, b3);
-        $e[5 * $y + 2] = $ops!(chi, b2, b3, b4);
-        $e[5 * $y + 3] = $ops!(chi, b3, b4, b0);
-        $e[5 * $y + 4] = $ops!(chi, b4, b0, b1);
+/// Rho and pi in place: `$a[dst] = rotl($a[src] ^ d, r)` along pi's one 24-cycle (word 0
+/// is fixed), each step writing the word whose value the step before read, so one
+/// temporary (`first`, word 1's value, read by the last step) is live beyond the state.
+macro_rules! rho_pi {
+    ($ops:ident, $a:ident, $d0:ident;
+        $(($dst:literal, $src:literal, $d:ident, $r:tt)),*;
+        last: ($last:literal, $dl:ident, $rl:tt)) => {{
+        let first = $a[1];
+        $($a[$dst] = $ops!(rho, $a[$src], $d, $r);)*
+        $a[$last] = $ops!(rho, first, $dl, $rl);
+        $a[0] = $ops!(rho, $a[0], $d0, 0);
     }};
 }
 
-/// One round (FIPS 202 section 3.3) from `$a` into `$e` in the operations `$ops` (a macro,
-/// so that it inlines into each `target_feature` function). The plane table is that of
-/// `crate::keccak::f1600`'s round: source word and rotation of each output word.
+/// Chi on row `$y` of `$a` in place: `b[x] ^ (!b[x + 1] & b[x + 2])`, with the row's first
+/// two words kept for the last two outputs.
+macro_rules! chi_row {
+    ($ops:ident, $a:ident, $y:literal) => {{
+        let (b0, b1) = ($a[5 * $y], $a[5 * $y + 1]);
+        $a[5 * $y] = $ops!(chi, b0, b1, $a[5 * $y + 2]);
+        $a[5 * $y + 1] = $ops!(chi, b1, $a[5 * $y + 2], $a[5 * $y + 3]);
+        $a[5 * $y + 2] = $ops!(chi, $a[5 * $y + 2], $a[5 * $y + 3], $a[5 * $y + 4]);
+        $a[5 * $y + 3] = $ops!(chi, $a[5 * $y + 3], $a[5 * $y + 4], b0);
+        $a[5 * $y + 4] = $ops!(chi, $a[5 * $y + 4], b0, b1);
+    }};
+}
+
+/// One round (FIPS 202 section 3.3) on `$a` in place, in the operations `$ops` (a macro,
+/// so that it inlines into each `target_feature` function), written so that at most 31
+/// registers are live at once: theta's five parities, then the five `D` in an order that
+/// frees each parity after its second use (at most six of them live); rho and pi along
+/// the pi cycle (the table of `crate::keccak::f1600`'s round, by destination: source word,
+/// its column's `D`, rotation); chi row by row; iota.
 macro_rules! round {
-    ($ops:ident, $a:ident, $e:ident, $rc:expr) => {{
+    ($ops:ident, $a:ident, $rc:expr) => {{
         let c0 = $ops!(xor5, $a[0], $a[5], $a[10], $a[15], $a[20]);
         let c1 = $ops!(xor5, $a[1], $a[6], $a[11], $a[16], $a[21]);
         let c2 = $ops!(xor5, $a[2], $a[7], $a[12], $a[17], $a[22]);
         let c3 = $ops!(xor5, $a[3], $a[8], $a[13], $a[18], $a[23]);
         let c4 = $ops!(xor5, $a[4], $a[9], $a[14], $a[19], $a[24]);
-        let d0 = $ops!(theta, c4, c1);
         let d1 = $ops!(theta, c0, c2);
-        let d2 = $ops!(theta, c1, c3);
         let d3 = $ops!(theta, c2, c4);
+        let d0 = $ops!(theta, c4, c1);
+        let d2 = $ops!(theta, c1, c3);
         let d4 = $ops!(theta, c3, c0);
-        plane!($ops, $a, $e, 0; (0, d0, 0), (6, d1, 44), (12, d2, 43), (18, d3, 21), (24, d4, 14));
-        plane!($ops, $a, $e, 1; (3, d3, 28), (9, d4, 20), (10, d0, 3), (16, d1, 45), (22, d2, 61));
-        plane!($ops, $a, $e, 2; (1, d1, 1), (7, d2, 6), (13, d3, 25), (19, d4, 8), (20, d0, 18));
-        plane!($ops, $a, $e, 3; (4, d4, 27), (5, d0, 36), (11, d1, 10), (17, d2, 15), (23, d3, 56));
-        plane!($ops, $a, $e, 4; (2, d2, 62), (8, d3, 55), (14, d4, 39), (15, d0, 41), (21, d1, 2));
-        $e[0] = veorq_u64($e[0], vdupq_n_u64($rc));
+        rho_pi!($ops, $a, d0;
+            (1, 6, d1, 44), (6, 9, d4, 20), (9, 22, d2, 61), (22, 14, d4, 39), (14, 20, d0, 18),
+            (20, 2, d2, 62), (2, 12, d2, 43), (12, 13, d3, 25), (13, 19, d4, 8), (19, 23, d3, 56),
+            (23, 15, d0, 41), (15, 4, d4, 27), (4, 24, d4, 14), (24, 21, d1, 2), (21, 8, d3, 55),
+            (8, 16, d1, 45), (16, 5, d0, 36), (5, 3, d3, 28), (3, 18, d3, 21), (18, 17, d2, 15),
+            (17, 11, d1, 10), (11, 7, d2, 6), (7, 10, d0, 3);
+            last: (10, d1, 1));
+        chi_row!($ops, $a, 0);
+        chi_row!($ops, $a, 1);
+        chi_row!($ops, $a, 2);
+        chi_row!($ops, $a, 3);
+        chi_row!($ops, $a, 4);
+        $a[0] = veorq_u64($a[0], vdupq_n_u64($rc));
     }};
 }
 
-/// The 24 rounds on the registers `$a` (each lane a state), two per iteration through a
-/// scratch set.
+/// The 24 rounds on the registers `$a` (each lane a state): `unrolled` (no loop-carried
+/// register moves, the constants as immediates) or `looped` (one round per iteration, the
+/// constant loaded): which executes fewer instructions depends on the register pressure of
+/// the operations (see the table in the module docs).
 macro_rules! rounds {
-    ($ops:ident, $a:ident) => {{
-        let mut e = [vdupq_n_u64(0); WORDS];
-        for rc in RC.as_chunks::<2>().0 {
-            round!($ops, $a, e, rc[0]);
-            round!($ops, e, $a, rc[1]);
+    (unrolled, $ops:ident, $a:ident) => {{
+        rounds!(@each $ops, $a; 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
+            18, 19, 20, 21, 22, 23);
+    }};
+    (@each $ops:ident, $a:ident; $($i:literal),*) => {
+        $(round!($ops, $a, RC[$i]);)*
+    };
+    (looped, $ops:ident, $a:ident) => {{
+        for &rc in &RC {
+            round!($ops, $a, rc);
         }
     }};
 }
@@ -181,7 +228,7 @@ fn copy_out_x2(regs: &[uint64x2_t; WORDS], out: &mut [[u64; WORDS]; 2]) {
 #[target_feature(enable = "sha3")]
 fn permute_x2_sha3(words: &mut [[u64; 2]; WORDS], out: Option<&mut [[u64; WORDS]; 2]>) {
     let mut a = load_x2(words);
-    rounds!(sha3_ops, a);
+    rounds!(unrolled, sha3_ops, a);
     store_x2(&a, words);
     if let Some(out) = out {
         copy_out_x2(&a, out);
@@ -193,7 +240,7 @@ fn permute_x2_sha3(words: &mut [[u64; 2]; WORDS], out: Option<&mut [[u64; WORDS]
 #[target_feature(enable = "neon")]
 fn permute_x2_neon(words: &mut [[u64; 2]; WORDS], out: Option<&mut [[u64; WORDS]; 2]>) {
     let mut a = load_x2(words);
-    rounds!(neon_ops, a);
+    rounds!(looped, neon_ops, a);
     store_x2(&a, words);
     if let Some(out) = out {
         copy_out_x2(&a, out);
@@ -211,7 +258,7 @@ pub(crate) fn permute_single_sha3(state: &mut [u64; WORDS]) {
         // SAFETY: `word` is 8 readable bytes (`ldr d`, which zeroes the high lane).
         *reg = vcombine_u64(unsafe { vld1_u64(word) }, vdup_n_u64(0));
     }
-    rounds!(sha3_ops, a);
+    rounds!(looped, sha3_ops, a);
     for (word, reg) in state.iter_mut().zip(&a) {
         // SAFETY: `word` is 8 writable bytes (`str d`).
         unsafe { vst1_u64(word, vget_low_u64(*reg)) };
@@ -226,8 +273,16 @@ pub(crate) fn f1600_neon(state: &mut [u64; WORDS]) {
     match Sha3::detect() {
         // SAFETY: the proof exists, so the CPU has FEAT_SHA3.
         Some(_) => unsafe { permute_single_sha3(state) },
-        None => permute_rounds(state),
+        None => permute_scalar(state),
     }
+}
+
+/// The scalar rounds out of line (inlined into [`f1600_neon`] beside the detection, they
+/// were register-allocated worse: 3,971 against 3,651 instructions per permutation under
+/// qemu `-cpu cortex-a72`).
+#[inline(never)]
+fn permute_scalar(state: &mut [u64; WORDS]) {
+    permute_rounds(state);
 }
 
 /// The FEAT_SHA3 2-way permutation (and single state); made only from a [`Sha3`] proof.
@@ -360,5 +415,43 @@ mod tests {
         fn matches_portable_permutation(states in any::<[[u64; WORDS]; 2]>()) {
             check(&states);
         }
+    }
+}
+
+/// The instruction-count probe behind the table of the module docs: runs one permutation
+/// `N` times, for qemu's icount plugin on the release test binary:
+/// `ICOUNT_PROBE=VARIANT:N qemu-aarch64 -plugin icount.so,out=c.txt BIN --ignored --exact
+/// backend::aarch64::keccak::probe::icount_probe`, then `(count(21) - count(1)) / 20`.
+#[cfg(test)]
+mod probe {
+    use super::*;
+    use crate::keccak::PortableX2;
+
+    #[test]
+    #[ignore = "a measurement probe, run by hand under qemu"]
+    fn icount_probe() {
+        let spec = std::env::var("ICOUNT_PROBE").expect("ICOUNT_PROBE=VARIANT:N");
+        let (variant, n) = spec.split_once(':').expect("VARIANT:N");
+        let n: usize = n.parse().expect("a count");
+        let mut words = [[0x0123_4567_89ab_cdefu64; 2]; WORDS];
+        let mut out = [[0u64; WORDS]; 2];
+        let mut single = [7u64; WORDS];
+        for _ in 0..n {
+            match variant {
+                "x2sha3" => X2Sha3(()).permute(core::hint::black_box(&mut words)),
+                "x2sha3copy" => {
+                    X2Sha3(()).permute_copying(core::hint::black_box(&mut words), &mut out);
+                }
+                "x2neon" => X2Neon.permute(core::hint::black_box(&mut words)),
+                "x2neoncopy" => X2Neon.permute_copying(core::hint::black_box(&mut words), &mut out),
+                "portablex2" => PortableX2.permute(core::hint::black_box(&mut words)),
+                // SAFETY: run by hand on a CPU with FEAT_SHA3 only.
+                "single-sha3" => unsafe { permute_single_sha3(core::hint::black_box(&mut single)) },
+                "scalar" => crate::keccak::f1600_portable(core::hint::black_box(&mut single)),
+                "neon-token" => f1600_neon(core::hint::black_box(&mut single)),
+                _ => panic!("unknown variant {variant}"),
+            }
+        }
+        core::hint::black_box((&words, &out, &single));
     }
 }

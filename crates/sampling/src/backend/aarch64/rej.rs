@@ -13,11 +13,12 @@
 //!    the table entry indexed by the mask, stores 16 bytes at the fill position, and
 //!    advances it by the mask's popcount (a table too).
 //!
-//! A step stores 16 bytes twice, up to 16 coefficient slots past the fill position whatever
-//! the masks, so it runs only while 16 slots are free: the last few coefficients (and any
-//! input shorter than a step) go through the scalar parser, which also keeps the rule that
-//! parsing stops exactly when the polynomial is full. The input is public (derived from
-//! rho), so branching on it and indexing tables with the masks is fine.
+//! A half stores 16 bytes, up to 8 coefficient slots past the fill position whatever the
+//! mask, while 8 slots are free; the last half before `N` writes only the free slots, so
+//! parsing stops exactly when the polynomial is full, as the algorithm does. Input shorter
+//! than a step (never a whole SHAKE128 block) goes through the scalar parser. The input is
+//! public (derived from rho), so branching on it and indexing tables with the masks is
+//! fine.
 
 use core::arch::aarch64::{
     int16x8_t, uint8x16_t, uint16x8_t, vaddvq_u16, vandq_u16, vcltq_u16, vdupq_n_u16, vld1q_s16,
@@ -32,9 +33,6 @@ use crate::kernels::parse_candidates;
 
 /// Input bytes per step: 8 groups of 3 bytes (a 168-byte SHAKE128 block is 7 steps).
 const STEP_BYTES: usize = 24;
-
-/// Candidates per step: 8 per half.
-const STEP_CANDIDATES: usize = 16;
 
 /// `COMPACT[m]`: the `tbl` pattern that moves the 16-bit lanes `i` with bit `i` of `m` set to
 /// the front, in increasing order of `i`; the unused tail bytes are `0x80` (out of range:
@@ -96,10 +94,14 @@ fn candidates(raw: uint8x16_t, spread: uint8x16_t, shifts: int16x8_t) -> uint16x
 }
 
 /// Stores the lanes of `candidates` marked in `mask` (bit `i` for lane `i`) at
-/// `coeffs[filled..]`, packed in order, and returns the new fill count. The one place of a
-/// half step where the table index (`mask`) and the store offset (`filled`) are used.
+/// `coeffs[filled..]`, packed in order, at most up to `N`, and returns the new fill count.
+/// The one place of a half step where the table index (`mask`) and the store offset
+/// (`filled`) are used.
 ///
-/// Requires `filled + 8 <= N` (the 16-byte store's window).
+/// While 8 slots are free, one 16-byte store (the slots past the new fill count get
+/// candidates or zeros, overwritten later or never read); near `N`, the packed lanes go
+/// through a local buffer and only the free slots are written, so that parsing stops
+/// exactly at `N` as FIPS 203 Algorithm 7 does.
 #[inline]
 #[target_feature(enable = "neon")]
 fn store_accepted(
@@ -108,16 +110,23 @@ fn store_accepted(
     candidates: uint16x8_t,
     mask: usize,
 ) -> usize {
+    debug_assert!(filled <= N);
     let mask = mask & 0xff;
     // SAFETY: the table entry is 16 readable bytes.
     let pattern = unsafe { vld1q_u8(COMPACT[mask].as_ptr()) };
     let packed = vqtbl1q_u8(vreinterpretq_u8_u16(candidates), pattern);
-    let window: &mut [u16; 8] = (&mut coeffs[filled..filled + 8])
-        .try_into()
-        .expect("8 words");
-    // SAFETY: `window` is 16 writable bytes; `st1` needs no alignment.
-    unsafe { vst1q_u8(window.as_mut_ptr().cast(), packed) };
-    filled + usize::from(ACCEPTED[mask])
+    let accepted = usize::from(ACCEPTED[mask]);
+    if let Some(window) = coeffs.get_mut(filled..filled + 8) {
+        // SAFETY: `window` is 8 writable words (16 bytes); `st1` needs no alignment.
+        unsafe { vst1q_u8(window.as_mut_ptr().cast(), packed) };
+        return filled + accepted;
+    }
+    let mut lanes = [0u16; 8];
+    // SAFETY: `lanes` is 16 writable bytes.
+    unsafe { vst1q_u8(lanes.as_mut_ptr().cast(), packed) };
+    let take = accepted.min(N - filled);
+    coeffs[filled..filled + take].copy_from_slice(&lanes[..take]);
+    filled + take
 }
 
 /// The NEON version of [`parse_candidates`], with the same contract and the same result:
@@ -137,11 +146,11 @@ pub(crate) fn parse_candidates_neon(bytes: &[u8], coeffs: &mut [u16; N], filled:
     let q = vdupq_n_u16(Q);
 
     let mut filled = filled;
-    let (steps, _) = bytes.as_chunks::<STEP_BYTES>();
-    let mut parsed = 0;
+    let (steps, rest) = bytes.as_chunks::<STEP_BYTES>();
     for step in steps {
-        if filled + STEP_CANDIDATES > N {
-            break;
+        if filled == N {
+            // Parsing stops once the polynomial is full, ignoring the rest.
+            return N;
         }
         // SAFETY: `step` is 24 readable bytes; the loads read bytes 0..16 and 8..24 of it.
         let raw = unsafe { [vld1q_u8(step.as_ptr()), vld1q_u8(step[8..].as_ptr())] };
@@ -151,15 +160,11 @@ pub(crate) fn parse_candidates_neon(bytes: &[u8], coeffs: &mut [u16; N], filled:
         ];
         // Accepted: candidate < q. The mask of a half is at most 255.
         let masks = halves.map(|c| usize::from(vaddvq_u16(vandq_u16(vcltq_u16(c, q), lane_bits))));
-        // filled + 16 <= N (checked above): both 8-word windows are inside `coeffs`.
         filled = store_accepted(coeffs, filled, halves[0], masks[0]);
         filled = store_accepted(coeffs, filled, halves[1], masks[1]);
-        parsed += STEP_BYTES;
     }
-    // The slots past `filled` that the stores touched hold candidates (all below 2^12) or
-    // zeros, and the scalar parser or a later step overwrites them; slots never reached
-    // keep their previous value, as with the scalar parser.
-    parse_candidates(&bytes[parsed..], coeffs, filled)
+    // Fewer than 24 bytes left (never for a whole SHAKE128 block: 7 steps).
+    parse_candidates(rest, coeffs, filled)
 }
 
 #[cfg(test)]
