@@ -125,7 +125,13 @@ fn store_accepted(
     // SAFETY: `lanes` is 16 writable bytes.
     unsafe { vst1q_u8(lanes.as_mut_ptr().cast(), packed) };
     let take = accepted.min(N - filled);
-    coeffs[filled..filled + take].copy_from_slice(&lanes[..take]);
+    // Lane by lane under a fixed trip count (a `copy_from_slice` became a `memcpy` call,
+    // whose clobbered vector registers made the whole loop keep its constants on the stack).
+    for (i, &lane) in lanes.iter().enumerate() {
+        if i < take {
+            coeffs[filled + i] = lane;
+        }
+    }
     filled + take
 }
 
