@@ -64,23 +64,23 @@
 //! | `feed` | [`Feed`] and [`Feeding`]: a sponge fed from a batch's own outputs while it runs |
 //! | `job` | the job model: every kind of work a batch holds (SampleNTT stream, PRF + CBD, RejNTTPoly stream, 32- and 64-byte hashes, sponge absorption, XOF sink, fed jobs), its rate, domain and input, and what it does with each block through `Kernels`; adding a kind touches this file |
 //! | `scheduler` | the one lane scheduler, generic over the permutation's width and the kernels, with no instruction set in it (see below) |
-//! | `backend` | [`SamplingBackend`] for each token: which permutation, kernels and lane counts it runs the scheduler with; the only module that names an instruction set (`backend/x86_64`: AVX2 and AVX-512 permutations, parsers, CBD, the 8-or-4-lane choice) |
+//! | `backend` | [`SamplingBackend`] for each token: which permutation, kernels and lane counts it runs the scheduler with; the only module that names an instruction set (`backend/x86_64`: AVX2 and AVX-512 permutations, parsers, CBD, the 8-or-4-lane choice; `backend/aarch64`: NEON and FEAT_SHA3 permutations, parser, CBD) |
 //! | `batch`, `digest` | [`Batch`], [`FeedingBatch`], [`Digest32`]: the public way to hand jobs to a backend |
 //! | `sample_ntt`, `noise`, `expand_a` | the sampling functions, each a batch |
 //!
 //! # Multi-way hashing
-//! Every entry point takes a backend token (`lattice-poly-ntt`'s `Portable`, `Avx2` or
-//! `Avx512`; the caller picks it once per operation) and builds a [`Batch`] of independent
+//! Every entry point takes a backend token (`lattice-poly-ntt`'s `Portable`, `Avx2`, `Avx512`
+//! or `Neon`; the caller picks it once per operation) and builds a [`Batch`] of independent
 //! jobs (a `SampleNTT` stream, a PRF stream with its CBD, a hash, whole blocks for a sponge
 //! that goes on afterwards), which the backend runs on the lane scheduler: the jobs share a
-//! Keccak-f\[1600\] on `W` interleaved states, each lane runs one job, absorbing and
-//! squeezing a block per permutation, and takes the next job as soon as its own is done,
-//! whatever their kinds and rates; the last job left alone finishes on the single-state
-//! permutation. This is how the KEM hides its long hashes in lanes that would otherwise
-//! idle: `H(ek)` beside A-hat when a key is imported, `J(z || c)` beside the re-encryption
-//! noise, and in key generation `H(ek)` absorbing the first rows of t-hat while the last rows
-//! of A-hat are sampled (with a [`FeedingBatch`], the first blocks of `ek` as soon as the
-//! first coefficients of each row are known).
+//! Keccak-f\[1600\] on `W` interleaved states, each lane runs one job, absorbing and squeezing
+//! a block per permutation, and takes the next job as soon as its own is done, whatever their
+//! kinds and rates; the last job left alone finishes on the single-state permutation. This is
+//! how the KEM hides its long hashes in lanes that would otherwise idle: `H(ek)` beside A-hat
+//! when a key is imported, `J(z || c)` beside the re-encryption noise, and in key generation
+//! `H(ek)` absorbing the first rows of t-hat while the last rows of A-hat are sampled (with a
+//! [`FeedingBatch`], the first blocks of `ek` as soon as the first coefficients of each row are
+//! known).
 //! - **Portable**: one lane of the scalar Keccak-f\[1600\] (an unrolled round; two
 //!   interleaved states are slower in scalar code) and the portable parser and CBD.
 //! - **AVX2** (x86-64, the token exists only when the CPU has AVX2, BMI1 and BMI2): four
@@ -90,6 +90,11 @@
 //! - **AVX-512**: eight zmm lanes narrowing to four AVX-512VL ones, or four throughout
 //!   (where the CPU splits zmm operations, or an estimate of the schedule says so), VBMI2's
 //!   parser where the CPU has it, the zmm CBD.
+//! - **NEON** (aarch64): two lanes of a 2-way permutation in NEON registers, with FEAT_SHA3's
+//!   `eor3`/`rax1`/`xar`/`bcax` where the CPU has them (detected at run time, once per
+//!   batch) and plain NEON otherwise; a NEON rejection parser (8 candidates per half step,
+//!   compacted with a `tbl` table) and CBD; FEAT_SHA3's round on one lane or the scalar
+//!   rounds for a single state.
 //!
 //! The SIMD code is in `#[target_feature]` functions that the generic scheduler inlines
 //! into, so no `target-cpu` flag is needed. It and the `ct-validation` hook's one `asm!`

@@ -7,7 +7,8 @@
 //! number of states (`crate::keccak::PermuteLanes`) and block kernels
 //! (`crate::kernels::Kernels`) of its own. [`Portable`] runs the scheduler on the portable
 //! permutation and kernels (the trait's defaults); the x86-64 tokens, in `x86_64`, plug in
-//! their AVX2 and AVX-512 permutations, parsers and CBD, and choose their lane counts.
+//! their AVX2 and AVX-512 permutations, parsers and CBD, and choose their lane counts; the
+//! aarch64 `Neon` token, in `aarch64`, its NEON and FEAT_SHA3 ones.
 //!
 //! # Adding a backend
 //! A module here, compiled for its architecture only, that implements [`KeccakF1600`] and

@@ -22,6 +22,8 @@ mod interleaved;
 
 pub use f1600::f1600_portable;
 pub(crate) use interleaved::PortableX1;
+#[cfg(all(test, target_arch = "aarch64"))]
+pub(crate) use interleaved::PortableX2;
 
 /// Number of 64-bit words in a Keccak-f\[1600\] state.
 pub(crate) const WORDS: usize = 25;
