@@ -33,6 +33,7 @@ use lattice_poly_ntt::mlkem::N;
 use self::keccak::{Bmi, VlSingle, X4Avx2};
 use self::rej::Parser;
 use crate::backend::SamplingBackend;
+use crate::backend::speculation::Msf;
 use crate::cbd::CBD2_INPUT_BYTES;
 use crate::feed::Feeding;
 use crate::job::{Job, Jobs};
@@ -51,9 +52,15 @@ impl Avx2Kernels {
 
 impl Kernels for Avx2Kernels {
     #[inline(always)]
-    fn parse_sample_ntt(self, bytes: &[u8], coeffs: &mut [u16; N], filled: usize) -> usize {
+    fn parse_sample_ntt(
+        self,
+        bytes: &[u8],
+        coeffs: &mut [u16; N],
+        filled: usize,
+        msf: &mut Msf,
+    ) -> usize {
         // SAFETY: made only from an AVX2 token.
-        unsafe { rej::parse_candidates_avx2(bytes, coeffs, filled) }
+        unsafe { rej::parse_candidates_avx2(bytes, coeffs, filled, msf) }
     }
 
     #[inline(always)]
@@ -88,9 +95,15 @@ impl Avx512Kernels {
 
 impl Kernels for Avx512Kernels {
     #[inline(always)]
-    fn parse_sample_ntt(self, bytes: &[u8], coeffs: &mut [u16; N], filled: usize) -> usize {
+    fn parse_sample_ntt(
+        self,
+        bytes: &[u8],
+        coeffs: &mut [u16; N],
+        filled: usize,
+        msf: &mut Msf,
+    ) -> usize {
         // SAFETY: made only from an AVX-512 token, whose CPU has AVX2.
-        unsafe { self.parser.parse(bytes, coeffs, filled) }
+        unsafe { self.parser.parse(bytes, coeffs, filled, msf) }
     }
 
     #[inline(always)]
