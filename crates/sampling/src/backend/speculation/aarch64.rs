@@ -122,7 +122,7 @@ pub(super) fn launder(value: usize) -> usize {
     let mut value = value;
     // SAFETY: an empty template (a comment): no instruction, no memory, no flags.
     unsafe {
-        asm!("/* {value} */", value = inout(reg) value, options(nomem, nostack, preserves_flags))
+        asm!("/* {value} */", value = inout(reg) value, options(nomem, nostack, preserves_flags));
     };
     value
 }

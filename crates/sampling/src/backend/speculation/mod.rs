@@ -113,13 +113,13 @@ pub(crate) fn update_gt_const<const LIMIT: usize>(msf: Msf, a: usize) -> Msf {
 /// set if in fact `a == 0`.
 #[inline(always)]
 pub(crate) fn update_nonzero(msf: Msf, a: usize) -> Msf {
-    update_ge(msf, a, 1)
+    update_gt_const::<0>(msf, a)
 }
 
 /// On the side of a branch where `a == 0`: the flag, set if in fact `a != 0`.
 #[inline(always)]
 pub(crate) fn update_zero(msf: Msf, a: usize) -> Msf {
-    update_lt(msf, a, 1)
+    update_le_const::<0>(msf, a)
 }
 
 /// `value`, through a register the compiler cannot see into: compute it *before* a

@@ -59,8 +59,11 @@ impl Kernels for Avx2Kernels {
         filled: usize,
         msf: &mut Msf,
     ) -> usize {
+        // The flag by value across the call (a pointer would keep it in memory).
         // SAFETY: made only from an AVX2 token.
-        unsafe { rej::parse_candidates_avx2(bytes, coeffs, filled, msf) }
+        let (filled, m) = unsafe { rej::parse_candidates_avx2(bytes, coeffs, filled, *msf) };
+        *msf = m;
+        filled
     }
 
     #[inline(always)]
@@ -103,7 +106,9 @@ impl Kernels for Avx512Kernels {
         msf: &mut Msf,
     ) -> usize {
         // SAFETY: made only from an AVX-512 token, whose CPU has AVX2.
-        unsafe { self.parser.parse(bytes, coeffs, filled, msf) }
+        let (filled, m) = unsafe { self.parser.parse(bytes, coeffs, filled, *msf) };
+        *msf = m;
+        filled
     }
 
     #[inline(always)]
