@@ -187,3 +187,44 @@ pub(crate) fn parse_three_byte_candidates(
     *msf = m;
     filled
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::speculation::force_misspeculation;
+
+    /// On a mispredicted path (the flag forced set) every group is protected to all ones:
+    /// its candidates are 4095 (FIPS 203) and 2^23 - 1 (FIPS 204), rejected, so nothing is
+    /// stored and the fill count does not move, whatever the bytes.
+    #[test]
+    fn misspeculated_groups_are_all_rejected() {
+        let bytes: std::vec::Vec<u8> = (0..168u32).map(|i| (i * 37 % 251) as u8).collect();
+        let zeros = [0u8; 168];
+        for input in [&bytes[..], &zeros[..]] {
+            let start: [u16; N] = core::array::from_fn(|i| i as u16);
+            for filled in [0, 100, N - 1, N] {
+                let (got, coeffs, set) = force_misspeculation(|| {
+                    let mut coeffs = start;
+                    let mut msf = init_msf();
+                    let got = parse_candidates_sct(input, &mut coeffs, filled, &mut msf);
+                    (got, coeffs, msf.is_set())
+                });
+                assert_eq!((got, coeffs), (filled, start), "SampleNTT from {filled}");
+                assert!(set);
+                // Not forced: the same bytes are accepted (zeros are all below q).
+                let mut coeffs = start;
+                let accepted = parse_candidates(&zeros, &mut coeffs, filled);
+                assert_eq!(accepted, (filled + 112).min(N));
+            }
+            let mut out = [7u32; lattice_poly_ntt::mldsa::N];
+            let got = force_misspeculation(|| {
+                parse_three_byte_candidates(input, &mut out, 3, &mut init_msf())
+            });
+            assert_eq!(
+                (got, out),
+                (3, [7; lattice_poly_ntt::mldsa::N]),
+                "RejNTTPoly"
+            );
+        }
+    }
+}

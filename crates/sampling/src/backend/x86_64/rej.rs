@@ -520,7 +520,7 @@ fn accept(spread: __m512i, raw: __m512i, valid: __mmask32, msf: Msf) -> (__m512i
 mod tests {
     use super::super::Avx2Kernels;
     use super::*;
-    use crate::backend::speculation::init_msf;
+    use crate::backend::speculation::{force_misspeculation, init_msf};
     use crate::kernels::{Kernels, parse_candidates};
     use lattice_poly_ntt::backend::Avx2;
     use proptest::prelude::*;
@@ -558,6 +558,97 @@ mod tests {
             });
         } else {
             std::println!("note: CPU without AVX-512 VBMI2, its parser not tested here");
+        }
+    }
+
+    /// The 12-bit candidates of `bytes`' whole groups, in order, none rejected.
+    fn raw_candidates(bytes: &[u8]) -> Vec<u16> {
+        bytes
+            .as_chunks::<3>()
+            .0
+            .iter()
+            .flat_map(|&[b0, b1, b2]| {
+                let (b0, b1, b2) = (u16::from(b0), u16::from(b1), u16::from(b2));
+                [b0 | (b1 & 0x0f) << 8, b1 >> 4 | b2 << 4]
+            })
+            .collect()
+    }
+
+    /// What a parser does on a mispredicted path (the flag set), where every acceptance
+    /// mask is protected to all ones: each SIMD step, of `windows` candidates in turn (the
+    /// ones of `bytes` in order), takes all of them, up to N (the table index is 255, the
+    /// store offset advances by the whole step); the groups no SIMD step covers go to the
+    /// scalar parser, which rejects them all.
+    fn misspeculated(
+        bytes: &[u8],
+        start: &[u16; N],
+        filled: usize,
+        windows: &[usize],
+    ) -> (usize, Vec<u16>) {
+        let raw = raw_candidates(bytes);
+        let mut coeffs = start.to_vec();
+        let (mut at, mut f) = (0, filled);
+        for &w in windows {
+            let take = w.min(N - f);
+            coeffs[f..f + take].copy_from_slice(&raw[at..at + take]);
+            (at, f) = (at + w, f + take);
+        }
+        coeffs.truncate(f);
+        (f, coeffs)
+    }
+
+    /// Each SIMD parser with the misspeculation flag forced set gives what `misspeculated`
+    /// says: a protect missing on a table index or a store offset would filter a candidate,
+    /// or move the fill count by the real popcount, and fail.
+    #[test]
+    fn misspeculated_masks_take_every_candidate() {
+        let Some(avx2) = Avx2::detect() else {
+            std::println!("note: CPU without AVX2, SIMD parser test skipped");
+            return;
+        };
+        // Candidates on both sides of q, and 4095.
+        let bytes: Vec<u8> = (0..3 * 56 + 33)
+            .map(|i: u32| (i.wrapping_mul(0x9e37_79b9) >> 24) as u8 | 0x80)
+            .collect();
+        let start: [u16; N] = core::array::from_fn(|i| (i as u16).wrapping_mul(7919) % Q);
+        for len in (0..=bytes.len()).step_by(3) {
+            let bytes = &bytes[..len];
+            for filled in [0, 1, 100, N - 17, N - 16, N - 15, N - 1, N] {
+                let check =
+                    |name: &str, windows: &[usize], parse: &dyn Fn(&mut [u16; N]) -> usize| {
+                        let mut coeffs = start;
+                        let got = force_misspeculation(|| parse(&mut coeffs));
+                        let (want, want_coeffs) = misspeculated(bytes, &start, filled, windows);
+                        assert_eq!(got, want, "{name} fill count (len {len}, from {filled})");
+                        assert_eq!(
+                            coeffs[..got],
+                            want_coeffs[..],
+                            "{name} (len {len}, from {filled})"
+                        );
+                    };
+                let avx2_windows = std::vec![STEP_CANDIDATES; len / STEP_BYTES];
+                check("AVX2", &avx2_windows, &|c| {
+                    let mut msf = init_msf();
+                    let got = Avx2Kernels::new(avx2).parse_sample_ntt(bytes, c, filled, &mut msf);
+                    assert!(msf.is_set());
+                    got
+                });
+                if let Some(vbmi2) = Vbmi2::detect() {
+                    let mut windows = std::vec![WIDE_STEP_CANDIDATES; len / WIDE_STEP_BYTES];
+                    let rest = len % WIDE_STEP_BYTES;
+                    if rest == HALF_STEP_BYTES {
+                        windows.push(HALF_WINDOW);
+                    } else {
+                        windows.extend(core::iter::repeat_n(STEP_CANDIDATES, rest / STEP_BYTES));
+                    }
+                    // SAFETY: `vbmi2` exists, so the CPU has the parser's features.
+                    check("VBMI2", &windows, &|c| unsafe {
+                        let (got, msf) = Parser::Vbmi2(vbmi2).parse(bytes, c, filled, init_msf());
+                        assert!(msf.is_set());
+                        got
+                    });
+                }
+            }
         }
     }
 
