@@ -5,6 +5,7 @@
 //! | `bounds` | machine-checked bounds of every lazy reduction (exhaustive / worst-case) |
 //! | `fuzz [TARGET] [--seconds N]` | cargo-fuzz campaigns with a summary per target |
 //! | `ct` | constant-time check under valgrind memcheck with secrets marked undefined |
+//! | `sct [--levels ...]` | the speculative constant-time flag in the machine code of every protected function |
 //! | `cross [--no-install]` | the library crates on aarch64 (clippy, tests under qemu) and wasm32 (clippy) |
 //! | `bench-report` | KEM benchmark table and SVG charts in `target/bench-report/` |
 
@@ -15,8 +16,9 @@ mod bounds;
 mod cross;
 mod ct;
 mod fuzz;
+mod sct;
 
-const USAGE: &str = "usage: cargo xtask <bounds | fuzz [TARGET] [--seconds N] | ct | dudect | cross | bench-report>";
+const USAGE: &str = "usage: cargo xtask <bounds | fuzz [TARGET] [--seconds N] | ct | sct | dudect | cross | bench-report>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -28,6 +30,7 @@ fn main() -> ExitCode {
         "bounds" => bounds::run(rest),
         "fuzz" => fuzz::run(rest),
         "ct" => ct::run(rest),
+        "sct" => sct::run(rest),
         "dudect" => ct::run_dudect(rest),
         "cross" => cross::run(rest),
         "bench-report" => bench_report::run(rest),
