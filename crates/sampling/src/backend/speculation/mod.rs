@@ -86,24 +86,40 @@ pub(crate) fn update_ge(msf: Msf, a: usize, b: usize) -> Msf {
 }
 
 /// On the side of a branch where `a <= b` (unsigned): the flag, set if in fact `a > b`.
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    allow(dead_code, reason = "used by the x86 parsers so far")
+)]
 #[inline(always)]
 pub(crate) fn update_le(msf: Msf, a: usize, b: usize) -> Msf {
     update_ge(msf, b, a)
 }
 
 /// On the side of a branch where `a > b` (unsigned): the flag, set if in fact `a <= b`.
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    allow(dead_code, reason = "used by the x86 parsers so far")
+)]
 #[inline(always)]
 pub(crate) fn update_gt(msf: Msf, a: usize, b: usize) -> Msf {
     update_lt(msf, b, a)
 }
 
 /// [`update_le`] against a constant `LIMIT` (an immediate operand: no register).
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    allow(dead_code, reason = "used by the x86 parsers so far")
+)]
 #[inline(always)]
 pub(crate) fn update_le_const<const LIMIT: usize>(msf: Msf, a: usize) -> Msf {
     Msf(arch::set_if_above::<LIMIT>(msf.0, a))
 }
 
 /// [`update_gt`] against a constant `LIMIT` (an immediate operand: no register).
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    allow(dead_code, reason = "used by the x86 parsers so far")
+)]
 #[inline(always)]
 pub(crate) fn update_gt_const<const LIMIT: usize>(msf: Msf, a: usize) -> Msf {
     Msf(arch::set_if_below_or_equal::<LIMIT>(msf.0, a))
