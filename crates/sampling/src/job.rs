@@ -540,7 +540,9 @@ impl<'j, 'a> Lane<'j, 'a> {
             Job::FedSampleNtt { slot, .. } => {
                 // Fed jobs run only with their feeding (a `FeedingBatch`).
                 let feeding = feeding.expect("fed jobs run with their feed");
-                let block = &bytes[..SHAKE128_RATE];
+                let block = bytes
+                    .first_chunk::<SHAKE128_RATE>()
+                    .expect("the rate is inside the state");
                 self.filled =
                     kernels.parse_sample_ntt(block, feeding.output(*slot), self.filled, msf);
                 feeding.progress(*slot, self.filled);
@@ -580,7 +582,9 @@ impl<'j, 'a> Lane<'j, 'a> {
                 true
             }
             Job::SampleNtt { out, .. } => {
-                let block = &bytes[..SHAKE128_RATE];
+                let block = bytes
+                    .first_chunk::<SHAKE128_RATE>()
+                    .expect("the rate is inside the state");
                 self.filled = kernels.parse_sample_ntt(block, out, self.filled, msf);
                 self.filled == N
             }

@@ -13,6 +13,7 @@ use lattice_poly_ntt::mlkem::N;
 use crate::backend::speculation::init_msf;
 use crate::backend::speculation::{Msf, launder, protect, update_ge, update_lt};
 use crate::cbd::{CBD2_INPUT_BYTES, cbd2_into, cbd3_groups};
+use crate::keccak::SHAKE128_RATE;
 
 /// Bytes of PRF output per step of [`Kernels::cbd3_steps`]: eight 3-byte groups.
 pub(crate) const CBD3_STEP_BYTES: usize = 24;
@@ -22,7 +23,7 @@ pub(crate) const CBD3_STEP_COEFFS: usize = 32;
 /// The block kernels of a backend (a zero-sized value, made only where they may run).
 pub(crate) trait Kernels: Copy {
     /// `SampleNTT`'s candidate parsing (FIPS 203 Algorithm 7 lines 5-15): appends the
-    /// accepted candidates of `bytes` (a multiple of 3 bytes) to `coeffs[filled..]`, stopping
+    /// accepted candidates of `block` (one SHAKE128 block) to `coeffs[filled..]`, stopping
     /// once all `N` are filled; returns the new count (`filled <= N`). Under the
     /// misspeculation flag `msf` (`crate::backend::speculation`): every branch of its loops
     /// updates it, and the values that decide a table index or a store offset are protected
@@ -31,12 +32,12 @@ pub(crate) trait Kernels: Copy {
     #[inline(always)]
     fn parse_sample_ntt(
         self,
-        bytes: &[u8],
+        block: &[u8; SHAKE128_RATE],
         coeffs: &mut [u16; N],
         filled: usize,
         msf: &mut Msf,
     ) -> usize {
-        parse_candidates_sct(bytes, coeffs, filled, msf)
+        parse_candidates_sct(block, coeffs, filled, msf)
     }
 
     /// `RejNTTPoly`'s candidate parsing (FIPS 204 Algorithm 30 lines 4-9), as

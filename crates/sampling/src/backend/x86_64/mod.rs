@@ -38,6 +38,7 @@ use crate::cbd::CBD2_INPUT_BYTES;
 use crate::feed::Feeding;
 use crate::job::{Job, Jobs};
 use crate::keccak::KeccakF1600;
+use crate::keccak::SHAKE128_RATE;
 use crate::kernels::Kernels;
 
 /// The AVX2 token's block kernels: the AVX2 rejection parser and CBD.
@@ -54,14 +55,14 @@ impl Kernels for Avx2Kernels {
     #[inline(always)]
     fn parse_sample_ntt(
         self,
-        bytes: &[u8],
+        block: &[u8; SHAKE128_RATE],
         coeffs: &mut [u16; N],
         filled: usize,
         msf: &mut Msf,
     ) -> usize {
         // The flag by value across the call (a pointer would keep it in memory).
         // SAFETY: made only from an AVX2 token.
-        let (filled, m) = unsafe { rej::parse_candidates_avx2(bytes, coeffs, filled, *msf) };
+        let (filled, m) = unsafe { rej::parse_block_avx2(block, coeffs, filled, *msf) };
         *msf = m;
         filled
     }
@@ -100,13 +101,13 @@ impl Kernels for Avx512Kernels {
     #[inline(always)]
     fn parse_sample_ntt(
         self,
-        bytes: &[u8],
+        block: &[u8; SHAKE128_RATE],
         coeffs: &mut [u16; N],
         filled: usize,
         msf: &mut Msf,
     ) -> usize {
         // SAFETY: made only from an AVX-512 token, whose CPU has AVX2.
-        let (filled, m) = unsafe { self.parser.parse(bytes, coeffs, filled, *msf) };
+        let (filled, m) = unsafe { self.parser.parse(block, coeffs, filled, *msf) };
         *msf = m;
         filled
     }

@@ -39,6 +39,7 @@ use crate::backend::speculation::{
     Msf, launder, protect, update_ge, update_gt, update_gt_const, update_le, update_le_const,
     update_lt, update_nonzero, update_zero,
 };
+use crate::keccak::SHAKE128_RATE;
 use crate::kernels::parse_candidates_sct;
 
 /// Input bytes per step: 8 groups of 3 bytes.
@@ -143,17 +144,108 @@ const LAST_STEP_AT: usize = N - STEP_CANDIDATES;
 
 /// Steps of a whole SHAKE128 block (168 bytes), the scheduler's calls.
 const BLOCK_STEPS: usize = 7;
-const _: () = assert!(BLOCK_STEPS * STEP_BYTES == crate::keccak::SHAKE128_RATE);
+const _: () = assert!(BLOCK_STEPS * STEP_BYTES == SHAKE128_RATE);
 
-/// The AVX2 version of [`parse_candidates`], with the same contract and the same result:
-/// appends the accepted candidates of `bytes` (a whole number of 3-byte groups) to
-/// `coeffs[filled..]`, stops once `N` are filled, and returns the new fill count.
+/// The last slots (fewer than 16 free), for both AVX2 parsers (a macro, as `step_avx2!`):
+/// whole steps of `$steps` from `$s` into a window over the last 16 slots with room for a
+/// step past its end, copied back, the count stopping at N, as the scalar parser does (the
+/// candidates past N are dropped; the slots before `$filled` go back unchanged). The walk's
+/// two exits update `$m` on both sides.
+macro_rules! last_slots_avx2 {
+    ($consts:expr, $steps:expr, $s:ident, $coeffs:expr, $filled:ident, $m:ident) => {
+        let (consts, steps, coeffs): (&StepConstants, &[[u8; STEP_BYTES]], &mut [u16; N]) =
+            ($consts, $steps, $coeffs);
+        let mut window = [0u16; 2 * STEP_CANDIDATES];
+        loop {
+            let (s_seen, filled_seen) = (launder($s), launder($filled));
+            if $s >= steps.len() {
+                $m = update_ge($m, s_seen, steps.len());
+                break;
+            }
+            $m = update_lt($m, s_seen, steps.len());
+            if $filled >= N {
+                $m = update_ge($m, filled_seen, N);
+                break;
+            }
+            $m = update_lt($m, filled_seen, N);
+            // N - 16 < filled < N: the loops above stop only past N - 16.
+            window[..STEP_CANDIDATES].copy_from_slice(&coeffs[N - STEP_CANDIDATES..]);
+            let end = step_avx2!(
+                &consts,
+                &steps[$s],
+                &mut window[..],
+                $filled - (N - STEP_CANDIDATES),
+                $m
+            );
+            coeffs[N - STEP_CANDIDATES..].copy_from_slice(&window[..STEP_CANDIDATES]);
+            $filled = (N - STEP_CANDIDATES + end).min(N);
+            $s += 1;
+        }
+    };
+}
+
+/// The AVX2 version of [`parse_candidates`] on one whole SHAKE128 block (what the scheduler
+/// parses), with the same contract and the same result: appends the accepted candidates
+/// of `block` to `coeffs[filled..]`, stops once `N` are filled, and returns the new fill
+/// count and the flag.
 ///
-/// SCT (`crate::backend::speculation`): a whole block's seven steps are straight-line code
-/// (no walk branch to mispredict; each step's `filled + 16 <= N` exit updates the flag on
-/// its exit side); other lengths, and the last slots, walk in loops whose two exits update
-/// the flag on both sides; each step's acceptance mask is protected (`step_avx2!`), and the
-/// scalar tail protects its groups.
+/// SCT (`crate::backend::speculation`): the seven steps are straight-line code (no walk
+/// branch to mispredict; each step's `filled + 16 <= N` exit updates the flag on its exit
+/// side); the last slots walk in a loop whose two exits update the flag on both sides
+/// (`last_slots_avx2!`); each step's acceptance mask is protected (`step_avx2!`).
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(crate) fn parse_block_avx2(
+    block: &[u8; SHAKE128_RATE],
+    coeffs: &mut [u16; N],
+    filled: usize,
+    msf: Msf,
+) -> (usize, Msf) {
+    debug_assert!(filled <= N);
+    let consts = StepConstants::new();
+    let mut filled = filled;
+    let mut m = msf;
+    let (steps, _) = block.as_chunks::<STEP_BYTES>();
+    let block: &[[u8; STEP_BYTES]; BLOCK_STEPS] = steps.try_into().expect("7 steps");
+    let mut s = 0;
+    // Straight-line at every optimization level: the only branch is each step's exit,
+    // and every step reads its own bytes of the block, whichever way that exit goes.
+    // So its continuing side does not update the flag (measured: 4 instructions a step,
+    // 0.6 % of an ML-KEM-768 key generation): a mispredicted "continue" runs a step on
+    // bytes of the same public block, whose two stores past the fill position are the
+    // bounds-checked stores of public candidates that "What is not covered" in
+    // `SECURITY.md` lists (Spectre v1.1). The exit side updates it.
+    macro_rules! step {
+        ($exit:lifetime, $i:literal) => {
+            // (No `launder`: `filled > N - 16` leaves `filled` more than one value.)
+            if filled > LAST_STEP_AT {
+                m = update_gt_const::<LAST_STEP_AT>(m, filled);
+                break $exit;
+            }
+            filled = step_avx2!(&consts, &block[$i], coeffs, filled, m);
+            s = $i + 1;
+        };
+    }
+    'block: {
+        step!('block, 0);
+        step!('block, 1);
+        step!('block, 2);
+        step!('block, 3);
+        step!('block, 4);
+        step!('block, 5);
+        step!('block, 6);
+    }
+    const { assert!(BLOCK_STEPS == 7) };
+    last_slots_avx2!(&consts, steps, s, &mut *coeffs, filled, m);
+    (filled, m)
+}
+
+/// The AVX2 version of [`parse_candidates`] on any whole number of 3-byte groups (the
+/// tests' lengths, and the VBMI2 parser's last bytes), with the same contract and result.
+///
+/// SCT: the step walk, the last slots and the scalar tail's walk update the flag on both
+/// sides of their exits; each step's acceptance mask is protected, as are the tail's
+/// groups.
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(crate) fn parse_candidates_avx2(
@@ -168,40 +260,6 @@ pub(crate) fn parse_candidates_avx2(
     let mut m = msf;
     let (steps, _) = bytes.as_chunks::<STEP_BYTES>();
     let mut s = 0;
-    if steps.len() >= BLOCK_STEPS {
-        m = update_ge(m, steps.len(), BLOCK_STEPS);
-        let block = steps.first_chunk::<BLOCK_STEPS>().expect("a whole block");
-        // Straight-line at every optimization level: the only branch is each step's exit,
-        // and every step reads its own bytes of the block, whichever way that exit goes.
-        // So its continuing side does not update the flag (measured: 4 instructions a step,
-        // 0.6 % of an ML-KEM-768 key generation): a mispredicted "continue" runs a step on
-        // bytes of the same public block, whose two stores past the fill position are the
-        // bounds-checked stores of public candidates that "What is not covered" in
-        // `SECURITY.md` lists (Spectre v1.1). The exit side updates it.
-        macro_rules! step {
-            ($exit:lifetime, $i:literal) => {
-                // (No `launder`: `filled > N - 16` leaves `filled` more than one value.)
-                if filled > LAST_STEP_AT {
-                    m = update_gt_const::<LAST_STEP_AT>(m, filled);
-                    break $exit;
-                }
-                filled = step_avx2!(&consts, &block[$i], coeffs, filled, m);
-                s = $i + 1;
-            };
-        }
-        'block: {
-            step!('block, 0);
-            step!('block, 1);
-            step!('block, 2);
-            step!('block, 3);
-            step!('block, 4);
-            step!('block, 5);
-            step!('block, 6);
-        }
-        const { assert!(BLOCK_STEPS == 7) };
-    } else {
-        m = update_lt(m, steps.len(), BLOCK_STEPS);
-    }
     loop {
         let (s_seen, filled_seen) = (launder(s), launder(filled));
         if s >= steps.len() {
@@ -217,36 +275,7 @@ pub(crate) fn parse_candidates_avx2(
         filled = step_avx2!(&consts, &steps[s], coeffs, filled, m);
         s += 1;
     }
-    // The last slots (fewer than 16 free): whole steps into a window over the last 16
-    // slots with room for a step past its end, copied back, the count stopping at N, as
-    // the scalar parser does (the candidates past N are dropped; the slots before `filled`
-    // go back unchanged).
-    let mut window = [0u16; 2 * STEP_CANDIDATES];
-    loop {
-        let (s_seen, filled_seen) = (launder(s), launder(filled));
-        if s >= steps.len() {
-            m = update_ge(m, s_seen, steps.len());
-            break;
-        }
-        m = update_lt(m, s_seen, steps.len());
-        if filled >= N {
-            m = update_ge(m, filled_seen, N);
-            break;
-        }
-        m = update_lt(m, filled_seen, N);
-        // N - 16 < filled < N: the loops above stop only past N - 16.
-        window[..STEP_CANDIDATES].copy_from_slice(&coeffs[N - STEP_CANDIDATES..]);
-        let end = step_avx2!(
-            &consts,
-            &steps[s],
-            &mut window[..],
-            filled - (N - STEP_CANDIDATES),
-            m
-        );
-        coeffs[N - STEP_CANDIDATES..].copy_from_slice(&window[..STEP_CANDIDATES]);
-        filled = (N - STEP_CANDIDATES + end).min(N);
-        s += 1;
-    }
+    last_slots_avx2!(&consts, steps, s, &mut *coeffs, filled, m);
     // The slots past `filled` that the stores touched hold candidates (all below q) or
     // zeros, and a later step or parser overwrites them; slots never reached keep their
     // previous value, as with the scalar parser. Bytes past the last whole step (only the
@@ -355,21 +384,21 @@ impl Parser {
         Vbmi2::detect().map_or(Self::Avx2, Self::Vbmi2)
     }
 
-    /// Runs the parser (the contract of [`parse_candidates`]).
+    /// Runs the parser on one SHAKE128 block (the contract of [`parse_candidates`]).
     #[inline]
     #[target_feature(enable = "avx2")]
     pub(crate) fn parse(
         self,
-        bytes: &[u8],
+        block: &[u8; SHAKE128_RATE],
         coeffs: &mut [u16; N],
         filled: usize,
         msf: Msf,
     ) -> (usize, Msf) {
         match self {
-            Self::Avx2 => parse_candidates_avx2(bytes, coeffs, filled, msf),
+            Self::Avx2 => parse_block_avx2(block, coeffs, filled, msf),
             // SAFETY: the `Vbmi2` token exists, so the CPU has every feature the parser
             // enables.
-            Self::Vbmi2(_) => unsafe { parse_candidates_vbmi2(bytes, coeffs, filled, msf) },
+            Self::Vbmi2(_) => unsafe { parse_candidates_vbmi2(block, coeffs, filled, msf) },
         }
     }
 }
@@ -548,14 +577,30 @@ mod tests {
             assert_eq!(scalar[..n_scalar], simd[..n_simd], "{name} coefficients");
             assert_eq!(simd[..filled], start[..filled], "{name} below the start");
         };
-        check("AVX2", &|c| {
-            Avx2Kernels::new(avx2).parse_sample_ntt(bytes, c, filled, &mut init_msf())
+        // SAFETY (AVX2 calls): `avx2` exists, so the CPU has AVX2.
+        check("AVX2", &|c| unsafe {
+            parse_candidates_avx2(bytes, c, filled, init_msf()).0
         });
+        if let Some(block) = bytes.first_chunk::<SHAKE128_RATE>()
+            && bytes.len() == SHAKE128_RATE
+        {
+            check("AVX2 block", &|c| {
+                Avx2Kernels::new(avx2).parse_sample_ntt(block, c, filled, &mut init_msf())
+            });
+        }
         if let Some(vbmi2) = Vbmi2::detect() {
             // SAFETY: `vbmi2` exists, so the CPU has the parser's features.
             check("VBMI2", &|c| unsafe {
-                Parser::Vbmi2(vbmi2).parse(bytes, c, filled, init_msf()).0
+                parse_candidates_vbmi2(bytes, c, filled, init_msf()).0
             });
+            if let Some(block) = bytes.first_chunk::<SHAKE128_RATE>()
+                && bytes.len() == SHAKE128_RATE
+            {
+                // SAFETY: as above.
+                check("VBMI2 block", &|c| unsafe {
+                    Parser::Vbmi2(vbmi2).parse(block, c, filled, init_msf()).0
+                });
+            }
         } else {
             std::println!("note: CPU without AVX-512 VBMI2, its parser not tested here");
         }
@@ -628,11 +673,23 @@ mod tests {
                     };
                 let avx2_windows = std::vec![STEP_CANDIDATES; len / STEP_BYTES];
                 check("AVX2", &avx2_windows, &|c| {
-                    let mut msf = init_msf();
-                    let got = Avx2Kernels::new(avx2).parse_sample_ntt(bytes, c, filled, &mut msf);
+                    // SAFETY: `avx2` exists, so the CPU has AVX2.
+                    let (got, msf) = unsafe { parse_candidates_avx2(bytes, c, filled, init_msf()) };
                     assert!(msf.is_set());
                     got
                 });
+                let block = bytes
+                    .first_chunk::<SHAKE128_RATE>()
+                    .filter(|_| len == SHAKE128_RATE);
+                if let Some(block) = block {
+                    check("AVX2 block", &avx2_windows, &|c| {
+                        let mut msf = init_msf();
+                        let got =
+                            Avx2Kernels::new(avx2).parse_sample_ntt(block, c, filled, &mut msf);
+                        assert!(msf.is_set());
+                        got
+                    });
+                }
                 if let Some(vbmi2) = Vbmi2::detect() {
                     let mut windows = std::vec![WIDE_STEP_CANDIDATES; len / WIDE_STEP_BYTES];
                     let rest = len % WIDE_STEP_BYTES;
@@ -643,10 +700,19 @@ mod tests {
                     }
                     // SAFETY: `vbmi2` exists, so the CPU has the parser's features.
                     check("VBMI2", &windows, &|c| unsafe {
-                        let (got, msf) = Parser::Vbmi2(vbmi2).parse(bytes, c, filled, init_msf());
+                        let (got, msf) = parse_candidates_vbmi2(bytes, c, filled, init_msf());
                         assert!(msf.is_set());
                         got
                     });
+                    if let Some(block) = block {
+                        // SAFETY: as above.
+                        check("VBMI2 block", &windows, &|c| unsafe {
+                            let (got, msf) =
+                                Parser::Vbmi2(vbmi2).parse(block, c, filled, init_msf());
+                            assert!(msf.is_set());
+                            got
+                        });
+                    }
                 }
             }
         }
