@@ -9,8 +9,9 @@
 //! `cargo xtask ct` checks (sharing its target directories, so CI builds once) and in the
 //! dev profile, disassembles it with source lines (`objdump -d -l`), and requires, for
 //! every function of the binary that contains code of a protected function (even inlined):
-//! - a `cmov` from the flag's update blocks (`speculation::x86_64::set_if_*`);
-//! - for the parsers, an `or` from the masking block (`speculation::x86_64::or`);
+//! - a `cmov` from the flag's update blocks (`speculation::x86_64::set_if_*`) where the
+//!   protected code updates the flag, and an `or` from the masking block
+//!   (`speculation::x86_64::or`) where it masks (`PROTECTED` says which does which);
 //! - no conditional jump inside those blocks;
 //!
 //! and, for the whole binary, the `lfence` of `init_msf`, at least one function holding
@@ -23,29 +24,65 @@ use std::process::Command;
 
 use crate::ct::{LEVELS, build, ensure_tool, parse_levels, workspace_root};
 
-/// Inlined-function names (as `objdump -l -C` prints them) of the protected code, and
-/// whether it is a parser (which must also mask with `or`).
-const PROTECTED: [(&str, bool); 6] = [
+/// Inlined-function names (as `objdump -l -C` prints them) of the protected code, and what
+/// each contains itself: flag updates (a `cmov`) and masking (an `or`). A function holding
+/// any of them (inlined or not) must contain what they do.
+const PROTECTED: [(&str, Needs); 9] = [
+    (
+        "lattice_sampling::backend::x86_64::rej::parse_block_avx2",
+        BOTH,
+    ),
     (
         "lattice_sampling::backend::x86_64::rej::parse_candidates_avx2",
-        true,
+        BOTH,
     ),
+    // Its masking is in `accept`, its last updates in `store_accepted` (functions of their
+    // own in the dev profile).
     (
         "lattice_sampling::backend::x86_64::rej::parse_candidates_vbmi2",
-        true,
+        UPDATES,
     ),
-    ("lattice_sampling::backend::x86_64::rej::accept", true),
-    ("lattice_sampling::kernels::parse_candidates_sct", true),
+    ("lattice_sampling::backend::x86_64::rej::accept", MASKING),
+    (
+        "lattice_sampling::backend::x86_64::rej::store_accepted",
+        UPDATES,
+    ),
+    ("lattice_sampling::kernels::parse_candidates_sct", BOTH),
     (
         "lattice_sampling::kernels::parse_three_byte_candidates",
-        true,
+        BOTH,
     ),
-    ("lattice_sampling::scheduler::Lanes<_, _>::round", false),
+    ("lattice_sampling::scheduler::Lanes<_, _>::round", UPDATES),
+    ("lattice_sampling::scheduler::finish_alone", NONE),
 ];
 
-/// Protected code that must be found somewhere in the binary.
+/// What a protected function contains of the flag's code.
+#[derive(Clone, Copy, Debug)]
+struct Needs {
+    cmov: bool,
+    or: bool,
+}
+const BOTH: Needs = Needs {
+    cmov: true,
+    or: true,
+};
+const UPDATES: Needs = Needs {
+    cmov: true,
+    or: false,
+};
+const MASKING: Needs = Needs {
+    cmov: false,
+    or: true,
+};
+const NONE: Needs = Needs {
+    cmov: false,
+    or: false,
+};
+
+/// Protected code that must be found somewhere in the binary (the production parsers and
+/// the scheduler's round).
 const REQUIRED: [&str; 3] = [
-    "lattice_sampling::backend::x86_64::rej::parse_candidates_avx2",
+    "lattice_sampling::backend::x86_64::rej::parse_block_avx2",
     "lattice_sampling::backend::x86_64::rej::parse_candidates_vbmi2",
     "lattice_sampling::scheduler::Lanes<_, _>::round",
 ];
@@ -238,7 +275,7 @@ fn check(functions: &BTreeMap<String, Vec<Instruction>>) -> Report {
             .iter()
             .map(|i| generic_erased(&i.inlined))
             .collect();
-        let protected: Vec<(&str, bool)> = PROTECTED
+        let protected: Vec<(&str, Needs)> = PROTECTED
             .iter()
             .copied()
             .filter(|(name, _)| names.contains(*name))
@@ -273,13 +310,13 @@ fn check(functions: &BTreeMap<String, Vec<Instruction>>) -> Report {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        if cmovs == 0 {
+        if protected.iter().any(|(_, needs)| needs.cmov) && cmovs == 0 {
             report.failures.push(format!(
                 "{symbol} (holding {}): no cmov of the flag's updates",
                 names()
             ));
         }
-        if protected.iter().any(|(_, parser)| *parser) && ors == 0 {
+        if protected.iter().any(|(_, needs)| needs.or) && ors == 0 {
             report.failures.push(format!(
                 "{symbol} (holding {}): no `or` masking with the flag",
                 names()
@@ -318,8 +355,8 @@ lattice_sampling::backend::speculation::x86_64::set_if_above():
     1008:\tcmp    rcx,0x0
     100c:\tcmova  rax,rdx
 
-0000000000002000 <lattice_sampling::backend::x86_64::rej::parse_candidates_avx2>:
-lattice_sampling::backend::x86_64::rej::parse_candidates_avx2():
+0000000000002000 <lattice_sampling::backend::x86_64::rej::parse_block_avx2>:
+lattice_sampling::backend::x86_64::rej::parse_block_avx2():
 /w/crates/sampling/src/backend/x86_64/rej.rs:170
     2000:\tvpmovmskb eax,ymm2
     2004:\tmov    rax,rbx
@@ -331,14 +368,11 @@ lattice_sampling::backend::x86_64::rej::parse_candidates_avx2():
         assert_eq!(functions.len(), 2);
         let report = check(&functions);
         assert_eq!((report.functions, report.cmovs, report.ors), (2, 1, 0));
-        // run_avx2 has its cmov (not a parser); parse_candidates_avx2 has neither its cmov
+        // run_avx2 has its cmov (not a parser); parse_block_avx2 has neither its cmov
         // nor its `or`; no function holds the VBMI2 parser; the barrier is not in a block
         // named `barrier` here.
         let failures = report.failures.join("\n");
-        assert!(
-            failures.contains("parse_candidates_avx2 (holding"),
-            "{failures}"
-        );
+        assert!(failures.contains("parse_block_avx2 (holding"), "{failures}");
         assert!(failures.contains("no `or`"), "{failures}");
         assert!(
             failures.contains(
