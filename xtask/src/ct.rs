@@ -103,14 +103,14 @@ const LEAKY_FLAGGED: &str = "leaky: both leaks flagged";
 
 /// One build configuration.
 #[derive(Clone, Copy, Debug)]
-struct Level {
+pub(crate) struct Level {
     /// Name in reports and target directory.
-    name: &'static str,
+    pub(crate) name: &'static str,
     /// `CARGO_PROFILE_RELEASE_OPT_LEVEL`, or `None` for the release profile as configured.
-    opt: Option<&'static str>,
+    pub(crate) opt: Option<&'static str>,
 }
 
-const LEVELS: [Level; 4] = [
+pub(crate) const LEVELS: [Level; 4] = [
     Level {
         name: "release",
         opt: None,
@@ -252,7 +252,7 @@ fn run_native(root: &Path, mode: &str) -> Result<(), String> {
 }
 
 /// Parses `--levels release,1,s,z`.
-fn parse_levels(args: &[String]) -> Result<Vec<Level>, String> {
+pub(crate) fn parse_levels(args: &[String]) -> Result<Vec<Level>, String> {
     let mut levels = LEVELS.to_vec();
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -285,13 +285,13 @@ fn parse_levels(args: &[String]) -> Result<Vec<Level>, String> {
 }
 
 /// The workspace root (xtask lives in `<root>/xtask`).
-fn workspace_root() -> PathBuf {
+pub(crate) fn workspace_root() -> PathBuf {
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
 }
 
 /// Makes sure `tool --version` runs, installing `package` with apt-get otherwise.
-fn ensure_tool(tool: &str, package: &str) -> Result<(), String> {
+pub(crate) fn ensure_tool(tool: &str, package: &str) -> Result<(), String> {
     let works = || {
         Command::new(tool)
             .arg("--version")
@@ -325,7 +325,7 @@ fn ensure_tool(tool: &str, package: &str) -> Result<(), String> {
 }
 
 /// Builds the harness for one level; returns the binary.
-fn build(root: &Path, level: Level) -> Result<PathBuf, String> {
+pub(crate) fn build(root: &Path, level: Level) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let target_dir = root.join("target/ct").join(level.name);
     let mut command = Command::new(cargo);

@@ -7,6 +7,7 @@
 //! | `ct` | constant-time check under valgrind memcheck with secrets marked undefined |
 //! | `ct-aarch64 [--levels L] [--cpus C]` | aarch64 constant time: division scan and trace equivalence under qemu |
 //! | `icount [--cpus C] [--sets S]` | instructions per KEM operation and per function under qemu-aarch64 (a proxy, not time) |
+//! | `sct [--levels ...]` | the speculative constant-time flag in the machine code of every protected function |
 //! | `cross [--no-install]` | the library crates on aarch64 (clippy, tests under qemu `max` and `cortex-a72`) and wasm32 (clippy) |
 //! | `bench-report` | KEM benchmark table and SVG charts in `target/bench-report/` |
 
@@ -19,8 +20,9 @@ mod ct;
 mod fuzz;
 mod icount;
 mod qemu;
+mod sct;
 
-const USAGE: &str = "usage: cargo xtask <bounds | fuzz [TARGET] [--seconds N] | ct | ct-aarch64 | dudect | icount | cross | bench-report>";
+const USAGE: &str = "usage: cargo xtask <bounds | fuzz [TARGET] [--seconds N] | ct | sct | ct-aarch64 | dudect | icount | cross | bench-report>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
         "bounds" => bounds::run(rest),
         "fuzz" => fuzz::run(rest),
         "ct" => ct::run(rest),
+        "sct" => sct::run(rest),
         "dudect" => ct::run_dudect(rest),
         "ct-aarch64" => ct::run_aarch64(rest),
         "icount" => icount::run(rest),

@@ -85,6 +85,7 @@ pub fn expand_a<const K: usize, const L: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::speculation::init_msf;
     use crate::kernels::parse_three_byte_candidates;
     use lattice_field::gf8380417::Q;
     use lattice_poly_ntt::backend::Portable;
@@ -177,10 +178,16 @@ mod tests {
         let bytes = [
             q[0], q[1], q[2], qm1[0], qm1[1], qm1[2], 0xff, 0xff, 0xff, 1, 0, 0x80,
         ];
-        assert_eq!(parse_three_byte_candidates(&bytes, &mut c, 0), 2);
+        assert_eq!(
+            parse_three_byte_candidates(&bytes, &mut c, 0, &mut init_msf()),
+            2
+        );
         assert_eq!(&c[..2], &[Q - 1, 1]);
         // A full polynomial ignores the rest.
-        assert_eq!(parse_three_byte_candidates(&bytes, &mut c, N), N);
+        assert_eq!(
+            parse_three_byte_candidates(&bytes, &mut c, N, &mut init_msf()),
+            N
+        );
     }
 
     /// `len` bytes of `shake(message)` from the `sha3` crate.

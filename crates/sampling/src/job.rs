@@ -13,6 +13,7 @@
 use lattice_poly_ntt::mlkem::N;
 use zeroize::Zeroize;
 
+use crate::backend::speculation::Msf;
 use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta};
 use crate::feed::Feeding;
 use crate::keccak::{
@@ -517,7 +518,8 @@ impl<'j, 'a> Lane<'j, 'a> {
     /// Takes the output of one permutation (`state`: the lane's whole state, in a buffer of
     /// its own, each word in little-endian byte order, so that its bytes are the state's);
     /// returns whether the job is done. Only called once squeezing. `carry` holds eta = 3
-    /// PRF output from the first block to the second.
+    /// PRF output from the first block to the second. `msf` is the scheduler's
+    /// misspeculation flag, which the parsers update and use (`crate::backend::speculation`).
     ///
     /// The output is parsed straight from `state`: the scheduler writes every lane's copy
     /// before consuming any (a wide load of bytes that narrow stores wrote a few cycles
@@ -530,6 +532,7 @@ impl<'j, 'a> Lane<'j, 'a> {
         state: &[u64; WORDS],
         carry: &mut [u64; CBD3_CARRY_WORDS],
         feeding: Option<&mut Feeding<'_>>,
+        msf: &mut Msf,
     ) -> bool {
         debug_assert!(self.padded);
         let bytes = state.as_bytes();
@@ -537,8 +540,11 @@ impl<'j, 'a> Lane<'j, 'a> {
             Job::FedSampleNtt { slot, .. } => {
                 // Fed jobs run only with their feeding (a `FeedingBatch`).
                 let feeding = feeding.expect("fed jobs run with their feed");
-                let block = &bytes[..SHAKE128_RATE];
-                self.filled = kernels.parse_sample_ntt(block, feeding.output(*slot), self.filled);
+                let block = bytes
+                    .first_chunk::<SHAKE128_RATE>()
+                    .expect("the rate is inside the state");
+                self.filled =
+                    kernels.parse_sample_ntt(block, feeding.output(*slot), self.filled, msf);
                 feeding.progress(*slot, self.filled);
                 self.filled == N
             }
@@ -576,13 +582,15 @@ impl<'j, 'a> Lane<'j, 'a> {
                 true
             }
             Job::SampleNtt { out, .. } => {
-                let block = &bytes[..SHAKE128_RATE];
-                self.filled = kernels.parse_sample_ntt(block, out, self.filled);
+                let block = bytes
+                    .first_chunk::<SHAKE128_RATE>()
+                    .expect("the rate is inside the state");
+                self.filled = kernels.parse_sample_ntt(block, out, self.filled, msf);
                 self.filled == N
             }
             Job::RejNttPoly { out, .. } => {
                 let block = &bytes[..SHAKE128_RATE];
-                self.filled = kernels.parse_rej_ntt_poly(block, out, self.filled);
+                self.filled = kernels.parse_rej_ntt_poly(block, out, self.filled, msf);
                 self.filled == out.len()
             }
             Job::Xof { shake, sink, .. } => sink.take_block(&bytes[..shake.rate()]),

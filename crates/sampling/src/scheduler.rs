@@ -38,6 +38,7 @@ use core::iter::Peekable;
 
 use zeroize::Zeroize;
 
+use crate::backend::speculation::{Msf, init_msf, launder, update_nonzero, update_zero};
 use crate::feed::Feeding;
 use crate::job::{Block, CBD3_CARRY_WORDS, Job, Lane};
 use crate::keccak::{PermuteLanes, WORDS, read_lane};
@@ -94,6 +95,10 @@ struct Lanes<'j, 'a, const W: usize, K> {
     /// The lane holding a fed sponge's state ([`crate::FeedingBatch`]), if one does: it
     /// has no job, and takes a block of the feed's message each round.
     chain: Option<usize>,
+    /// The misspeculation flag of the batch (`crate::backend::speculation`): set up (a
+    /// barrier) when the lanes are, updated by the lane walk that consumes output and by the
+    /// parsers.
+    msf: Msf,
 }
 
 impl<const W: usize, K> Drop for Lanes<'_, '_, W, K> {
@@ -106,7 +111,8 @@ impl<const W: usize, K> Drop for Lanes<'_, '_, W, K> {
 impl<'j, 'a, const W: usize, K: Kernels> Lanes<'j, 'a, W, K> {
     #[inline(always)]
     fn new(kernels: K) -> Self {
-        const { assert!(W >= 1 && W <= 16) };
+        // A power of two: a protected lane number is masked into range (see `round`).
+        const { assert!(W >= 1 && W <= 16 && W.is_power_of_two()) };
         Self {
             kernels,
             states: States {
@@ -117,6 +123,7 @@ impl<'j, 'a, const W: usize, K: Kernels> Lanes<'j, 'a, W, K> {
             out: [[0; WORDS]; W],
             used: 0,
             chain: None,
+            msf: init_msf(),
         }
     }
 
@@ -189,20 +196,38 @@ impl<'j, 'a, const W: usize, K: Kernels> Lanes<'j, 'a, W, K> {
                 }
             }
         }
+        // SCT: the lane number that picks the job, `out` and `carry` is masked into range
+        // through an opaque copy (`launder`: the compiler would drop a mask it can prove
+        // useless), so a mispredicted exit of the walk goes on with a real lane, its own job
+        // and buffers, never past the arrays. The test that a lane squeezes updates the
+        // flag on both sides: a lane still absorbing may hold an older job's PRF output in
+        // `out[l]`. (A lane without a job is a null job reference: a mispredicted test of
+        // it faults, reading nothing.)
         let kernels = self.kernels;
-        for (l, slot) in self.jobs.iter_mut().enumerate() {
-            if let Some(lane) = slot
-                && lane.squeezing()
-                && lane.consume(
-                    kernels,
-                    &self.out[l],
-                    &mut self.carry[l],
-                    feeding.as_deref_mut(),
-                )
-            {
-                *slot = None;
+        let mut msf = self.msf;
+        for l in 0..W {
+            let at = launder(l) & (W - 1);
+            let Some(lane) = &mut self.jobs[at] else {
+                continue;
+            };
+            let squeezing = lane.squeezing();
+            let squeezing_seen = launder(usize::from(squeezing));
+            if !squeezing {
+                msf = update_zero(msf, squeezing_seen);
+                continue;
+            }
+            msf = update_nonzero(msf, squeezing_seen);
+            if lane.consume(
+                kernels,
+                &self.out[at],
+                &mut self.carry[at],
+                feeding.as_deref_mut(),
+                &mut msf,
+            ) {
+                self.jobs[at] = None;
             }
         }
+        self.msf = msf;
     }
 
     /// Runs the jobs of the lanes and of `waiting` to their end on `perm`; the last one
@@ -250,6 +275,7 @@ impl<'j, 'a, const W: usize, K: Kernels> Lanes<'j, 'a, W, K> {
                         &mut single,
                         block,
                         &mut self.carry[l],
+                        &mut self.msf,
                     );
                     single.zeroize();
                     return;
@@ -317,6 +343,7 @@ fn finish_alone<K: Kernels, P: crate::keccak::KeccakF1600>(
     state: &mut [u64; WORDS],
     block: &mut Block,
     carry: &mut [u64; CBD3_CARRY_WORDS],
+    msf: &mut Msf,
 ) {
     loop {
         let rate_words = lane.rate_words();
@@ -333,10 +360,10 @@ fn finish_alone<K: Kernels, P: crate::keccak::KeccakF1600>(
         // a big-endian one.
         let done = lane.squeezing()
             && if cfg!(target_endian = "little") {
-                lane.consume(kernels, state, carry, None)
+                lane.consume(kernels, state, carry, None, msf)
             } else {
                 let mut swapped = state.map(u64::to_le);
-                let done = lane.consume(kernels, &swapped, carry, None);
+                let done = lane.consume(kernels, &swapped, carry, None, msf);
                 swapped.zeroize();
                 done
             };

@@ -25,6 +25,9 @@ pub(crate) mod x86_64;
 #[allow(unsafe_code)]
 pub(crate) mod aarch64;
 
+#[allow(unsafe_code)]
+pub(crate) mod speculation;
+
 #[cfg(feature = "ct-validation")]
 pub(crate) use valgrind::make_mem_defined;
 

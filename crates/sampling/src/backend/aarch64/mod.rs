@@ -32,10 +32,12 @@ use lattice_poly_ntt::mlkem::N;
 
 use self::keccak::{Sha3, X2Neon, X2Sha3};
 use crate::SamplingBackend;
+use crate::backend::speculation::Msf;
 use crate::cbd::CBD2_INPUT_BYTES;
 use crate::feed::Feeding;
 use crate::job::{Job, Jobs};
 use crate::keccak::KeccakF1600;
+use crate::keccak::SHAKE128_RATE;
 use crate::kernels::Kernels;
 
 /// The NEON token's block kernels: the NEON rejection parser and CBD (ML-DSA's
@@ -45,9 +47,15 @@ pub(crate) struct NeonKernels;
 
 impl Kernels for NeonKernels {
     #[inline(always)]
-    fn parse_sample_ntt(self, bytes: &[u8], coeffs: &mut [u16; N], filled: usize) -> usize {
+    fn parse_sample_ntt(
+        self,
+        block: &[u8; SHAKE128_RATE],
+        coeffs: &mut [u16; N],
+        filled: usize,
+        msf: &mut Msf,
+    ) -> usize {
         // SAFETY: NEON is part of the aarch64 baseline.
-        unsafe { rej::parse_candidates_neon(bytes, coeffs, filled) }
+        unsafe { rej::parse_candidates_neon(block, coeffs, filled, msf) }
     }
 
     #[inline(always)]

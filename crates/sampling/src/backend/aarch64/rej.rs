@@ -18,7 +18,10 @@
 //! parsing stops exactly when the polynomial is full, as the algorithm does. Input shorter
 //! than a step (never a whole SHAKE128 block) goes through the scalar parser. The input is
 //! public (derived from rho), so branching on it and indexing tables with the masks is
-//! fine.
+//! fine architecturally; speculatively, the step walk and the exit once full update the
+//! misspeculation flag (`crate::backend::speculation`) on both sides, and each mask is
+//! protected with it before it indexes a table or advances the fill position: on a
+//! mispredicted path every mask is 255, so the index and the advance are constants.
 
 use core::arch::aarch64::{
     int16x8_t, uint8x16_t, uint16x8_t, vaddvq_u16, vandq_u16, vcltq_u16, vdupq_n_u16, vld1q_s16,
@@ -29,7 +32,10 @@ use core::arch::aarch64::{
 use lattice_field::gf3329::Q;
 use lattice_poly_ntt::mlkem::N;
 
+use crate::backend::speculation::{Msf, launder, protect, update_ge, update_lt};
+#[cfg(test)]
 use crate::kernels::parse_candidates;
+use crate::kernels::parse_candidates_sct;
 
 /// Input bytes per step: 8 groups of 3 bytes (a 168-byte SHAKE128 block is 7 steps).
 const STEP_BYTES: usize = 24;
@@ -109,18 +115,24 @@ fn store_accepted(
     filled: usize,
     candidates: uint16x8_t,
     mask: usize,
+    msf: &mut Msf,
 ) -> usize {
     debug_assert!(filled <= N);
-    let mask = mask & 0xff;
+    // SCT: all ones (255 after the `and`) on a mispredicted path.
+    let mask = protect(mask, *msf) & 0xff;
     // SAFETY: the table entry is 16 readable bytes.
     let pattern = unsafe { vld1q_u8(COMPACT[mask].as_ptr()) };
     let packed = vqtbl1q_u8(vreinterpretq_u8_u16(candidates), pattern);
     let accepted = usize::from(ACCEPTED[mask]);
-    if let Some(window) = coeffs.get_mut(filled..filled + 8) {
+    let filled_seen = launder(filled);
+    if filled + 8 <= N {
+        *msf = update_lt(*msf, filled_seen, N - 7);
+        let window = &mut coeffs[filled..filled + 8];
         // SAFETY: `window` is 8 writable words (16 bytes); `st1` needs no alignment.
         unsafe { vst1q_u8(window.as_mut_ptr().cast(), packed) };
         return filled + accepted;
     }
+    *msf = update_ge(*msf, filled_seen, N - 7);
     let mut lanes = [0u16; 8];
     // SAFETY: `lanes` is 16 writable bytes.
     unsafe { vst1q_u8(lanes.as_mut_ptr().cast(), packed) };
@@ -135,12 +147,18 @@ fn store_accepted(
     filled + take
 }
 
-/// The NEON version of [`parse_candidates`], with the same contract and the same result:
+/// The NEON version of [`parse_candidates_sct`], with the same contract and the same result:
 /// appends the accepted candidates of `bytes` (a whole number of 3-byte groups) to
-/// `coeffs[filled..]`, stops once `N` are filled, and returns the new fill count.
+/// `coeffs[filled..]`, stops once `N` are filled, and returns the new fill count, under the
+/// misspeculation flag `msf`.
 #[inline]
 #[target_feature(enable = "neon")]
-pub(crate) fn parse_candidates_neon(bytes: &[u8], coeffs: &mut [u16; N], filled: usize) -> usize {
+pub(crate) fn parse_candidates_neon(
+    bytes: &[u8],
+    coeffs: &mut [u16; N],
+    filled: usize,
+    msf: &mut Msf,
+) -> usize {
     debug_assert!(filled <= N);
     // SAFETY: each constant is 16 readable bytes; `ld1` needs no alignment (the same for
     // the next two loads).
@@ -152,12 +170,24 @@ pub(crate) fn parse_candidates_neon(bytes: &[u8], coeffs: &mut [u16; N], filled:
     let q = vdupq_n_u16(Q);
 
     let mut filled = filled;
+    let mut m = *msf;
     let (steps, rest) = bytes.as_chunks::<STEP_BYTES>();
-    for step in steps {
-        if filled == N {
+    let mut i = 0;
+    loop {
+        let (i_seen, filled_seen) = (launder(i), launder(filled));
+        if i >= steps.len() {
+            m = update_ge(m, i_seen, steps.len());
+            break;
+        }
+        m = update_lt(m, i_seen, steps.len());
+        if filled >= N {
             // Parsing stops once the polynomial is full, ignoring the rest.
+            *msf = update_ge(m, filled_seen, N);
             return N;
         }
+        m = update_lt(m, filled_seen, N);
+        let step = &steps[i];
+        i += 1;
         // SAFETY: `step` is 24 readable bytes; the loads read bytes 0..16 and 8..24 of it.
         let raw = unsafe { [vld1q_u8(step.as_ptr()), vld1q_u8(step[8..].as_ptr())] };
         let halves = [
@@ -166,11 +196,13 @@ pub(crate) fn parse_candidates_neon(bytes: &[u8], coeffs: &mut [u16; N], filled:
         ];
         // Accepted: candidate < q. The mask of a half is at most 255.
         let masks = halves.map(|c| usize::from(vaddvq_u16(vandq_u16(vcltq_u16(c, q), lane_bits))));
-        filled = store_accepted(coeffs, filled, halves[0], masks[0]);
-        filled = store_accepted(coeffs, filled, halves[1], masks[1]);
+        filled = store_accepted(coeffs, filled, halves[0], masks[0], &mut m);
+        filled = store_accepted(coeffs, filled, halves[1], masks[1], &mut m);
     }
     // Fewer than 24 bytes left (never for a whole SHAKE128 block: 7 steps).
-    parse_candidates(rest, coeffs, filled)
+    let filled = parse_candidates_sct(rest, coeffs, filled, &mut m);
+    *msf = m;
+    filled
 }
 
 #[cfg(test)]
@@ -184,8 +216,10 @@ mod tests {
         let mut want = [init; N];
         let mut got = [init; N];
         let n_want = parse_candidates(bytes, &mut want, filled);
+        let mut msf = crate::backend::speculation::init_msf();
         // SAFETY: NEON is part of the aarch64 baseline.
-        let n_got = unsafe { parse_candidates_neon(bytes, &mut got, filled) };
+        let n_got = unsafe { parse_candidates_neon(bytes, &mut got, filled, &mut msf) };
+        assert!(!msf.is_set(), "the flag is clear on the architectural path");
         assert_eq!(
             n_got,
             n_want,
@@ -245,11 +279,49 @@ mod tests {
             let (mut n_want, mut n_got) = (0, 0);
             for block in &blocks {
                 n_want = parse_candidates(block, &mut want, n_want);
+                let mut msf = crate::backend::speculation::init_msf();
                 // SAFETY: NEON is part of the aarch64 baseline.
-                n_got = unsafe { parse_candidates_neon(block, &mut got, n_got) };
+                n_got = unsafe { parse_candidates_neon(block, &mut got, n_got, &mut msf) };
                 prop_assert_eq!(n_got, n_want);
                 prop_assert_eq!(&got[..n_got], &want[..n_want]);
             }
+        }
+    }
+
+    /// With the flag forced to all ones (a mispredicted path), every mask is 255: each half
+    /// takes all 8 raw candidates, accepted or not, so the table index and the fill advance
+    /// no longer depend on the bytes (a missing `protect` fails this).
+    #[test]
+    fn misspeculated_masks_take_every_candidate() {
+        use crate::backend::speculation::{force_misspeculation, init_msf};
+        let block: [u8; 168] = core::array::from_fn(|i| (i as u8).wrapping_mul(151) | 0x80);
+        let raw: std::vec::Vec<u16> = block
+            .chunks_exact(3)
+            .flat_map(|g| {
+                let (b0, b1, b2) = (u16::from(g[0]), u16::from(g[1]), u16::from(g[2]));
+                [b0 | (b1 & 0x0f) << 8, b1 >> 4 | b2 << 4]
+            })
+            .collect();
+        assert!(
+            raw.iter().any(|&c| c >= Q),
+            "the block has rejected candidates"
+        );
+        for filled in [0, N - 5] {
+            let mut coeffs = [0u16; N];
+            let (got, set) = force_misspeculation(|| {
+                let mut msf = init_msf();
+                // SAFETY: NEON is part of the aarch64 baseline.
+                let got = unsafe { parse_candidates_neon(&block, &mut coeffs, filled, &mut msf) };
+                (got, msf.is_set())
+            });
+            assert!(set);
+            let taken = raw.len().min(N - filled);
+            assert_eq!(got, filled + taken, "from {filled}");
+            assert_eq!(
+                coeffs[filled..filled + taken],
+                raw[..taken],
+                "from {filled}"
+            );
         }
     }
 }

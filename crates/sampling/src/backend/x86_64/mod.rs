@@ -33,10 +33,12 @@ use lattice_poly_ntt::mlkem::N;
 use self::keccak::{Bmi, VlSingle, X4Avx2};
 use self::rej::Parser;
 use crate::backend::SamplingBackend;
+use crate::backend::speculation::Msf;
 use crate::cbd::CBD2_INPUT_BYTES;
 use crate::feed::Feeding;
 use crate::job::{Job, Jobs};
 use crate::keccak::KeccakF1600;
+use crate::keccak::SHAKE128_RATE;
 use crate::kernels::Kernels;
 
 /// The AVX2 token's block kernels: the AVX2 rejection parser and CBD.
@@ -51,9 +53,18 @@ impl Avx2Kernels {
 
 impl Kernels for Avx2Kernels {
     #[inline(always)]
-    fn parse_sample_ntt(self, bytes: &[u8], coeffs: &mut [u16; N], filled: usize) -> usize {
+    fn parse_sample_ntt(
+        self,
+        block: &[u8; SHAKE128_RATE],
+        coeffs: &mut [u16; N],
+        filled: usize,
+        msf: &mut Msf,
+    ) -> usize {
+        // The flag by value across the call (a pointer would keep it in memory).
         // SAFETY: made only from an AVX2 token.
-        unsafe { rej::parse_candidates_avx2(bytes, coeffs, filled) }
+        let (filled, m) = unsafe { rej::parse_block_avx2(block, coeffs, filled, *msf) };
+        *msf = m;
+        filled
     }
 
     #[inline(always)]
@@ -88,9 +99,17 @@ impl Avx512Kernels {
 
 impl Kernels for Avx512Kernels {
     #[inline(always)]
-    fn parse_sample_ntt(self, bytes: &[u8], coeffs: &mut [u16; N], filled: usize) -> usize {
+    fn parse_sample_ntt(
+        self,
+        block: &[u8; SHAKE128_RATE],
+        coeffs: &mut [u16; N],
+        filled: usize,
+        msf: &mut Msf,
+    ) -> usize {
         // SAFETY: made only from an AVX-512 token, whose CPU has AVX2.
-        unsafe { self.parser.parse(bytes, coeffs, filled) }
+        let (filled, m) = unsafe { self.parser.parse(block, coeffs, filled, *msf) };
+        *msf = m;
+        filled
     }
 
     #[inline(always)]
@@ -207,6 +226,52 @@ mod tests {
                 }),
         );
         assert_eq!(got, want, "{} seeds", seeds.len());
+    }
+
+    /// A whole batch with the scheduler's flag forced set, as if it all ran on a mispredicted
+    /// path: every parse step, in every lane and the lone job's, takes its whole step of
+    /// candidates (the protected masks are all ones), so each polynomial is the first 256
+    /// 12-bit candidates of its stream, none rejected. A step whose mask were not protected
+    /// would filter a candidate and fail.
+    #[test]
+    fn misspeculated_batches_take_every_candidate() {
+        let Some(avx2) = avx2_or_note("forced misspeculation test") else {
+            return;
+        };
+        for count in [1, 3, 4, 5, 9] {
+            let seeds = seeds(&[count as u8 ^ 0x5a; 32], count);
+            let mut got = std::vec![NttPoly::zero(); count];
+            crate::backend::speculation::force_misspeculation(|| {
+                run_job_list(
+                    avx2,
+                    seeds
+                        .iter()
+                        .zip(&mut got)
+                        .map(|(seed, poly)| Job::SampleNtt {
+                            seed: *seed,
+                            out: poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
+                        }),
+                );
+            });
+            for (seed, poly) in seeds.iter().zip(&got) {
+                let mut xof = Shake128::default();
+                xof.update(seed);
+                // 256 candidates: 384 bytes, 16 per 24-byte step, none past a block's end.
+                let mut bytes = [0u8; 384];
+                xof.finalize_xof().read(&mut bytes);
+                let want: Vec<u16> = bytes
+                    .as_chunks::<3>()
+                    .0
+                    .iter()
+                    .flat_map(|&[b0, b1, b2]| {
+                        let (b0, b1, b2) = (u16::from(b0), u16::from(b1), u16::from(b2));
+                        [b0 | (b1 & 0x0f) << 8, b1 >> 4 | b2 << 4]
+                    })
+                    .collect();
+                let coeffs: Vec<u16> = poly.coeffs().to_vec();
+                assert_eq!(coeffs, want, "{count} seeds");
+            }
+        }
     }
 
     #[test]

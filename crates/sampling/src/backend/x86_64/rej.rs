@@ -14,12 +14,18 @@
 //!
 //! A step stores 16 bytes twice, i.e. up to 16 coefficient slots past the fill position
 //! whatever the mask, so it only runs while 16 slots are free: the last few coefficients
-//! (and any input shorter than 24 bytes) go through the scalar parser, which also keeps
-//! the rule that parsing stops exactly when the polynomial is full. The input is public
-//! (derived from rho), so branching on it and on the masks is fine.
+//! take whole steps into a window over the last 16 slots (copied back, the count stopping
+//! exactly at N, as the scalar parser does); bytes past the last whole step (only the
+//! tests' lengths) go through the scalar parser. The input is public (derived from rho), so
+//! branching on it and on the masks is fine; speculatively it may not be, hence the
+//! misspeculation flag (`crate::backend::speculation`) on every step's masks.
+//!
+//! The callgrind cost of that flag, on top of the window (measured together, ML-KEM-768,
+//! AVX2 path): key generation 119,349 -> 119,452, encapsulation from ek bytes 111,106 ->
+//! 111,181 instructions.
 
 use core::arch::x86_64::{
-    _mm_storeu_si128, _mm256_and_si256, _mm256_blend_epi16, _mm256_castsi256_si128,
+    __m256i, _mm_storeu_si128, _mm256_and_si256, _mm256_blend_epi16, _mm256_castsi256_si128,
     _mm256_cmpgt_epi16, _mm256_extracti128_si256, _mm256_loadu2_m128i, _mm256_movemask_epi8,
     _mm256_packs_epi16, _mm256_set1_epi16, _mm256_setr_epi8, _mm256_setzero_si256,
     _mm256_shuffle_epi8, _mm256_srli_epi16,
@@ -35,7 +41,12 @@ use core::arch::x86_64::{
 use lattice_field::gf3329::Q;
 use lattice_poly_ntt::mlkem::N;
 
-use crate::kernels::parse_candidates;
+use crate::backend::speculation::{
+    Msf, launder, protect, update_ge, update_gt, update_gt_const, update_le, update_le_const,
+    update_lt, update_nonzero, update_zero,
+};
+use crate::keccak::SHAKE128_RATE;
+use crate::kernels::parse_candidates_sct;
 
 /// Input bytes per step: 8 groups of 3 bytes.
 const STEP_BYTES: usize = 24;
@@ -81,57 +92,45 @@ const fn accepted_table() -> [u8; 256] {
     table
 }
 
-/// The AVX2 version of [`parse_candidates`], with the same contract and the same result:
-/// appends the accepted candidates of `bytes` (a whole number of 3-byte groups) to
-/// `coeffs[filled..]`, stops once `N` are filled, and returns the new fill count.
-#[inline]
-#[target_feature(enable = "avx2")]
-pub(crate) fn parse_candidates_avx2(bytes: &[u8], coeffs: &mut [u16; N], filled: usize) -> usize {
-    debug_assert!(filled <= N);
-    // Low half: bytes 0..12 of the step, taken from a load of bytes 0..16. High half: bytes
-    // 12..24, at offsets 4..16 of a load of bytes 8..24. Each pair of output bytes is one
-    // candidate's little-endian word.
-    let spread = _mm256_setr_epi8(
-        0, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 9, 10, 10, 11, //
-        4, 5, 5, 6, 7, 8, 8, 9, 10, 11, 11, 12, 13, 14, 14, 15,
-    );
-    let low12 = _mm256_set1_epi16(0x0fff);
-    // q fits an i16; candidates are below 2^12, so the signed comparison is exact.
-    let q = _mm256_set1_epi16(Q as i16);
-    let zero = _mm256_setzero_si256();
-
-    let mut filled = filled;
-    let (steps, _) = bytes.as_chunks::<STEP_BYTES>();
-    let mut parsed = 0;
-    for step in steps {
-        if filled + STEP_CANDIDATES > N {
-            break;
-        }
+/// One AVX2 step (a macro: a function with the `avx2` feature is not always inlined, and
+/// the whole-block walk is straight-line code): the accepted candidates of `$step` (24
+/// bytes) stored at `$coeffs[$filled..]` (a slice with 16 free slots from `$filled`);
+/// evaluates to the new fill count. The acceptance mask is protected with `$msf`: on a
+/// mispredicted path it is all ones, so the table indices are 255 and the store offsets
+/// advance by 8 per half, whatever was read.
+macro_rules! step_avx2 {
+    ($consts:expr, $step:expr, $coeffs:expr, $filled:expr, $msf:expr) => {{
+        let (consts, step, coeffs, filled): (&StepConstants, &[u8; STEP_BYTES], &mut [u16], usize) =
+            ($consts, $step, $coeffs, $filled);
+        debug_assert!(filled + STEP_CANDIDATES <= coeffs.len());
         // SAFETY: `step` is 24 readable bytes; the loads read bytes 0..16 and 8..24 of it,
         // unaligned loads need no alignment.
         let raw = unsafe { _mm256_loadu2_m128i(step[8..].as_ptr().cast(), step.as_ptr().cast()) };
-        let words = _mm256_shuffle_epi8(raw, spread);
+        let words = _mm256_shuffle_epi8(raw, consts.spread);
         let candidates = _mm256_blend_epi16::<0b1010_1010>(
-            _mm256_and_si256(words, low12),
+            _mm256_and_si256(words, consts.low12),
             _mm256_srli_epi16::<4>(words),
         );
-        let accepted = _mm256_cmpgt_epi16(q, candidates);
+        let accepted = _mm256_cmpgt_epi16(consts.q, candidates);
         // Bytes 0..8 of each half hold that half's 8 flags (0x00 or 0xff).
-        let flags = _mm256_movemask_epi8(_mm256_packs_epi16(accepted, zero)) as u32;
-        let (m0, m1) = ((flags & 0xff) as usize, ((flags >> 16) & 0xff) as usize);
+        let flags = protect(
+            _mm256_movemask_epi8(_mm256_packs_epi16(accepted, consts.zero)) as u32 as usize,
+            $msf,
+        );
+        let (m0, m1) = (flags & 0xff, (flags >> 16) & 0xff);
         // SAFETY: both table entries are 16 readable bytes.
         let pattern = unsafe {
             _mm256_loadu2_m128i(COMPACT[m1].as_ptr().cast(), COMPACT[m0].as_ptr().cast())
         };
         let packed = _mm256_shuffle_epi8(candidates, pattern);
 
-        // filled + 16 <= N (checked above), so both 8-word windows are inside `coeffs`.
+        // filled + 16 <= N, so both 8-word windows are inside `coeffs`.
         let low: &mut [u16; 8] = (&mut coeffs[filled..filled + 8])
             .try_into()
             .expect("8 words");
         // SAFETY: `low` is 16 writable bytes; the store is unaligned.
         unsafe { _mm_storeu_si128(low.as_mut_ptr().cast(), _mm256_castsi256_si128(packed)) };
-        filled += usize::from(ACCEPTED[m0]);
+        let filled = filled + usize::from(ACCEPTED[m0]);
         let high: &mut [u16; 8] = (&mut coeffs[filled..filled + 8])
             .try_into()
             .expect("8 words");
@@ -142,13 +141,181 @@ pub(crate) fn parse_candidates_avx2(bytes: &[u8], coeffs: &mut [u16; N], filled:
                 _mm256_extracti128_si256::<1>(packed),
             );
         };
-        filled += usize::from(ACCEPTED[m1]);
-        parsed += STEP_BYTES;
+        filled + usize::from(ACCEPTED[m1])
+    }};
+}
+
+/// The last fill count at which an AVX2 step runs (its two stores take 16 slots).
+const LAST_STEP_AT: usize = N - STEP_CANDIDATES;
+
+/// Steps of a whole SHAKE128 block (168 bytes), the scheduler's calls.
+const BLOCK_STEPS: usize = 7;
+const _: () = assert!(BLOCK_STEPS * STEP_BYTES == SHAKE128_RATE);
+
+/// The last slots (fewer than 16 free), for both AVX2 parsers (a macro, as `step_avx2!`):
+/// whole steps of `$steps` from `$s` into a window over the last 16 slots with room for a
+/// step past its end, copied back, the count stopping at N, as the scalar parser does (the
+/// candidates past N are dropped; the slots before `$filled` go back unchanged). The walk's
+/// two exits update `$m` on both sides.
+macro_rules! last_slots_avx2 {
+    ($consts:expr, $steps:expr, $s:ident, $coeffs:expr, $filled:ident, $m:ident) => {
+        let (consts, steps, coeffs): (&StepConstants, &[[u8; STEP_BYTES]], &mut [u16; N]) =
+            ($consts, $steps, $coeffs);
+        let mut window = [0u16; 2 * STEP_CANDIDATES];
+        loop {
+            let (s_seen, filled_seen) = (launder($s), launder($filled));
+            if $s >= steps.len() {
+                $m = update_ge($m, s_seen, steps.len());
+                break;
+            }
+            $m = update_lt($m, s_seen, steps.len());
+            if $filled >= N {
+                $m = update_ge($m, filled_seen, N);
+                break;
+            }
+            $m = update_lt($m, filled_seen, N);
+            // N - 16 < filled < N: the loops above stop only past N - 16.
+            window[..STEP_CANDIDATES].copy_from_slice(&coeffs[N - STEP_CANDIDATES..]);
+            let end = step_avx2!(
+                &consts,
+                &steps[$s],
+                &mut window[..],
+                $filled - (N - STEP_CANDIDATES),
+                $m
+            );
+            coeffs[N - STEP_CANDIDATES..].copy_from_slice(&window[..STEP_CANDIDATES]);
+            $filled = (N - STEP_CANDIDATES + end).min(N);
+            $s += 1;
+        }
+    };
+}
+
+/// The AVX2 version of [`parse_candidates`] on one whole SHAKE128 block (what the scheduler
+/// parses), with the same contract and the same result: appends the accepted candidates
+/// of `block` to `coeffs[filled..]`, stops once `N` are filled, and returns the new fill
+/// count and the flag.
+///
+/// SCT (`crate::backend::speculation`): the seven steps are straight-line code (no walk
+/// branch to mispredict; each step's `filled + 16 <= N` exit updates the flag on its exit
+/// side); the last slots walk in a loop whose two exits update the flag on both sides
+/// (`last_slots_avx2!`); each step's acceptance mask is protected (`step_avx2!`).
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(crate) fn parse_block_avx2(
+    block: &[u8; SHAKE128_RATE],
+    coeffs: &mut [u16; N],
+    filled: usize,
+    msf: Msf,
+) -> (usize, Msf) {
+    debug_assert!(filled <= N);
+    let consts = StepConstants::new();
+    let mut filled = filled;
+    let mut m = msf;
+    let (steps, _) = block.as_chunks::<STEP_BYTES>();
+    let block: &[[u8; STEP_BYTES]; BLOCK_STEPS] = steps.try_into().expect("7 steps");
+    let mut s = 0;
+    // Straight-line at every optimization level: the only branch is each step's exit,
+    // and every step reads its own bytes of the block, whichever way that exit goes.
+    // So its continuing side does not update the flag (measured: 4 instructions a step,
+    // 0.4 % of an ML-KEM-768 key generation): a mispredicted "continue" runs a step on
+    // bytes of the same public block, whose two stores past the fill position are the
+    // bounds-checked stores of public candidates that "What is not covered" in
+    // `SECURITY.md` lists (Spectre v1.1). The exit side updates it.
+    macro_rules! step {
+        ($exit:lifetime, $i:literal) => {
+            // (No `launder`: `filled > N - 16` leaves `filled` more than one value.)
+            if filled > LAST_STEP_AT {
+                m = update_gt_const::<LAST_STEP_AT>(m, filled);
+                break $exit;
+            }
+            filled = step_avx2!(&consts, &block[$i], coeffs, filled, m);
+            s = $i + 1;
+        };
     }
+    'block: {
+        step!('block, 0);
+        step!('block, 1);
+        step!('block, 2);
+        step!('block, 3);
+        step!('block, 4);
+        step!('block, 5);
+        step!('block, 6);
+    }
+    const { assert!(BLOCK_STEPS == 7) };
+    last_slots_avx2!(&consts, steps, s, &mut *coeffs, filled, m);
+    (filled, m)
+}
+
+/// The AVX2 version of [`parse_candidates`] on any whole number of 3-byte groups (the
+/// tests' lengths, and the VBMI2 parser's last bytes), with the same contract and result.
+///
+/// SCT: the step walk, the last slots and the scalar tail's walk update the flag on both
+/// sides of their exits; each step's acceptance mask is protected, as are the tail's
+/// groups.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(crate) fn parse_candidates_avx2(
+    bytes: &[u8],
+    coeffs: &mut [u16; N],
+    filled: usize,
+    msf: Msf,
+) -> (usize, Msf) {
+    debug_assert!(filled <= N);
+    let consts = StepConstants::new();
+    let mut filled = filled;
+    let mut m = msf;
+    let (steps, _) = bytes.as_chunks::<STEP_BYTES>();
+    let mut s = 0;
+    loop {
+        let (s_seen, filled_seen) = (launder(s), launder(filled));
+        if s >= steps.len() {
+            m = update_ge(m, s_seen, steps.len());
+            break;
+        }
+        m = update_lt(m, s_seen, steps.len());
+        if filled > LAST_STEP_AT {
+            m = update_gt_const::<LAST_STEP_AT>(m, filled_seen);
+            break;
+        }
+        m = update_le_const::<LAST_STEP_AT>(m, filled_seen);
+        filled = step_avx2!(&consts, &steps[s], coeffs, filled, m);
+        s += 1;
+    }
+    last_slots_avx2!(&consts, steps, s, &mut *coeffs, filled, m);
     // The slots past `filled` that the stores touched hold candidates (all below q) or
-    // zeros, and the scalar parser or a later step overwrites them; slots never reached
-    // keep their previous value, as with the scalar parser.
-    parse_candidates(&bytes[parsed..], coeffs, filled)
+    // zeros, and a later step or parser overwrites them; slots never reached keep their
+    // previous value, as with the scalar parser. Bytes past the last whole step (only the
+    // tests' lengths) go to the scalar parser.
+    let filled = parse_candidates_sct(&bytes[s * STEP_BYTES..], coeffs, filled, &mut m);
+    (filled, m)
+}
+
+/// The constant registers of an AVX2 step (`step_avx2!`).
+struct StepConstants {
+    spread: __m256i,
+    low12: __m256i,
+    q: __m256i,
+    zero: __m256i,
+}
+
+impl StepConstants {
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn new() -> Self {
+        Self {
+            // Low half: bytes 0..12 of the step, taken from a load of bytes 0..16. High
+            // half: bytes 12..24, at offsets 4..16 of a load of bytes 8..24. Each pair of
+            // output bytes is one candidate's little-endian word.
+            spread: _mm256_setr_epi8(
+                0, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 9, 10, 10, 11, //
+                4, 5, 5, 6, 7, 8, 8, 9, 10, 11, 11, 12, 13, 14, 14, 15,
+            ),
+            low12: _mm256_set1_epi16(0x0fff),
+            // q fits an i16; candidates are below 2^12, so the signed comparison is exact.
+            q: _mm256_set1_epi16(Q as i16),
+            zero: _mm256_setzero_si256(),
+        }
+    }
 }
 
 /// Input bytes per AVX-512 step: 16 groups of 3 bytes.
@@ -223,15 +390,21 @@ impl Parser {
         Vbmi2::detect().map_or(Self::Avx2, Self::Vbmi2)
     }
 
-    /// Runs the parser (the contract of [`parse_candidates`]).
+    /// Runs the parser on one SHAKE128 block (the contract of [`parse_candidates`]).
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub(crate) fn parse(self, bytes: &[u8], coeffs: &mut [u16; N], filled: usize) -> usize {
+    pub(crate) fn parse(
+        self,
+        block: &[u8; SHAKE128_RATE],
+        coeffs: &mut [u16; N],
+        filled: usize,
+        msf: Msf,
+    ) -> (usize, Msf) {
         match self {
-            Self::Avx2 => parse_candidates_avx2(bytes, coeffs, filled),
+            Self::Avx2 => parse_block_avx2(block, coeffs, filled, msf),
             // SAFETY: the `Vbmi2` token exists, so the CPU has every feature the parser
             // enables.
-            Self::Vbmi2(_) => unsafe { parse_candidates_vbmi2(bytes, coeffs, filled) },
+            Self::Vbmi2(_) => unsafe { parse_candidates_vbmi2(block, coeffs, filled, msf) },
         }
     }
 }
@@ -257,33 +430,53 @@ pub(crate) unsafe fn parse_candidates_vbmi2(
     bytes: &[u8],
     coeffs: &mut [u16; N],
     filled: usize,
-) -> usize {
+    msf: Msf,
+) -> (usize, Msf) {
     debug_assert!(filled <= N);
     debug_assert!(bytes.len().is_multiple_of(3), "whole 3-byte groups");
     // SAFETY: `WIDE_SPREAD` is 64 readable bytes; the load needs no alignment.
     let spread = unsafe { _mm512_loadu_epi8(WIDE_SPREAD.as_ptr().cast()) };
     let mut filled = filled.min(N);
+    let mut m = msf;
     let (steps, rest) = bytes.as_chunks::<WIDE_STEP_BYTES>();
-    for step in steps {
+    // SCT: the walk and the half-step test update the flag on both sides; the acceptance
+    // mask is protected (all ones on a mispredicted path, then cut to the step's valid
+    // words: the identity compression and a whole window, whatever was read), and with it
+    // the store offset (its popcount).
+    let mut s = 0;
+    loop {
+        let s_seen = launder(s);
+        if s >= steps.len() {
+            m = update_ge(m, s_seen, steps.len());
+            break;
+        }
+        m = update_lt(m, s_seen, steps.len());
+        let step = &steps[s];
         // SAFETY: the mask selects bytes 0..48, all inside `step`; masked-off bytes are not
         // read (no fault), and the load needs no alignment.
         let raw =
             unsafe { _mm512_maskz_loadu_epi8((1u64 << WIDE_STEP_BYTES) - 1, step.as_ptr().cast()) };
-        let (packed, accepted) = accept(spread, raw, u32::MAX);
-        filled = store_accepted::<WIDE_STEP_CANDIDATES>(coeffs, filled, packed, accepted);
+        let (packed, accepted) = accept(spread, raw, u32::MAX, m);
+        filled = store_accepted::<WIDE_STEP_CANDIDATES>(coeffs, filled, packed, accepted, &mut m);
+        s += 1;
     }
-    if rest.len() == HALF_STEP_BYTES {
+    let half = rest.len() == HALF_STEP_BYTES;
+    let half_seen = launder(usize::from(half));
+    if half {
+        m = update_nonzero(m, half_seen);
         // A SHAKE128 block's last 24 bytes: 16 candidates, the low words.
         // SAFETY: the mask selects bytes 0..24, all inside `rest`; masked-off bytes are not
         // read (no fault), and the load needs no alignment.
         let raw =
             unsafe { _mm512_maskz_loadu_epi8((1u64 << HALF_STEP_BYTES) - 1, rest.as_ptr().cast()) };
-        let (packed, accepted) = accept(spread, raw, (1 << HALF_WINDOW) - 1);
-        return store_accepted::<HALF_WINDOW>(coeffs, filled, packed, accepted);
+        let (packed, accepted) = accept(spread, raw, (1 << HALF_WINDOW) - 1, m);
+        let filled = store_accepted::<HALF_WINDOW>(coeffs, filled, packed, accepted, &mut m);
+        return (filled, m);
     }
+    m = update_zero(m, half_seen);
     // Other lengths (not a SHAKE128 block: the tests' inputs) end on the AVX2 parser, which
     // keeps the exact stop at N (and needs no division of the length by 3 here).
-    parse_candidates_avx2(rest, coeffs, filled)
+    parse_candidates_avx2(rest, coeffs, filled, m)
 }
 
 /// Appends the accepted candidates of `packed` (`accepted`'s popcount of them, at most
@@ -298,12 +491,16 @@ fn store_accepted<const WINDOW: usize>(
     filled: usize,
     packed: __m512i,
     accepted: __mmask32,
+    msf: &mut Msf,
 ) -> usize {
     const { assert!(WINDOW == WIDE_STEP_CANDIDATES || WINDOW == HALF_WINDOW) };
     debug_assert!(filled <= N && accepted.count_ones() as usize <= WINDOW);
-    // The popcount and N - filled are public (SampleNTT's input comes from the public rho).
+    // The popcount and N - filled are public (SampleNTT's input comes from the public rho);
+    // `accepted` is protected (`accept`).
     let accepted = accepted.count_ones() as usize;
+    let filled_seen = launder(filled);
     if filled + WINDOW <= N {
+        *msf = update_le(*msf, filled_seen + WINDOW, N);
         let window: &mut [u16; WINDOW] = (&mut coeffs[filled..filled + WINDOW])
             .try_into()
             .expect("WINDOW words");
@@ -320,6 +517,7 @@ fn store_accepted<const WINDOW: usize>(
         }
         return filled + accepted;
     }
+    *msf = update_gt(*msf, filled_seen + WINDOW, N);
     let taken = accepted.min(N - filled);
     let keep = ((1u64 << taken) - 1) as __mmask32;
     let window = coeffs[filled..].as_mut_ptr();
@@ -332,13 +530,14 @@ fn store_accepted<const WINDOW: usize>(
 
 /// One VBMI2 parser step on `raw` (up to 48 loaded bytes, 16 groups of 3): the accepted
 /// candidates among those `valid` selects, moved to the front (`vpcompressw`, register
-/// form), and the mask of the accepted ones.
+/// form), and the mask of the accepted ones, protected with `msf` (on a mispredicted path,
+/// `valid` itself: every word, in order).
 ///
 /// `spread` gives each candidate its 16-bit word (one `vpermb`), the mask / shift / blend
 /// of the AVX2 step takes its 12 bits, and `vpcmpuw` compares with q.
 #[inline]
 #[target_feature(enable = "avx2,avx512f,avx512vl,avx512bw,avx512vbmi,avx512vbmi2")]
-fn accept(spread: __m512i, raw: __m512i, valid: __mmask32) -> (__m512i, __mmask32) {
+fn accept(spread: __m512i, raw: __m512i, valid: __mmask32, msf: Msf) -> (__m512i, __mmask32) {
     let words = _mm512_permutexvar_epi8(spread, raw);
     let candidates = _mm512_mask_blend_epi16(
         0xaaaa_aaaa,
@@ -346,7 +545,9 @@ fn accept(spread: __m512i, raw: __m512i, valid: __mmask32) -> (__m512i, __mmask3
         _mm512_srli_epi16::<4>(words),
     );
     // Candidates are below 2^12 and q below 2^15: the unsigned comparison is exact.
-    let accepted = _mm512_cmplt_epu16_mask(candidates, _mm512_set1_epi16(Q as i16)) & valid;
+    // Protected before `valid` cuts it: all of the step's words on a mispredicted path.
+    let accepted = _mm512_cmplt_epu16_mask(candidates, _mm512_set1_epi16(Q as i16));
+    let accepted = protect(accepted as usize, msf) as __mmask32 & valid;
     (_mm512_maskz_compress_epi16(accepted, candidates), accepted)
 }
 
@@ -354,7 +555,8 @@ fn accept(spread: __m512i, raw: __m512i, valid: __mmask32) -> (__m512i, __mmask3
 mod tests {
     use super::super::Avx2Kernels;
     use super::*;
-    use crate::kernels::Kernels;
+    use crate::backend::speculation::{force_misspeculation, init_msf};
+    use crate::kernels::{Kernels, parse_candidates};
     use lattice_poly_ntt::backend::Avx2;
     use proptest::prelude::*;
     use std::vec::Vec;
@@ -381,16 +583,144 @@ mod tests {
             assert_eq!(scalar[..n_scalar], simd[..n_simd], "{name} coefficients");
             assert_eq!(simd[..filled], start[..filled], "{name} below the start");
         };
-        check("AVX2", &|c| {
-            Avx2Kernels::new(avx2).parse_sample_ntt(bytes, c, filled)
+        // SAFETY (AVX2 calls): `avx2` exists, so the CPU has AVX2.
+        check("AVX2", &|c| unsafe {
+            parse_candidates_avx2(bytes, c, filled, init_msf()).0
         });
+        if let Some(block) = bytes.first_chunk::<SHAKE128_RATE>()
+            && bytes.len() == SHAKE128_RATE
+        {
+            check("AVX2 block", &|c| {
+                Avx2Kernels::new(avx2).parse_sample_ntt(block, c, filled, &mut init_msf())
+            });
+        }
         if let Some(vbmi2) = Vbmi2::detect() {
             // SAFETY: `vbmi2` exists, so the CPU has the parser's features.
             check("VBMI2", &|c| unsafe {
-                Parser::Vbmi2(vbmi2).parse(bytes, c, filled)
+                parse_candidates_vbmi2(bytes, c, filled, init_msf()).0
             });
+            if let Some(block) = bytes.first_chunk::<SHAKE128_RATE>()
+                && bytes.len() == SHAKE128_RATE
+            {
+                // SAFETY: as above.
+                check("VBMI2 block", &|c| unsafe {
+                    Parser::Vbmi2(vbmi2).parse(block, c, filled, init_msf()).0
+                });
+            }
         } else {
             std::println!("note: CPU without AVX-512 VBMI2, its parser not tested here");
+        }
+    }
+
+    /// The 12-bit candidates of `bytes`' whole groups, in order, none rejected.
+    fn raw_candidates(bytes: &[u8]) -> Vec<u16> {
+        bytes
+            .as_chunks::<3>()
+            .0
+            .iter()
+            .flat_map(|&[b0, b1, b2]| {
+                let (b0, b1, b2) = (u16::from(b0), u16::from(b1), u16::from(b2));
+                [b0 | (b1 & 0x0f) << 8, b1 >> 4 | b2 << 4]
+            })
+            .collect()
+    }
+
+    /// What a parser does on a mispredicted path (the flag set), where every acceptance
+    /// mask is protected to all ones: each SIMD step, of `windows` candidates in turn (the
+    /// ones of `bytes` in order), takes all of them, up to N (the table index is 255, the
+    /// store offset advances by the whole step); the groups no SIMD step covers go to the
+    /// scalar parser, which rejects them all.
+    fn misspeculated(
+        bytes: &[u8],
+        start: &[u16; N],
+        filled: usize,
+        windows: &[usize],
+    ) -> (usize, Vec<u16>) {
+        let raw = raw_candidates(bytes);
+        let mut coeffs = start.to_vec();
+        let (mut at, mut f) = (0, filled);
+        for &w in windows {
+            let take = w.min(N - f);
+            coeffs[f..f + take].copy_from_slice(&raw[at..at + take]);
+            (at, f) = (at + w, f + take);
+        }
+        coeffs.truncate(f);
+        (f, coeffs)
+    }
+
+    /// Each SIMD parser with the misspeculation flag forced set gives what `misspeculated`
+    /// says: a protect missing on a table index or a store offset would filter a candidate,
+    /// or move the fill count by the real popcount, and fail.
+    #[test]
+    fn misspeculated_masks_take_every_candidate() {
+        let Some(avx2) = Avx2::detect() else {
+            std::println!("note: CPU without AVX2, SIMD parser test skipped");
+            return;
+        };
+        // Candidates on both sides of q, and 4095.
+        let bytes: Vec<u8> = (0..3 * 56 + 33)
+            .map(|i: u32| (i.wrapping_mul(0x9e37_79b9) >> 24) as u8 | 0x80)
+            .collect();
+        let start: [u16; N] = core::array::from_fn(|i| (i as u16).wrapping_mul(7919) % Q);
+        for len in (0..=bytes.len()).step_by(3) {
+            let bytes = &bytes[..len];
+            for filled in [0, 1, 100, N - 17, N - 16, N - 15, N - 1, N] {
+                let check =
+                    |name: &str, windows: &[usize], parse: &dyn Fn(&mut [u16; N]) -> usize| {
+                        let mut coeffs = start;
+                        let got = force_misspeculation(|| parse(&mut coeffs));
+                        let (want, want_coeffs) = misspeculated(bytes, &start, filled, windows);
+                        assert_eq!(got, want, "{name} fill count (len {len}, from {filled})");
+                        assert_eq!(
+                            coeffs[..got],
+                            want_coeffs[..],
+                            "{name} (len {len}, from {filled})"
+                        );
+                    };
+                let avx2_windows = std::vec![STEP_CANDIDATES; len / STEP_BYTES];
+                check("AVX2", &avx2_windows, &|c| {
+                    // SAFETY: `avx2` exists, so the CPU has AVX2.
+                    let (got, msf) = unsafe { parse_candidates_avx2(bytes, c, filled, init_msf()) };
+                    assert!(msf.is_set());
+                    got
+                });
+                let block = bytes
+                    .first_chunk::<SHAKE128_RATE>()
+                    .filter(|_| len == SHAKE128_RATE);
+                if let Some(block) = block {
+                    check("AVX2 block", &avx2_windows, &|c| {
+                        let mut msf = init_msf();
+                        let got =
+                            Avx2Kernels::new(avx2).parse_sample_ntt(block, c, filled, &mut msf);
+                        assert!(msf.is_set());
+                        got
+                    });
+                }
+                if let Some(vbmi2) = Vbmi2::detect() {
+                    let mut windows = std::vec![WIDE_STEP_CANDIDATES; len / WIDE_STEP_BYTES];
+                    let rest = len % WIDE_STEP_BYTES;
+                    if rest == HALF_STEP_BYTES {
+                        windows.push(HALF_WINDOW);
+                    } else {
+                        windows.extend(core::iter::repeat_n(STEP_CANDIDATES, rest / STEP_BYTES));
+                    }
+                    // SAFETY: `vbmi2` exists, so the CPU has the parser's features.
+                    check("VBMI2", &windows, &|c| unsafe {
+                        let (got, msf) = parse_candidates_vbmi2(bytes, c, filled, init_msf());
+                        assert!(msf.is_set());
+                        got
+                    });
+                    if let Some(block) = block {
+                        // SAFETY: as above.
+                        check("VBMI2 block", &windows, &|c| unsafe {
+                            let (got, msf) =
+                                Parser::Vbmi2(vbmi2).parse(block, c, filled, init_msf());
+                            assert!(msf.is_set());
+                            got
+                        });
+                    }
+                }
+            }
         }
     }
 

@@ -1,0 +1,121 @@
+//! The x86-64 instructions of the misspeculation flag: `lfence`, `cmp` + `cmov`, `or`.
+
+use core::arch::asm;
+
+/// `lfence`: every earlier instruction completes before any later one starts.
+#[inline(always)]
+pub(super) fn barrier() {
+    // SAFETY: `lfence` is in the x86-64 baseline (SSE2); it touches no register, memory or
+    // flag.
+    unsafe { asm!("lfence", options(nostack, preserves_flags)) };
+}
+
+/// `msf`, or all ones if `a >= b` (unsigned): `cmp` + `cmovae`.
+#[inline(always)]
+pub(super) fn set_if_ae(msf: usize, a: usize, b: usize) -> usize {
+    let mut msf = msf;
+    // SAFETY: register-only arithmetic (`cmp`, `cmov`): no memory, no stack; the flags it
+    // changes are declared clobbered by default.
+    unsafe {
+        asm!(
+            "cmp {a}, {b}",
+            "cmovae {msf}, {ones}",
+            a = in(reg) a,
+            b = in(reg) b,
+            ones = in(reg) usize::MAX,
+            msf = inout(reg) msf,
+            options(pure, nomem, nostack),
+        );
+    }
+    msf
+}
+
+/// `msf`, or all ones if `a < b` (unsigned): `cmp` + `cmovb`.
+#[inline(always)]
+pub(super) fn set_if_b(msf: usize, a: usize, b: usize) -> usize {
+    let mut msf = msf;
+    // SAFETY: register-only arithmetic (`cmp`, `cmov`): no memory, no stack; the flags it
+    // changes are declared clobbered by default.
+    unsafe {
+        asm!(
+            "cmp {a}, {b}",
+            "cmovb {msf}, {ones}",
+            a = in(reg) a,
+            b = in(reg) b,
+            ones = in(reg) usize::MAX,
+            msf = inout(reg) msf,
+            options(pure, nomem, nostack),
+        );
+    }
+    msf
+}
+
+/// `msf`, or all ones if `a > LIMIT` (unsigned): `cmp` with an immediate + `cmova`.
+#[inline(always)]
+pub(super) fn set_if_above<const LIMIT: usize>(msf: usize, a: usize) -> usize {
+    const { assert!(LIMIT <= i32::MAX as usize, "an imm32 operand of cmp") };
+    let mut msf = msf;
+    // SAFETY: register-only arithmetic (`cmp`, `cmov`): no memory, no stack; the flags it
+    // changes are declared clobbered by default.
+    unsafe {
+        asm!(
+            "cmp {a}, {limit}",
+            "cmova {msf}, {ones}",
+            a = in(reg) a,
+            limit = const LIMIT,
+            ones = in(reg) usize::MAX,
+            msf = inout(reg) msf,
+            options(pure, nomem, nostack),
+        );
+    }
+    msf
+}
+
+/// `msf`, or all ones if `a <= LIMIT` (unsigned): `cmp` with an immediate + `cmovbe`.
+#[inline(always)]
+pub(super) fn set_if_below_or_equal<const LIMIT: usize>(msf: usize, a: usize) -> usize {
+    const { assert!(LIMIT <= i32::MAX as usize, "an imm32 operand of cmp") };
+    let mut msf = msf;
+    // SAFETY: register-only arithmetic (`cmp`, `cmov`): no memory, no stack; the flags it
+    // changes are declared clobbered by default.
+    unsafe {
+        asm!(
+            "cmp {a}, {limit}",
+            "cmovbe {msf}, {ones}",
+            a = in(reg) a,
+            limit = const LIMIT,
+            ones = in(reg) usize::MAX,
+            msf = inout(reg) msf,
+            options(pure, nomem, nostack),
+        );
+    }
+    msf
+}
+
+/// `value | msf`: `or`.
+#[inline(always)]
+pub(super) fn or(value: usize, msf: usize) -> usize {
+    let mut value = value;
+    // SAFETY: one register `or`: no memory, no stack; it changes only the flags, declared
+    // clobbered by default.
+    unsafe {
+        asm!(
+            "or {value}, {msf}",
+            value = inout(reg) value,
+            msf = in(reg) msf,
+            options(pure, nomem, nostack),
+        );
+    }
+    value
+}
+
+/// `value` through a register (no instruction).
+#[inline(always)]
+pub(super) fn launder(value: usize) -> usize {
+    let mut value = value;
+    // SAFETY: an empty template (a comment): no instruction, no memory, no flags.
+    unsafe {
+        asm!("/* {value} */", value = inout(reg) value, options(nomem, nostack, preserves_flags));
+    };
+    value
+}
