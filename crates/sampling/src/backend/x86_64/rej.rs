@@ -583,9 +583,9 @@ mod tests {
             assert_eq!(scalar[..n_scalar], simd[..n_simd], "{name} coefficients");
             assert_eq!(simd[..filled], start[..filled], "{name} below the start");
         };
-        // SAFETY (AVX2 calls): `avx2` exists, so the CPU has AVX2.
-        check("AVX2", &|c| unsafe {
-            parse_candidates_avx2(bytes, c, filled, init_msf()).0
+        check("AVX2", &|c| {
+            // SAFETY: `avx2` exists, so the CPU has AVX2.
+            unsafe { parse_candidates_avx2(bytes, c, filled, init_msf()).0 }
         });
         if let Some(block) = bytes.first_chunk::<SHAKE128_RATE>()
             && bytes.len() == SHAKE128_RATE
