@@ -196,6 +196,24 @@ pub mod ml_kem_1024 {
     pub const CIPHERTEXT_SIZE: usize = MlKem1024::CIPHERTEXT_SIZE;
 }
 
+/// Not part of the API: the one entry point the `xwing` crate needs below the public API,
+/// so that depending on `xwing` does not turn on this crate's `hazmat` feature. No semver
+/// guarantee; do not call it.
+#[doc(hidden)]
+pub mod __xwing_internal {
+    use crate::{AnyBackend, SharedSecret, ml_kem_768};
+
+    /// `ML-KEM.Encaps_internal` (FIPS 203 Algorithm 17) with the message X-Wing derives
+    /// from its own randomness (draft-connolly-cfrg-xwing-kem section 5.4).
+    #[must_use]
+    pub fn encapsulate_768(
+        ek: &ml_kem_768::EncapsulationKey,
+        m: &[u8; 32],
+    ) -> (ml_kem_768::Ciphertext, SharedSecret) {
+        ek.encapsulate_internal(AnyBackend::best(), m)
+    }
+}
+
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
