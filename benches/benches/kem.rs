@@ -10,7 +10,7 @@
 //! (see `mlkem_benches::kem` for exactly what each one includes). `ours` runs with the
 //! backend the crate selects (AVX2 when the CPU has it); on CPUs where that is not the
 //! portable backend, `ours-portable` repeats it on the portable backend, chosen explicitly
-//! (the `hazmat` entry points `*_on`, adapters `OursPortable512` etc.).
+//! (the `hazmat` type `mlkem::hazmat::OnBackend`, adapters `OursPortable512` etc.).
 //!
 //! aws-lc-rs and pqcrypto-mlkem only offer randomized APIs (no seeded key generation, no
 //! caller-chosen encapsulation message): their keygen and encaps draw fresh randomness on

@@ -21,7 +21,7 @@
 //! a CPU feature it needs: [`KemUnderTest::supports`] and [`KemUnderTest::available`] say
 //! so, and the benchmarks leave those cells out (`-` in the `kem_compare` table).
 //!
-//! Ours runs on an explicitly chosen backend (the `hazmat` entry points `*_on`), a type
+//! Ours runs on an explicitly chosen backend (the `hazmat` type `mlkem::hazmat::OnBackend`), a type
 //! parameter of its adapters ([`OursBackend`]): [`Best`] (label `ours`, the backend the
 //! crate's plain API selects) or [`PortableOnly`] (label `ours-portable`).
 
@@ -382,7 +382,7 @@ macro_rules! ours {
 
             #[inline]
             fn keygen(seed: &[u8; 64]) -> Self::KeyPair {
-                Self::Dk::from_seed_on(B::backend(), seed)
+                mlkem::hazmat::OnBackend::new(B::backend()).decapsulation_key_from_seed(seed)
             }
 
             fn key_pair_bytes(key_pair: &Self::KeyPair) -> (Vec<u8>, Vec<u8>) {
@@ -394,24 +394,24 @@ macro_rules! ours {
 
             #[inline]
             fn parse_ek(ek: &[u8]) -> Self::Ek {
-                Self::Ek::from_bytes_on(B::backend(), ek).expect("valid encapsulation key")
+                mlkem::hazmat::OnBackend::new(B::backend()).encapsulation_key_from_bytes(ek).expect("valid encapsulation key")
             }
 
             #[inline]
             fn encaps(ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, Self::Ss) {
-                ek.encapsulate_deterministic_on(B::backend(), m)
+                mlkem::hazmat::OnBackend::new(B::backend()).encapsulate_deterministic(ek, m)
             }
 
             #[inline]
             fn encaps_from_bytes(ek: &[u8], m: &[u8; 32]) -> (Self::Ct, Self::Ss) {
                 // The one-shot form: parse, check and encapsulate, nothing kept.
-                Self::Ek::encapsulate_encoded_deterministic_on(B::backend(), ek, m)
+                mlkem::hazmat::OnBackend::new(B::backend()).encapsulate_encoded_deterministic(ek, m)
                     .expect("valid key")
             }
 
             #[inline]
             fn parse_dk(seed: &[u8; 64], _dk: &[u8]) -> Self::Dk {
-                Self::Dk::from_seed_on(B::backend(), seed)
+                mlkem::hazmat::OnBackend::new(B::backend()).decapsulation_key_from_seed(seed)
             }
 
             #[inline]
@@ -421,13 +421,13 @@ macro_rules! ours {
 
             #[inline]
             fn decaps(dk: &Self::Dk, ct: &Self::Ct) -> Self::Ss {
-                dk.decapsulate_on(B::backend(), ct)
+                mlkem::hazmat::OnBackend::new(B::backend()).decapsulate(dk, ct)
             }
 
             #[inline]
             fn decaps_from_bytes(dk: &[u8], ct: &[u8]) -> Self::Ss {
                 // The one-shot API, with the checks of `from_expanded_bytes`.
-                Self::Dk::decapsulate_expanded_on(B::backend(), dk, &Self::parse_ct(ct))
+                mlkem::hazmat::OnBackend::new(B::backend()).decapsulate_expanded(dk, &Self::parse_ct(ct))
                     .expect("valid decapsulation key")
             }
 

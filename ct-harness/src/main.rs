@@ -11,20 +11,20 @@
 //! # Modes
 //! - `ct-harness [kem]`: for each backend of `BackendKind::ALL` (portable, then AVX2) that
 //!   the CPU, as valgrind presents it, has, passed explicitly to the `hazmat` entry points
-//!   `*_on(AnyBackend, ..)` (a backend the CPU lacks is reported as skipped), and for
+//!   `mlkem::hazmat::OnBackend` (a backend the CPU lacks is reported as skipped), and for
 //!   ML-KEM-512, -768 and -1024, one of each operation:
-//!   1. KeyGen from the seed `d || z`, marked secret before `from_seed_on`; the
+//!   1. KeyGen from the seed `d || z`, marked secret before `OnBackend::decapsulation_key_from_seed`; the
 //!      encapsulation key (`t-hat || rho`) is declassified when it is output;
-//!   2. the expanded key export `to_expanded_bytes_on` of that key;
-//!   3. encapsulation (`encapsulate_deterministic_on`) with `m` marked secret, to the
+//!   2. the expanded key export `OnBackend::to_expanded_bytes` of that key;
+//!   3. encapsulation (`OnBackend::encapsulate_deterministic`) with `m` marked secret, to the
 //!      parsed (public) encapsulation key, and the one-shot form from the encoded key
-//!      (`encapsulate_encoded_deterministic_on`); the ciphertext is declassified when it
+//!      (`OnBackend::encapsulate_encoded_deterministic`); the ciphertext is declassified when it
 //!      is output;
-//!   4. decapsulation with a key imported by `from_expanded_bytes_on`, whose `dk_pke` and `z`
+//!   4. decapsulation with a key imported by `OnBackend::decapsulation_key_from_expanded_bytes`, whose `dk_pke` and `z`
 //!      are marked secret and whose embedded `ek` and `H(ek)` are public (FIPS 203 makes them
 //!      part of the public key), of (a) the valid ciphertext and (b) that ciphertext with one
 //!      bit flipped, which fails re-encryption (implicit rejection); then both again in one
-//!      call each from those bytes, `decapsulate_expanded_on` (whose `J(z || c)` shares the
+//!      call each from those bytes, `OnBackend::decapsulate_expanded` (whose `J(z || c)` shares the
 //!      4-way Keccak with the public A-hat streams);
 //!   5. the same two decapsulations with the key of step 1, every part of which derives
 //!      from the secret seed (its A-hat, t-hat and H(ek) too: a stricter setting).

@@ -2,7 +2,7 @@
 //! parameter set.
 //!
 //! Each operation that computes goes through the `hazmat` entry point that takes its
-//! backend (`*_on(AnyBackend, ..)`), so the harness runs it on every backend in turn. The
+//! backend (`mlkem::hazmat::OnBackend`), so the harness runs it on every backend in turn. The
 //! library runs it inside `lattice_poly_ntt::dispatch!`: on AVX2, in a closure passed to
 //! `lattice_poly_ntt::backend::avx2::with_features`, so the library code lands in that
 //! function's monomorphizations too (named after `lattice_poly_ntt`, and scanned as ours).
@@ -42,19 +42,19 @@ pub(crate) trait Kem {
     /// `mlkem::ml_kem_*::Ciphertext`.
     type Ct;
 
-    /// `DecapsulationKey::from_seed_on` (KeyGen_internal).
+    /// `OnBackend::decapsulation_key_from_seed` (KeyGen_internal).
     fn key_gen(backend: AnyBackend, seed: &[u8; 64]) -> Self::Dk;
     /// `DecapsulationKey::set_from_seed` (KeyGen_internal into an existing key).
     fn set_from_seed(dk: &mut Self::Dk, seed: &[u8; 64]);
     /// A copy of the encoded encapsulation key of `dk`.
     fn ek_bytes(dk: &Self::Dk) -> Vec<u8>;
-    /// A copy of `DecapsulationKey::to_expanded_bytes_on`.
+    /// A copy of `OnBackend::to_expanded_bytes`.
     fn expanded_bytes(backend: AnyBackend, dk: &Self::Dk) -> Vec<u8>;
-    /// `EncapsulationKey::from_bytes_on` (modulus check, H(ek), A-hat).
+    /// `OnBackend::encapsulation_key_from_bytes` (modulus check, H(ek), A-hat).
     fn parse_ek(backend: AnyBackend, bytes: &[u8]) -> Result<Self::Ek, Error>;
-    /// `EncapsulationKey::encapsulate_deterministic_on` (Encaps_internal).
+    /// `OnBackend::encapsulate_deterministic` (Encaps_internal).
     fn encapsulate(backend: AnyBackend, ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret);
-    /// `EncapsulationKey::encapsulate_encoded_deterministic_on` (one-shot parse and
+    /// `OnBackend::encapsulate_encoded_deterministic` (one-shot parse and
     /// encapsulation).
     fn encapsulate_encoded(
         backend: AnyBackend,
@@ -65,11 +65,11 @@ pub(crate) trait Kem {
     fn ct_bytes(ct: &Self::Ct) -> Vec<u8>;
     /// `Ciphertext::from_bytes`.
     fn parse_ct(bytes: &[u8]) -> Result<Self::Ct, Error>;
-    /// `DecapsulationKey::from_expanded_bytes_on` (hash check, ek parse, dk_pke decode).
+    /// `OnBackend::decapsulation_key_from_expanded_bytes` (hash check, ek parse, dk_pke decode).
     fn import_dk(backend: AnyBackend, bytes: &[u8]) -> Result<Self::Dk, Error>;
-    /// `DecapsulationKey::decapsulate_on` (Decaps_internal).
+    /// `OnBackend::decapsulate` (Decaps_internal).
     fn decapsulate(backend: AnyBackend, dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret;
-    /// `DecapsulationKey::decapsulate_expanded_on` (one-shot import and decapsulation).
+    /// `OnBackend::decapsulate_expanded` (one-shot import and decapsulation).
     fn decapsulate_expanded(
         backend: AnyBackend,
         bytes: &[u8],
@@ -96,7 +96,7 @@ impl<P: mlkem::ParameterSet> Kem for P {
 
     #[inline(never)]
     fn key_gen(backend: AnyBackend, seed: &[u8; 64]) -> Self::Dk {
-        Self::Dk::from_seed_on(backend, seed)
+        mlkem::hazmat::OnBackend::new(backend).decapsulation_key_from_seed(seed)
     }
 
     #[inline(never)]
@@ -111,17 +111,20 @@ impl<P: mlkem::ParameterSet> Kem for P {
 
     #[inline(never)]
     fn expanded_bytes(backend: AnyBackend, dk: &Self::Dk) -> Vec<u8> {
-        dk.to_expanded_bytes_on(backend).as_ref().to_vec()
+        mlkem::hazmat::OnBackend::new(backend)
+            .to_expanded_bytes(dk)
+            .as_ref()
+            .to_vec()
     }
 
     #[inline(never)]
     fn parse_ek(backend: AnyBackend, bytes: &[u8]) -> Result<Self::Ek, Error> {
-        Self::Ek::from_bytes_on(backend, bytes)
+        mlkem::hazmat::OnBackend::new(backend).encapsulation_key_from_bytes(bytes)
     }
 
     #[inline(never)]
     fn encapsulate(backend: AnyBackend, ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret) {
-        ek.encapsulate_deterministic_on(backend, m)
+        mlkem::hazmat::OnBackend::new(backend).encapsulate_deterministic(ek, m)
     }
 
     #[inline(never)]
@@ -130,7 +133,7 @@ impl<P: mlkem::ParameterSet> Kem for P {
         ek: &[u8],
         m: &[u8; 32],
     ) -> Result<(Self::Ct, SharedSecret), Error> {
-        Self::Ek::encapsulate_encoded_deterministic_on(backend, ek, m)
+        mlkem::hazmat::OnBackend::new(backend).encapsulate_encoded_deterministic(ek, m)
     }
 
     #[inline(never)]
@@ -145,12 +148,12 @@ impl<P: mlkem::ParameterSet> Kem for P {
 
     #[inline(never)]
     fn import_dk(backend: AnyBackend, bytes: &[u8]) -> Result<Self::Dk, Error> {
-        Self::Dk::from_expanded_bytes_on(backend, bytes)
+        mlkem::hazmat::OnBackend::new(backend).decapsulation_key_from_expanded_bytes(bytes)
     }
 
     #[inline(never)]
     fn decapsulate(backend: AnyBackend, dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret {
-        dk.decapsulate_on(backend, ct)
+        mlkem::hazmat::OnBackend::new(backend).decapsulate(dk, ct)
     }
 
     #[inline(never)]
@@ -159,6 +162,6 @@ impl<P: mlkem::ParameterSet> Kem for P {
         bytes: &[u8],
         ct: &Self::Ct,
     ) -> Result<SharedSecret, Error> {
-        Self::Dk::decapsulate_expanded_on(backend, bytes, ct)
+        mlkem::hazmat::OnBackend::new(backend).decapsulate_expanded(bytes, ct)
     }
 }

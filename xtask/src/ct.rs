@@ -66,7 +66,7 @@
 //! paths one run executes (one key, one message, one valid and one tampered ciphertext per
 //! parameter set), on this machine's x86_64 code, with the backends the harness reports
 //! (each backend of `BackendKind::ALL` the CPU, as valgrind presents it, has, passed to the
-//! `hazmat` `*_on` entry points; one it lacks is listed as skipped in the summary; valgrind
+//! `hazmat::OnBackend`; one it lacks is listed as skipped in the summary; valgrind
 //! 3.x does not emulate AVX-512). Paths taken only by other
 //! inputs are covered by the branch-freedom of the code that runs here, not by the run
 //! itself. The division scan, being static, covers all code of both backends.

@@ -57,7 +57,7 @@
 //! # Features
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `hazmat` | no | deterministic encapsulation, and the `*_on` functions that pick a backend |
+//! | `hazmat` | no | deterministic encapsulation, and every operation on a chosen backend ([`hazmat::OnBackend`]) |
 //! | `getrandom` | no | the OS-RNG conveniences above (`getrandom` 0.4) |
 //! | `pkcs8` | no | PKCS#8 private keys (seed, expandedKey, both) and SPKI public keys in the IETF LAMPS format, DER (module `pkcs8`; uses `alloc`) |
 //! | `pem` | no | the same in PEM |
@@ -111,14 +111,19 @@ extern crate std;
 extern crate alloc;
 
 mod backend;
+mod ciphertext;
 pub mod compress;
+mod decapsulation_key;
+mod encapsulation_key;
 pub mod encode;
 mod error;
 mod hash;
+#[cfg(feature = "hazmat")]
+pub mod hazmat;
+mod input;
 mod kem;
 #[cfg(feature = "kem")]
 pub mod kem_traits;
-mod keys;
 mod kpke;
 mod params;
 #[cfg(feature = "pkcs8")]
@@ -128,8 +133,10 @@ mod secret;
 pub mod self_test;
 
 pub use backend::{AnyBackend, BackendKind, backend};
+pub use ciphertext::Ciphertext;
+pub use decapsulation_key::DecapsulationKey;
+pub use encapsulation_key::EncapsulationKey;
 pub use error::Error;
-pub use keys::{Ciphertext, DecapsulationKey, EncapsulationKey};
 pub use params::{ByteArray, MlKem512, MlKem768, MlKem1024, ParameterSet};
 pub use secret::{SEED_SIZE, SHARED_SECRET_SIZE, Seed, SharedSecret};
 

@@ -39,7 +39,7 @@ pub fn current_backend() -> AnyBackend {
 }
 
 /// Runs `suite` once per backend this CPU has (its label, e.g. "avx2", as argument), with
-/// every `ParamSet` operation on that backend through the library's `*_on` entry points. A
+/// every `ParamSet` operation on that backend through the library's `hazmat::OnBackend`. A
 /// backend the CPU lacks is reported as skipped on stderr; the run fails unless every
 /// available backend ran.
 pub fn on_every_backend(mut suite: impl FnMut(&'static str)) {
@@ -345,16 +345,16 @@ impl<P: mlkem::ParameterSet> ParamSet for P {
     type Ct = mlkem::Ciphertext<P>;
 
     fn ek_from_bytes(bytes: &[u8]) -> Result<Self::Ek, Error> {
-        Self::Ek::from_bytes_on(current_backend(), bytes)
+        mlkem::hazmat::OnBackend::new(current_backend()).encapsulation_key_from_bytes(bytes)
     }
     fn ek_bytes(ek: &Self::Ek) -> Vec<u8> {
         ek.as_bytes().as_ref().to_vec()
     }
     fn encapsulate_deterministic(ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret) {
-        ek.encapsulate_deterministic_on(current_backend(), m)
+        mlkem::hazmat::OnBackend::new(current_backend()).encapsulate_deterministic(ek, m)
     }
     fn encapsulate_encoded(ek: &[u8], m: &[u8; 32]) -> Result<(Self::Ct, SharedSecret), Error> {
-        Self::Ek::encapsulate_encoded_deterministic_on(current_backend(), ek, m)
+        mlkem::hazmat::OnBackend::new(current_backend()).encapsulate_encoded_deterministic(ek, m)
     }
     fn encapsulate<R: rand::CryptoRng + ?Sized>(
         ek: &Self::Ek,
@@ -363,16 +363,16 @@ impl<P: mlkem::ParameterSet> ParamSet for P {
         // What `encapsulate` does, on the chosen backend.
         let mut m = [0u8; 32];
         rng.fill_bytes(&mut m);
-        ek.encapsulate_deterministic_on(current_backend(), &m)
+        mlkem::hazmat::OnBackend::new(current_backend()).encapsulate_deterministic(ek, &m)
     }
     fn dk_generate<R: rand::CryptoRng + ?Sized>(rng: &mut R) -> Self::Dk {
         // What `generate` does, on the chosen backend.
         let mut seed = [0u8; 64];
         rng.fill_bytes(&mut seed);
-        Self::Dk::from_seed_on(current_backend(), &seed)
+        mlkem::hazmat::OnBackend::new(current_backend()).decapsulation_key_from_seed(&seed)
     }
     fn dk_from_seed(seed: &[u8; 64]) -> Self::Dk {
-        Self::Dk::from_seed_on(current_backend(), seed)
+        mlkem::hazmat::OnBackend::new(current_backend()).decapsulation_key_from_seed(seed)
     }
     fn dk_from_seed_bytes(bytes: &[u8]) -> Result<Self::Dk, Error> {
         match <&[u8; 64]>::try_from(bytes) {
@@ -386,19 +386,23 @@ impl<P: mlkem::ParameterSet> ParamSet for P {
         dk.seed().map(|seed: &mlkem::Seed| *seed.as_bytes())
     }
     fn dk_from_expanded(bytes: &[u8]) -> Result<Self::Dk, Error> {
-        Self::Dk::from_expanded_bytes_on(current_backend(), bytes)
+        mlkem::hazmat::OnBackend::new(current_backend())
+            .decapsulation_key_from_expanded_bytes(bytes)
     }
     fn dk_expanded(dk: &Self::Dk) -> Vec<u8> {
-        dk.to_expanded_bytes_on(current_backend()).as_ref().to_vec()
+        mlkem::hazmat::OnBackend::new(current_backend())
+            .to_expanded_bytes(dk)
+            .as_ref()
+            .to_vec()
     }
     fn dk_ek(dk: &Self::Dk) -> &Self::Ek {
         dk.encapsulation_key()
     }
     fn decapsulate(dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret {
-        dk.decapsulate_on(current_backend(), ct)
+        mlkem::hazmat::OnBackend::new(current_backend()).decapsulate(dk, ct)
     }
     fn decapsulate_expanded(dk: &[u8], ct: &Self::Ct) -> Result<SharedSecret, Error> {
-        Self::Dk::decapsulate_expanded_on(current_backend(), dk, ct)
+        mlkem::hazmat::OnBackend::new(current_backend()).decapsulate_expanded(dk, ct)
     }
     fn ek_validate(bytes: &[u8]) -> Result<(), Error> {
         Self::Ek::validate(bytes)
