@@ -33,14 +33,6 @@ pub enum Error {
         /// The length given.
         actual: usize,
     },
-    /// A buffer of the wrong length for ByteEncode_d / ByteDecode_d (`mlkem::encode`): one
-    /// polynomial takes `32 d` bytes.
-    EncodingLength {
-        /// `32 d`.
-        expected: usize,
-        /// The length given.
-        actual: usize,
-    },
     /// A self-test failed (feature `self-test`, [`crate::self_test`]): a known answer did
     /// not match, now or earlier in this process, or a new key failed its
     /// pairwise-consistency test. The library refuses to work from then on.
@@ -78,9 +70,6 @@ impl fmt::Display for Error {
             ),
             Self::CiphertextLength { expected, actual } => {
                 write!(f, "ciphertext is {actual} bytes, expected {expected}")
-            }
-            Self::EncodingLength { expected, actual } => {
-                write!(f, "encoding buffer is {actual} bytes, expected {expected}")
             }
             Self::SelfTestFailed => f.write_str(
                 "a self-test failed (known answer or pairwise consistency): the library is in \

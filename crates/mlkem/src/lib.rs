@@ -63,6 +63,34 @@
 //! | `pem` | no | the same in PEM |
 //! | `kem` | no | the RustCrypto `kem` 0.3 traits, as RustCrypto `ml-kem` 0.3 implements them (module `kem_traits`) |
 //!
+//! # Coming from RustCrypto `ml-kem`
+//! With the `kem` feature the key types implement the RustCrypto `kem` 0.3 traits as
+//! RustCrypto `ml-kem` 0.3 does, and this crate re-exports [`kem`] (and, with `pem`,
+//! [`LineEnding`]), so no extra dependency is needed. Where the same call differs:
+//!
+//! | call | RustCrypto `ml-kem` | this crate |
+//! |---|---|---|
+//! | `ek.encapsulate(..)` | trait `Encapsulate` (no argument, OS RNG) | inherent, takes the RNG: `ek.encapsulate(&mut rng)` returns `(Ciphertext, SharedSecret)` |
+//! | `dk.decapsulate(&ct)` | trait `Decapsulate`, `ct` a `hybrid_array::Array` | inherent, `ct` a [`Ciphertext`]; never fails |
+//! | key generation | `Generate::generate_from_rng` | inherent [`DecapsulationKey::generate`] (or the trait) |
+//!
+//! Inherent methods win method resolution, so a trait method of the same name needs a
+//! fully qualified call (otherwise E0061 or E0308):
+//!
+//! ```
+//! # #[cfg(feature = "kem")] {
+//! use mlkem::kem::{Decapsulate, Encapsulate, Generate};
+//! use mlkem::ml_kem_768::DecapsulationKey;
+//!
+//! let mut rng = rand::rng();
+//! let dk = <DecapsulationKey as Generate>::generate_from_rng(&mut rng);
+//! let ek = dk.encapsulation_key();
+//! let (ct, sender) = <_ as Encapsulate>::encapsulate_with_rng(ek, &mut rng);
+//! let receiver = <DecapsulationKey as Decapsulate>::decapsulate(&dk, &ct);
+//! assert_eq!(sender, receiver);
+//! # }
+//! ```
+//!
 //! # Secrets and how they are erased
 //! | secret | where | erased by |
 //! |---|---|---|
@@ -121,10 +149,10 @@ mod hash;
 #[cfg(feature = "hazmat")]
 pub mod hazmat;
 mod input;
-mod kem;
 #[cfg(feature = "kem")]
 pub mod kem_traits;
 mod kpke;
+mod ml_kem;
 mod params;
 #[cfg(feature = "pkcs8")]
 pub mod pkcs8;
@@ -139,6 +167,15 @@ pub use encapsulation_key::EncapsulationKey;
 pub use error::Error;
 pub use params::{ByteArray, MlKem512, MlKem768, MlKem1024, ParameterSet};
 pub use secret::{SEED_SIZE, SHARED_SECRET_SIZE, Seed, SharedSecret};
+
+/// The RustCrypto `kem` crate (feature `kem`), whose traits [`kem_traits`] implements: code
+/// written for RustCrypto `ml-kem` names `mlkem::kem::Encapsulate` without a dependency of its
+/// own.
+#[cfg(feature = "kem")]
+pub use ::kem;
+/// The line ending of PEM output (feature `pem`), for `to_pkcs8_pem` / `to_public_key_pem`.
+#[cfg(feature = "pem")]
+pub use ::pkcs8::LineEnding;
 
 /// ML-KEM-512: the key and ciphertext types of [`MlKem512`] and their sizes, under the names
 /// they had before the types became generic (`ml_kem_512::EncapsulationKey` is

@@ -10,7 +10,7 @@
 
 use crate::Error;
 use crate::backend::{AnyBackend, with_backend};
-use crate::kem::{self, EkState};
+use crate::ml_kem::{self, EkState};
 use crate::secret::SharedSecret;
 use lattice_poly_ntt::mlkem::CachedNttVector;
 use zeroize::Zeroize;
@@ -107,7 +107,7 @@ pub(crate) mod sealed {
     /// dispatches on the backend and calls the const-generic internals with the set's
     /// constants. Hidden: not part of the API.
     pub trait Sealed {
-        /// The parsed encapsulation key: `kem::EkState<K>`.
+        /// The parsed encapsulation key: `ml_kem::EkState<K>`.
         type EkState: Clone + Send + Sync;
         /// The cached s-hat: `CachedNttVector<K>`.
         type SHat: Clone + Send + Sync + zeroize::Zeroize;
@@ -193,7 +193,7 @@ macro_rules! parameter_set {
             assert!($ek_size == 384 * $k + 32);
             assert!($dk_size == 768 * $k + 96);
             assert!($ct_size == 32 * ($du * $k + $dv));
-            assert!($ct_size <= kem::MAX_CIPHERTEXT_SIZE);
+            assert!($ct_size <= ml_kem::MAX_CIPHERTEXT_SIZE);
         };
 
         impl ParameterSet for $ty {
@@ -234,7 +234,7 @@ macro_rules! parameter_set {
             }
 
             fn t_hat_reduced(backend: AnyBackend, t_bytes: &[u8]) -> bool {
-                with_backend!(backend, |b| kem::t_hat_reduced::<_, $k>(b, t_bytes))
+                with_backend!(backend, |b| ml_kem::t_hat_reduced::<_, $k>(b, t_bytes))
             }
 
             fn key_gen(
@@ -244,7 +244,7 @@ macro_rules! parameter_set {
                 state: &mut Self::EkState,
                 s_hat: &mut Self::SHat,
             ) {
-                with_backend!(backend, |b| kem::key_gen_internal::<_, $k, $eta1>(
+                with_backend!(backend, |b| ml_kem::key_gen_internal::<_, $k, $eta1>(
                     b, d, ek_out, state, s_hat,
                 ));
             }
@@ -255,7 +255,7 @@ macro_rules! parameter_set {
                 m: &[u8; 32],
                 ct_out: &mut [u8],
             ) -> SharedSecret {
-                with_backend!(backend, |b| kem::encaps_internal::<_, $k, $eta1, $eta2, $du, $dv>(
+                with_backend!(backend, |b| ml_kem::encaps_internal::<_, $k, $eta1, $eta2, $du, $dv>(
                     b, state, m, ct_out,
                 ))
             }
@@ -268,13 +268,13 @@ macro_rules! parameter_set {
                 state: &mut Self::EkState,
                 s_hat: &mut Self::SHat,
             ) -> Result<(), Error> {
-                with_backend!(backend, |b| kem::import_expanded::<_, $k>(
+                with_backend!(backend, |b| ml_kem::import_expanded::<_, $k>(
                     b, dk_pke, ek, h, state, s_hat,
                 ))
             }
 
             fn export_s_hat(backend: AnyBackend, s_hat: &Self::SHat, out: &mut [u8]) {
-                with_backend!(backend, |b| kem::export_s_hat::<_, $k>(b, s_hat, out));
+                with_backend!(backend, |b| ml_kem::export_s_hat::<_, $k>(b, s_hat, out));
             }
 
             fn decaps(
@@ -284,7 +284,7 @@ macro_rules! parameter_set {
                 z: &[u8; 32],
                 ct: &[u8],
             ) -> SharedSecret {
-                with_backend!(backend, |b| kem::decaps_internal::<_, $k, $eta1, $eta2, $du, $dv>(
+                with_backend!(backend, |b| ml_kem::decaps_internal::<_, $k, $eta1, $eta2, $du, $dv>(
                     b, s_hat, state, z, ct,
                 ))
             }
@@ -295,7 +295,7 @@ macro_rules! parameter_set {
                 m: &[u8; 32],
                 ct_out: &mut [u8],
             ) -> Result<SharedSecret, Error> {
-                with_backend!(backend, |b| kem::encaps_encoded::<_, $k, $eta1, $eta2, $du, $dv>(
+                with_backend!(backend, |b| ml_kem::encaps_encoded::<_, $k, $eta1, $eta2, $du, $dv>(
                     b, ek, m, ct_out,
                 ))
             }
@@ -308,7 +308,7 @@ macro_rules! parameter_set {
                 z: &[u8; 32],
                 ct: &[u8],
             ) -> Result<SharedSecret, Error> {
-                with_backend!(backend, |b| kem::decaps_expanded::<_, $k, $eta1, $eta2, $du, $dv>(
+                with_backend!(backend, |b| ml_kem::decaps_expanded::<_, $k, $eta1, $eta2, $du, $dv>(
                     b, dk_pke, ek, h, z, ct,
                 ))
             }
