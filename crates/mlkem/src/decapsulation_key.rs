@@ -270,6 +270,56 @@ impl<P: ParameterSet> DecapsulationKey<P> {
         Self::from_expanded_bytes_with(AnyBackend::best(), bytes)
     }
 
+    /// [`Self::from_expanded_bytes`] and then an opt-in consistency check, for expanded keys
+    /// from outside: FIPS 203 section 7.3 checks only `H(ek)` against `ek`, so a key whose
+    /// `dk_pke` (s-hat) was altered or swapped passes it and would decapsulate every
+    /// ciphertext to an implicit-rejection secret. The check is pairwise: encapsulate a fixed
+    /// message to the key's own `ek`, decapsulate, compare (constant time). It costs one
+    /// encapsulation and one decapsulation. `z` cannot be checked without the seed (where a
+    /// seed is present, as in the PKCS#8 `both` form, the key is compared with the seed's).
+    ///
+    /// ```
+    /// use mlkem::ml_kem_768::DecapsulationKey;
+    ///
+    /// let dk = DecapsulationKey::from_seed(&[8; 64]);
+    /// let mut bytes = dk.to_expanded_bytes().to_vec();
+    /// assert!(DecapsulationKey::from_expanded_bytes_checked(&bytes).is_ok());
+    /// bytes[0] ^= 1; // s-hat altered, H(ek) intact
+    /// assert!(DecapsulationKey::from_expanded_bytes(&bytes).is_ok()); // FIPS 203 7.3 passes
+    /// assert_eq!(
+    ///     DecapsulationKey::from_expanded_bytes_checked(&bytes).err(),
+    ///     Some(mlkem::Error::DecapsulationKeyInconsistent)
+    /// );
+    /// ```
+    ///
+    /// # Errors
+    /// Those of [`Self::from_expanded_bytes`]; [`Error::DecapsulationKeyInconsistent`] if the
+    /// pairwise check fails.
+    pub fn from_expanded_bytes_checked(bytes: &[u8]) -> Result<Self, Error> {
+        let key = Self::from_expanded_bytes(bytes)?;
+        key.check_pairwise_consistency()?;
+        Ok(key)
+    }
+
+    /// The pairwise-consistency check of [`Self::from_expanded_bytes_checked`] on this key.
+    ///
+    /// # Errors
+    /// [`Error::DecapsulationKeyInconsistent`] if decapsulation does not recover the secret
+    /// of an encapsulation to the key's own encapsulation key.
+    pub fn check_pairwise_consistency(&self) -> Result<(), Error> {
+        /// A fixed message: the check needs no randomness and its result is deterministic.
+        const PAIRWISE_MESSAGE: [u8; 32] = [0xa5; 32];
+        let backend = AnyBackend::best();
+        let (ct, sent) = self.ek.encapsulate_internal(backend, &PAIRWISE_MESSAGE);
+        let received = self.decapsulate_with(backend, &ct);
+        // `SharedSecret`'s `==` is constant time.
+        if sent == received {
+            Ok(())
+        } else {
+            Err(Error::DecapsulationKeyInconsistent)
+        }
+    }
+
     pub(crate) fn from_expanded_bytes_with(
         backend: AnyBackend,
         bytes: &[u8],

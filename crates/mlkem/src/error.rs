@@ -26,6 +26,11 @@ pub enum Error {
     /// A decapsulation key whose embedded `H(ek)` does not match its embedded encapsulation
     /// key (FIPS 203 section 7.3, hash check).
     DecapsulationKeyHashMismatch,
+    /// A decapsulation key whose private part does not belong to its public key: the
+    /// opt-in pairwise-consistency check of
+    /// [`crate::DecapsulationKey::from_expanded_bytes_checked`] failed (an altered s-hat whose
+    /// H(ek) is intact passes FIPS 203 section 7.3 and fails here).
+    DecapsulationKeyInconsistent,
     /// A ciphertext of the wrong length (FIPS 203 section 7.3, ciphertext type check).
     CiphertextLength {
         /// The length the parameter set requires.
@@ -67,6 +72,10 @@ impl fmt::Display for Error {
             Self::DecapsulationKeyHashMismatch => f.write_str(
                 "decapsulation key's embedded H(ek) does not match its encapsulation key \
                  (FIPS 203 section 7.3)",
+            ),
+            Self::DecapsulationKeyInconsistent => f.write_str(
+                "decapsulation key's private part does not match its encapsulation key \
+                 (pairwise-consistency check)",
             ),
             Self::CiphertextLength { expected, actual } => {
                 write!(f, "ciphertext is {actual} bytes, expected {expected}")
