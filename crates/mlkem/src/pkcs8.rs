@@ -170,6 +170,16 @@ fn check_algorithm<P: ParameterSet>(
     }
 }
 
+/// `Err` unless a PEM document's label is `expected`.
+#[cfg(feature = "pem")]
+fn check_pem_label(label: &str, expected: &str) -> Result<(), KeyFormatError> {
+    if label == expected {
+        Ok(())
+    } else {
+        Err(KeyFormatError::Der(der::pem::Error::Label.into()))
+    }
+}
+
 /// The algorithm identifier of `P`, parameters absent.
 const fn algorithm<P: ParameterSet>() -> AlgorithmIdentifierRef<'static> {
     AlgorithmIdentifierRef {
@@ -189,6 +199,31 @@ impl<P: ParameterSet> EncapsulationKey<P> {
         Self::from_spki(&SubjectPublicKeyInfoRef::from_der(der)?)
     }
 
+    /// [`Self::from_spki_der`] from PEM (label `PUBLIC KEY`), with this crate's error.
+    ///
+    /// ```
+    /// use mlkem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
+    /// use mlkem::pkcs8::{EncodePublicKey, KeyFormatError};
+    ///
+    /// let dk = DecapsulationKey::from_seed(&[7; 64]);
+    /// let pem = dk.encapsulation_key().to_public_key_pem(mlkem::LineEnding::LF).unwrap();
+    /// assert_eq!(&EncapsulationKey::from_spki_pem(&pem)?, dk.encapsulation_key());
+    /// let other = mlkem::ml_kem_512::DecapsulationKey::from_seed(&[7; 64]);
+    /// let pem = other.encapsulation_key().to_public_key_pem(mlkem::LineEnding::LF).unwrap();
+    /// assert_eq!(EncapsulationKey::from_spki_pem(&pem), Err(KeyFormatError::WrongAlgorithm));
+    /// # Ok::<(), KeyFormatError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Those of [`Self::from_spki_der`]; [`KeyFormatError::Der`] for malformed PEM or another
+    /// label.
+    #[cfg(feature = "pem")]
+    pub fn from_spki_pem(pem: &str) -> Result<Self, KeyFormatError> {
+        let (label, der) = der::Document::from_pem(pem)?;
+        check_pem_label(label, "PUBLIC KEY")?;
+        Self::from_spki_der(der.as_bytes())
+    }
+
     fn from_spki(spki: &SubjectPublicKeyInfoRef<'_>) -> Result<Self, KeyFormatError> {
         check_algorithm::<P>(&spki.algorithm)?;
         let bytes = spki
@@ -204,11 +239,33 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     }
 }
 
+/// The `spki` error of a rejected algorithm identifier: `OidUnknown { oid }` for another
+/// algorithm (another ML-KEM set or not ML-KEM at all), as RustCrypto `ml-kem` answers; the
+/// tag of the parameters when the OID is right but parameters are present.
+fn spki_algorithm_error<P: ParameterSet>(algorithm: &AlgorithmIdentifierRef<'_>) -> spki::Error {
+    match algorithm.parameters {
+        Some(parameters) if algorithm.oid == oid::<P>() => spki::Error::Asn1(
+            der::ErrorKind::TagUnexpected {
+                expected: None,
+                actual: der::Tagged::tag(&parameters),
+            }
+            .into(),
+        ),
+        _ => spki::Error::OidUnknown { oid: algorithm.oid },
+    }
+}
+
 impl<P: ParameterSet> TryFrom<SubjectPublicKeyInfoRef<'_>> for EncapsulationKey<P> {
     type Error = spki::Error;
 
+    /// Errors: `OidUnknown { oid }` for a key of another algorithm or parameter set,
+    /// `KeyMalformed` for a key that fails FIPS 203 section 7.2 (the inherent
+    /// [`EncapsulationKey::from_spki_der`] names the check), `Asn1` for malformed DER.
     fn try_from(spki: SubjectPublicKeyInfoRef<'_>) -> Result<Self, spki::Error> {
-        Ok(Self::from_spki(&spki)?)
+        match Self::from_spki(&spki) {
+            Err(KeyFormatError::WrongAlgorithm) => Err(spki_algorithm_error::<P>(&spki.algorithm)),
+            other => Ok(other?),
+        }
     }
 }
 
@@ -246,6 +303,29 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     pub fn from_pkcs8(der: &[u8]) -> Result<Self, KeyFormatError> {
         let info = PrivateKeyInfoRef::from_der(der)?;
         Self::from_private_key_info(&info)
+    }
+
+    /// [`Self::from_pkcs8`] from PEM (label `PRIVATE KEY`), with this crate's error.
+    ///
+    /// ```
+    /// use mlkem::ml_kem_768::DecapsulationKey;
+    /// use mlkem::pkcs8::{EncodePrivateKey, KeyFormatError};
+    ///
+    /// let dk = DecapsulationKey::from_seed(&[7; 64]);
+    /// let pem = dk.to_pkcs8_pem(mlkem::LineEnding::LF).unwrap();
+    /// let again = DecapsulationKey::from_private_key_pem(&pem)?;
+    /// assert_eq!(again.encapsulation_key(), dk.encapsulation_key());
+    /// # Ok::<(), KeyFormatError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Those of [`Self::from_pkcs8`]; [`KeyFormatError::Der`] for malformed PEM or another
+    /// label.
+    #[cfg(feature = "pem")]
+    pub fn from_private_key_pem(pem: &str) -> Result<Self, KeyFormatError> {
+        let (label, der) = SecretDocument::from_pem(pem)?;
+        check_pem_label(label, "PRIVATE KEY")?;
+        Self::from_pkcs8(der.as_bytes())
     }
 
     fn from_private_key_info(info: &PrivateKeyInfoRef<'_>) -> Result<Self, KeyFormatError> {
@@ -334,8 +414,20 @@ impl<P: ParameterSet> DecapsulationKey<P> {
 impl<P: ParameterSet> TryFrom<PrivateKeyInfoRef<'_>> for DecapsulationKey<P> {
     type Error = ::pkcs8::Error;
 
+    /// Errors: `PublicKey(OidUnknown { oid })` for a key of another algorithm or parameter
+    /// set, `ParametersMalformed` for parameters present, `KeyMalformed` for a key that fails
+    /// a check (the inherent [`DecapsulationKey::from_pkcs8`] names it), `Asn1` for
+    /// malformed DER.
     fn try_from(info: PrivateKeyInfoRef<'_>) -> Result<Self, ::pkcs8::Error> {
-        Ok(Self::from_private_key_info(&info)?)
+        match Self::from_private_key_info(&info) {
+            Err(KeyFormatError::WrongAlgorithm) => {
+                Err(match spki_algorithm_error::<P>(&info.algorithm) {
+                    e @ spki::Error::OidUnknown { .. } => ::pkcs8::Error::PublicKey(e),
+                    _ => ::pkcs8::Error::ParametersMalformed,
+                })
+            }
+            other => Ok(other?),
+        }
     }
 }
 

@@ -299,3 +299,52 @@ fn malformed_der_is_an_error() {
     );
     let _ = pkcs8::PrivateKeyInfoRef::from_der(&der).expect("well-formed outer layer");
 }
+
+/// Through the RustCrypto traits, a key of another algorithm or parameter set is
+/// `OidUnknown { oid }` (as RustCrypto `ml-kem` answers), not a parameters error.
+#[test]
+fn trait_errors_name_the_unknown_oid() {
+    let dk512 = DecapsulationKey::<MlKem512>::from_seed(&[3; 64]);
+    let spki = dk512
+        .encapsulation_key()
+        .to_public_key_der()
+        .expect("encodable");
+    assert_eq!(
+        EncapsulationKey::<MlKem768>::from_public_key_der(spki.as_bytes()).err(),
+        Some(pkcs8::spki::Error::OidUnknown {
+            oid: mlkem::pkcs8::oid::<MlKem512>()
+        })
+    );
+    let private = dk512.to_pkcs8_der().expect("encodable");
+    assert_eq!(
+        DecapsulationKey::<MlKem768>::from_pkcs8_der(private.as_bytes()).err(),
+        Some(pkcs8::Error::PublicKey(pkcs8::spki::Error::OidUnknown {
+            oid: mlkem::pkcs8::oid::<MlKem512>()
+        }))
+    );
+    // An Ed25519 PKCS#8 key (RFC 8410): OID 1.3.101.112.
+    let mut ed25519 = hex::decode("302e020100300506032b657004220420").unwrap();
+    ed25519.extend_from_slice(&[9; 32]);
+    assert_eq!(
+        DecapsulationKey::<MlKem768>::from_pkcs8_der(&ed25519).err(),
+        Some(pkcs8::Error::PublicKey(pkcs8::spki::Error::OidUnknown {
+            oid: pkcs8::ObjectIdentifier::new_unwrap("1.3.101.112")
+        }))
+    );
+    // The inherent PEM functions return this crate's error.
+    let pem = dk512
+        .encapsulation_key()
+        .to_public_key_pem(LineEnding::LF)
+        .expect("encodable");
+    assert_eq!(
+        EncapsulationKey::<MlKem768>::from_spki_pem(&pem).err(),
+        Some(KeyFormatError::WrongAlgorithm)
+    );
+    let pem = dk512.to_pkcs8_pem(LineEnding::LF).expect("encodable");
+    assert!(DecapsulationKey::<MlKem512>::from_private_key_pem(&pem).is_ok());
+    // A private key's PEM is not a public key's.
+    assert!(matches!(
+        EncapsulationKey::<MlKem512>::from_spki_pem(&pem),
+        Err(KeyFormatError::Der(_))
+    ));
+}
