@@ -99,6 +99,9 @@ pub enum KeyFormatError {
     NoSeed,
     /// The key itself fails a check of FIPS 203 (length, modulus or hash check).
     Key(crate::Error),
+    /// Encrypted PKCS#8 (feature `encryption`): decryption failed (a wrong password, an
+    /// unsupported scheme, a damaged document) or encryption failed.
+    Encryption,
 }
 
 impl core::fmt::Display for KeyFormatError {
@@ -121,6 +124,9 @@ impl core::fmt::Display for KeyFormatError {
                 f.write_str("the key was imported from its expanded form and has no seed to write")
             }
             Self::Key(e) => write!(f, "invalid ML-KEM key: {e}"),
+            Self::Encryption => f.write_str(
+                "encrypted PKCS#8: wrong password, unsupported scheme or damaged document",
+            ),
         }
     }
 }
@@ -326,6 +332,63 @@ impl<P: ParameterSet> DecapsulationKey<P> {
         let (label, der) = SecretDocument::from_pem(pem)?;
         check_pem_label(label, "PRIVATE KEY")?;
         Self::from_pkcs8(der.as_bytes())
+    }
+
+    /// Reads a password-encrypted PKCS#8 key (`EncryptedPrivateKeyInfo`, PBES2, as OpenSSL
+    /// writes it), in any of the three private forms, with this crate's error. The trait
+    /// method [`DecodePrivateKey::from_pkcs8_encrypted_der`] (and `_pem`) does the same with
+    /// `pkcs8::Error`. Feature `encryption`.
+    ///
+    /// ```
+    /// use mlkem::ml_kem_768::DecapsulationKey;
+    /// use mlkem::pkcs8::{DecodePrivateKey, EncodePrivateKey, PrivateKeyForm};
+    ///
+    /// let dk = DecapsulationKey::from_seed(&[7; 64]);
+    /// // The trait writes the seed form; `to_pkcs8_encrypted_der_as` picks the form.
+    /// let file = dk.to_pkcs8_encrypted_pem("hunter2", mlkem::LineEnding::LF).unwrap();
+    /// let again = DecapsulationKey::from_pkcs8_encrypted_pem(&file, "hunter2").unwrap();
+    /// assert_eq!(again.encapsulation_key(), dk.encapsulation_key());
+    ///
+    /// let both = dk.to_pkcs8_encrypted_der_as(PrivateKeyForm::Both, &mut rand::rng(), "pw")?;
+    /// let again = DecapsulationKey::from_pkcs8_encrypted(both.as_bytes(), "pw")?;
+    /// assert_eq!(again.seed(), dk.seed());
+    /// assert!(DecapsulationKey::from_pkcs8_encrypted(both.as_bytes(), "wrong").is_err());
+    /// # Ok::<(), mlkem::pkcs8::KeyFormatError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`KeyFormatError::Encryption`] if decryption fails (a wrong password among others);
+    /// those of [`Self::from_pkcs8`] for the decrypted key.
+    #[cfg(feature = "encryption")]
+    pub fn from_pkcs8_encrypted(
+        der: &[u8],
+        password: impl AsRef<[u8]>,
+    ) -> Result<Self, KeyFormatError> {
+        let encrypted = ::pkcs8::EncryptedPrivateKeyInfoRef::try_from(der)
+            .map_err(|_| KeyFormatError::Encryption)?;
+        let plain = encrypted
+            .decrypt(password)
+            .map_err(|_| KeyFormatError::Encryption)?;
+        Self::from_pkcs8(plain.as_bytes())
+    }
+
+    /// [`Self::to_pkcs8_der_as`], encrypted with `password` (PBES2: scrypt and AES-256-CBC,
+    /// `pkcs8`'s recommended parameters, salt and IV from `rng`). Feature `encryption`.
+    ///
+    /// # Errors
+    /// Those of [`Self::to_pkcs8_der_as`]; [`KeyFormatError::Encryption`] if encryption
+    /// fails (the RNG's failure among others).
+    #[cfg(feature = "encryption")]
+    pub fn to_pkcs8_encrypted_der_as<R: rand_core::TryCryptoRng>(
+        &self,
+        form: PrivateKeyForm,
+        rng: &mut R,
+        password: impl AsRef<[u8]>,
+    ) -> Result<SecretDocument, KeyFormatError> {
+        let plain = self.to_pkcs8_der_as(form)?;
+        let info = PrivateKeyInfoRef::from_der(plain.as_bytes())?;
+        info.encrypt_with_rng(rng, password)
+            .map_err(|_| KeyFormatError::Encryption)
     }
 
     fn from_private_key_info(info: &PrivateKeyInfoRef<'_>) -> Result<Self, KeyFormatError> {

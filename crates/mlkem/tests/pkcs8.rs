@@ -348,3 +348,52 @@ fn trait_errors_name_the_unknown_oid() {
         Err(KeyFormatError::Der(_))
     ));
 }
+
+/// Encrypted PKCS#8 (feature `encryption`): every private form round-trips through
+/// `to_pkcs8_encrypted_der_as` and both readers (inherent and trait, DER and PEM); a wrong
+/// password is an error.
+#[test]
+fn encrypted_pkcs8_round_trips_in_every_form() {
+    let dk = DecapsulationKey::<MlKem768>::from_seed(&lamps_seed());
+    let expanded_only =
+        DecapsulationKey::<MlKem768>::from_expanded_bytes(dk.to_expanded_bytes().as_ref())
+            .expect("own key");
+    let mut rng = rand::rng();
+    for form in [
+        PrivateKeyForm::Seed,
+        PrivateKeyForm::ExpandedKey,
+        PrivateKeyForm::Both,
+    ] {
+        let doc = dk
+            .to_pkcs8_encrypted_der_as(form, &mut rng, "correct horse")
+            .expect("encrypts");
+        let inherent =
+            DecapsulationKey::<MlKem768>::from_pkcs8_encrypted(doc.as_bytes(), "correct horse")
+                .expect("decrypts");
+        let via_trait =
+            DecapsulationKey::<MlKem768>::from_pkcs8_encrypted_der(doc.as_bytes(), "correct horse")
+                .expect("decrypts");
+        for key in [&inherent, &via_trait] {
+            assert_eq!(key.encapsulation_key(), dk.encapsulation_key(), "{form:?}");
+            assert_eq!(
+                key.seed().is_some(),
+                form != PrivateKeyForm::ExpandedKey,
+                "{form:?}"
+            );
+        }
+        assert_eq!(
+            DecapsulationKey::<MlKem768>::from_pkcs8_encrypted(doc.as_bytes(), "wrong").err(),
+            Some(KeyFormatError::Encryption)
+        );
+    }
+    // The trait writer (seed form, or expanded for a seedless key), in PEM.
+    for key in [&dk, &expanded_only] {
+        let pem = key
+            .to_pkcs8_encrypted_pem("pw", LineEnding::LF)
+            .expect("encrypts");
+        assert!(pem.starts_with("-----BEGIN ENCRYPTED PRIVATE KEY-----"));
+        let again =
+            DecapsulationKey::<MlKem768>::from_pkcs8_encrypted_pem(&pem, "pw").expect("decrypts");
+        assert_eq!(again.encapsulation_key(), dk.encapsulation_key());
+    }
+}
