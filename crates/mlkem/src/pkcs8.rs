@@ -29,6 +29,7 @@
 //! Every parser rejects malformed DER with an error (fuzzed by `fuzz/fuzz_targets/pkcs8.rs`);
 //! none panics.
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::{DecapsulationKey, EncapsulationKey, ParameterSet};
@@ -503,5 +504,169 @@ impl<P: ParameterSet> EncodePrivateKey for DecapsulationKey<P> {
             PrivateKeyForm::ExpandedKey
         };
         Ok(self.to_pkcs8_der_as(form)?)
+    }
+}
+
+/// An encapsulation key of any parameter set, for key files whose set is known only once
+/// read: the SPKI algorithm identifier picks it.
+///
+/// ```
+/// use mlkem::pkcs8::{AnyEncapsulationKey, EncodePublicKey};
+///
+/// let dk = mlkem::ml_kem_1024::DecapsulationKey::from_seed(&[1; 64]);
+/// let der = dk.encapsulation_key().to_public_key_der().unwrap();
+/// let any = AnyEncapsulationKey::from_public_key_der(der.as_bytes())?;
+/// assert_eq!(any.parameter_set(), "ML-KEM-1024");
+/// let AnyEncapsulationKey::MlKem1024(ek) = any else { unreachable!() };
+/// assert_eq!(&*ek, dk.encapsulation_key());
+/// # Ok::<(), mlkem::pkcs8::KeyFormatError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AnyEncapsulationKey {
+    /// An ML-KEM-512 key.
+    MlKem512(Box<EncapsulationKey<crate::MlKem512>>),
+    /// An ML-KEM-768 key.
+    MlKem768(Box<EncapsulationKey<crate::MlKem768>>),
+    /// An ML-KEM-1024 key.
+    MlKem1024(Box<EncapsulationKey<crate::MlKem1024>>),
+}
+
+impl AnyEncapsulationKey {
+    /// Parses a DER `SubjectPublicKeyInfo` of any ML-KEM parameter set.
+    ///
+    /// # Errors
+    /// [`KeyFormatError::WrongAlgorithm`] for an algorithm that is not ML-KEM (or has
+    /// parameters); the errors of [`EncapsulationKey::from_spki_der`] otherwise.
+    pub fn from_public_key_der(der: &[u8]) -> Result<Self, KeyFormatError> {
+        let spki = SubjectPublicKeyInfoRef::from_der(der)?;
+        let oid = spki.algorithm.oid;
+        Ok(if oid == self::oid::<crate::MlKem512>() {
+            Self::MlKem512(Box::new(EncapsulationKey::from_spki(&spki)?))
+        } else if oid == self::oid::<crate::MlKem768>() {
+            Self::MlKem768(Box::new(EncapsulationKey::from_spki(&spki)?))
+        } else if oid == self::oid::<crate::MlKem1024>() {
+            Self::MlKem1024(Box::new(EncapsulationKey::from_spki(&spki)?))
+        } else {
+            return Err(KeyFormatError::WrongAlgorithm);
+        })
+    }
+
+    /// [`Self::from_public_key_der`] from PEM (label `PUBLIC KEY`).
+    ///
+    /// # Errors
+    /// Those of [`Self::from_public_key_der`]; [`KeyFormatError::Der`] for malformed PEM.
+    #[cfg(feature = "pem")]
+    pub fn from_public_key_pem(pem: &str) -> Result<Self, KeyFormatError> {
+        let (label, der) = der::Document::from_pem(pem)?;
+        check_pem_label(label, "PUBLIC KEY")?;
+        Self::from_public_key_der(der.as_bytes())
+    }
+
+    /// The parameter set's name, "ML-KEM-768" and so on.
+    #[must_use]
+    pub const fn parameter_set(&self) -> &'static str {
+        match self {
+            Self::MlKem512(_) => crate::MlKem512::NAME,
+            Self::MlKem768(_) => crate::MlKem768::NAME,
+            Self::MlKem1024(_) => crate::MlKem1024::NAME,
+        }
+    }
+
+    /// The encoded key.
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Self::MlKem512(k) => k.as_bytes(),
+            Self::MlKem768(k) => k.as_bytes(),
+            Self::MlKem1024(k) => k.as_bytes(),
+        }
+    }
+}
+
+/// A decapsulation key of any parameter set, for key files whose set is known only once
+/// read: the PKCS#8 algorithm identifier picks it. Any private form (seed, expandedKey,
+/// both).
+///
+/// ```
+/// use mlkem::pkcs8::{AnyDecapsulationKey, EncodePrivateKey};
+///
+/// let dk = mlkem::ml_kem_512::DecapsulationKey::from_seed(&[1; 64]);
+/// let der = dk.to_pkcs8_der().unwrap();
+/// match AnyDecapsulationKey::from_pkcs8_der(der.as_bytes())? {
+///     AnyDecapsulationKey::MlKem512(key) => {
+///         assert_eq!(key.encapsulation_key(), dk.encapsulation_key())
+///     }
+///     other => panic!("{}", other.parameter_set()),
+/// }
+/// # Ok::<(), mlkem::pkcs8::KeyFormatError>(())
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum AnyDecapsulationKey {
+    /// An ML-KEM-512 key.
+    MlKem512(Box<DecapsulationKey<crate::MlKem512>>),
+    /// An ML-KEM-768 key.
+    MlKem768(Box<DecapsulationKey<crate::MlKem768>>),
+    /// An ML-KEM-1024 key.
+    MlKem1024(Box<DecapsulationKey<crate::MlKem1024>>),
+}
+
+impl AnyDecapsulationKey {
+    /// Parses a DER PKCS#8 `PrivateKeyInfo` of any ML-KEM parameter set.
+    ///
+    /// # Errors
+    /// [`KeyFormatError::WrongAlgorithm`] for an algorithm that is not ML-KEM (or has
+    /// parameters); the errors of [`DecapsulationKey::from_pkcs8`] otherwise.
+    pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, KeyFormatError> {
+        let info = PrivateKeyInfoRef::from_der(der)?;
+        let oid = info.algorithm.oid;
+        Ok(if oid == self::oid::<crate::MlKem512>() {
+            Self::MlKem512(Box::new(DecapsulationKey::from_private_key_info(&info)?))
+        } else if oid == self::oid::<crate::MlKem768>() {
+            Self::MlKem768(Box::new(DecapsulationKey::from_private_key_info(&info)?))
+        } else if oid == self::oid::<crate::MlKem1024>() {
+            Self::MlKem1024(Box::new(DecapsulationKey::from_private_key_info(&info)?))
+        } else {
+            return Err(KeyFormatError::WrongAlgorithm);
+        })
+    }
+
+    /// [`Self::from_pkcs8_der`] from PEM (label `PRIVATE KEY`).
+    ///
+    /// # Errors
+    /// Those of [`Self::from_pkcs8_der`]; [`KeyFormatError::Der`] for malformed PEM.
+    #[cfg(feature = "pem")]
+    pub fn from_pkcs8_pem(pem: &str) -> Result<Self, KeyFormatError> {
+        let (label, der) = SecretDocument::from_pem(pem)?;
+        check_pem_label(label, "PRIVATE KEY")?;
+        Self::from_pkcs8_der(der.as_bytes())
+    }
+
+    /// [`Self::from_pkcs8_der`] of a password-encrypted PKCS#8 key. Feature `encryption`.
+    ///
+    /// # Errors
+    /// [`KeyFormatError::Encryption`] if decryption fails; those of [`Self::from_pkcs8_der`].
+    #[cfg(feature = "encryption")]
+    pub fn from_pkcs8_encrypted(
+        der: &[u8],
+        password: impl AsRef<[u8]>,
+    ) -> Result<Self, KeyFormatError> {
+        let encrypted = ::pkcs8::EncryptedPrivateKeyInfoRef::try_from(der)
+            .map_err(|_| KeyFormatError::Encryption)?;
+        let plain = encrypted
+            .decrypt(password)
+            .map_err(|_| KeyFormatError::Encryption)?;
+        Self::from_pkcs8_der(plain.as_bytes())
+    }
+
+    /// The parameter set's name, "ML-KEM-768" and so on.
+    #[must_use]
+    pub const fn parameter_set(&self) -> &'static str {
+        match self {
+            Self::MlKem512(_) => crate::MlKem512::NAME,
+            Self::MlKem768(_) => crate::MlKem768::NAME,
+            Self::MlKem1024(_) => crate::MlKem1024::NAME,
+        }
     }
 }

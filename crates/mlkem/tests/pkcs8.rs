@@ -397,3 +397,41 @@ fn encrypted_pkcs8_round_trips_in_every_form() {
         assert_eq!(again.encapsulation_key(), dk.encapsulation_key());
     }
 }
+
+/// One call imports any ML-KEM key file: every vendored LAMPS example, of every set and
+/// private form, through `AnyDecapsulationKey` / `AnyEncapsulationKey`.
+#[test]
+fn any_parameter_set_imports_every_lamps_file() {
+    use mlkem::pkcs8::{AnyDecapsulationKey, AnyEncapsulationKey};
+    let mut count = 0;
+    for n in ["512", "768", "1024"] {
+        let name = format!("ML-KEM-{n}");
+        for form in ["seed", "expanded", "both"] {
+            let pem = common::read_text(&format!("lamps/ML-KEM-{n}-{form}.priv"));
+            let key = AnyDecapsulationKey::from_pkcs8_pem(&pem).expect("parses");
+            assert_eq!(key.parameter_set(), name);
+            count += 1;
+        }
+        let pem = common::read_text(&format!("lamps/ML-KEM-{n}.pub"));
+        let key = AnyEncapsulationKey::from_public_key_pem(&pem).expect("parses");
+        assert_eq!(key.parameter_set(), name);
+        assert_eq!(
+            key.as_bytes().len(),
+            if n == "512" {
+                800
+            } else if n == "768" {
+                1184
+            } else {
+                1568
+            }
+        );
+        count += 1;
+    }
+    assert_eq!(count, 12);
+    let mut ed25519 = hex::decode("302e020100300506032b657004220420").unwrap();
+    ed25519.extend_from_slice(&[9; 32]);
+    assert_eq!(
+        AnyDecapsulationKey::from_pkcs8_der(&ed25519).err(),
+        Some(KeyFormatError::WrongAlgorithm)
+    );
+}
