@@ -11,7 +11,7 @@
 //! # Modes
 //! - `ct-harness [kem]`: for each backend of `BackendKind::ALL` (portable, then AVX2) that
 //!   the CPU, as valgrind presents it, has, passed explicitly to the `hazmat` entry points
-//!   `mlkem::hazmat::OnBackend` (a backend the CPU lacks is reported as skipped), and for
+//!   `lazykem::hazmat::OnBackend` (a backend the CPU lacks is reported as skipped), and for
 //!   ML-KEM-512, -768 and -1024, one of each operation:
 //!   1. KeyGen from the seed `d || z`, marked secret before `OnBackend::decapsulation_key_from_seed`; the
 //!      encapsulation key (`t-hat || rho`) is declassified when it is output;
@@ -56,7 +56,7 @@
 //! half of `G(d || k)`, derives from the secret `d`, and `SampleNTT` rejection-samples
 //! A-hat from it (branches on public data, allowed by DESIGN.md). The library declassifies
 //! it itself, at that point, through its `ct-validation` feature
-//! (`lattice_sampling::ct_validation::declassify`, called in `mlkem::kpke::key_gen`), which
+//! (`lattice_sampling::ct_validation::declassify`, called in `lazykem::kpke::key_gen`), which
 //! this crate enables; `cargo xtask ct` accepts no report at all. Without the feature, or
 //! if the call moved after the sampling, the run would fail with reports from the
 //! `SampleNTT` parser.
@@ -68,7 +68,7 @@ mod ops;
 mod residue;
 mod valgrind;
 
-use mlkem::{AnyBackend, BackendKind};
+use lazykem::{AnyBackend, BackendKind};
 use ops::{Kem, MlKem512, MlKem768, MlKem1024};
 use sha3::Shake256;
 use sha3::digest::{ExtendableOutput, Update, XofReader};
@@ -124,8 +124,8 @@ fn run_kem(require_valgrind: bool) -> Result<(), String> {
         }
     );
     println!(
-        "ct-harness: default backend (mlkem::backend()): {}",
-        mlkem::backend()
+        "ct-harness: default backend (lazykem::backend()): {}",
+        lazykem::backend()
     );
     // Every backend the CPU (as valgrind presents it) has, passed to each operation.
     let mut reference: Option<(BackendKind, [[u8; 32]; 3])> = None;
@@ -209,7 +209,7 @@ fn expect_secret_derived(what: &str, buf: &[u8]) -> Result<String, String> {
 
 /// Copies a shared secret out, checks it is secret-derived, and declassifies the copy:
 /// the end of the protocol, where the harness compares results.
-fn declassify_shared_secret(what: &str, key: &mlkem::SharedSecret) -> Result<[u8; 32], String> {
+fn declassify_shared_secret(what: &str, key: &lazykem::SharedSecret) -> Result<[u8; 32], String> {
     let mut bytes = *key.as_bytes();
     expect_secret_derived(what, &bytes)?;
     valgrind::declassify(&mut bytes);

@@ -2,21 +2,21 @@
 //! parameter set.
 //!
 //! Each operation that computes goes through the `hazmat` entry point that takes its
-//! backend (`mlkem::hazmat::OnBackend`), so the harness runs it on every backend in turn. The
+//! backend (`lazykem::hazmat::OnBackend`), so the harness runs it on every backend in turn. The
 //! library runs it inside `lattice_poly_ntt::dispatch!`: on AVX2, in a closure passed to
 //! `lattice_poly_ntt::backend::avx2::with_features`, so the library code lands in that
 //! function's monomorphizations too (named after `lattice_poly_ntt`, and scanned as ours).
 //!
-//! Every call into `mlkem` goes through these wrappers (apart from choosing the backends,
-//! `AnyBackend::of` and `mlkem::backend`, which only detect CPU features), so the library
+//! Every call into `lazykem` goes through these wrappers (apart from choosing the backends,
+//! `AnyBackend::of` and `lazykem::backend`, which only detect CPU features), so the library
 //! code the optimizer inlines lands in functions named
-//! `<mlkem::params::MlKem768 as ct_harness::ops::Kem>::...` and nowhere else in the
+//! `<lazykem::params::MlKem768 as ct_harness::ops::Kem>::...` and nowhere else in the
 //! harness. The division scan of `cargo xtask ct` looks at the
 //! functions of the `mlkem*` crates and at these wrappers (everything under
 //! `ct_harness::ops`); the driver code in `main.rs` only moves bytes and compares
 //! declassified results.
 
-use mlkem::{AnyBackend, Error, SharedSecret};
+use lazykem::{AnyBackend, Error, SharedSecret};
 
 /// One ML-KEM parameter set, as the harness drives it.
 pub(crate) trait Kem {
@@ -35,11 +35,11 @@ pub(crate) trait Kem {
     /// eta2 (noise of e1, e2).
     const ETA2: usize;
 
-    /// `mlkem::ml_kem_*::DecapsulationKey`.
+    /// `lazykem::ml_kem_*::DecapsulationKey`.
     type Dk;
-    /// `mlkem::ml_kem_*::EncapsulationKey`.
+    /// `lazykem::ml_kem_*::EncapsulationKey`.
     type Ek;
-    /// `mlkem::ml_kem_*::Ciphertext`.
+    /// `lazykem::ml_kem_*::Ciphertext`.
     type Ct;
 
     /// `OnBackend::decapsulation_key_from_seed` (KeyGen_internal).
@@ -77,11 +77,11 @@ pub(crate) trait Kem {
     ) -> Result<SharedSecret, Error>;
 }
 
-pub(crate) use mlkem::{MlKem512, MlKem768, MlKem1024};
+pub(crate) use lazykem::{MlKem512, MlKem768, MlKem1024};
 
-/// Every parameter set, through the library's generic types ([`mlkem::ParameterSet`]): one
+/// Every parameter set, through the library's generic types ([`lazykem::ParameterSet`]): one
 /// `#[inline(never)]` instance of each wrapper per set.
-impl<P: mlkem::ParameterSet> Kem for P {
+impl<P: lazykem::ParameterSet> Kem for P {
     const NAME: &'static str = P::NAME;
     const EK_SIZE: usize = P::ENCAPSULATION_KEY_SIZE;
     const DK_SIZE: usize = P::DECAPSULATION_KEY_SIZE;
@@ -90,13 +90,13 @@ impl<P: mlkem::ParameterSet> Kem for P {
     const ETA1: usize = P::ETA1;
     const ETA2: usize = P::ETA2;
 
-    type Dk = mlkem::DecapsulationKey<P>;
-    type Ek = mlkem::EncapsulationKey<P>;
-    type Ct = mlkem::Ciphertext<P>;
+    type Dk = lazykem::DecapsulationKey<P>;
+    type Ek = lazykem::EncapsulationKey<P>;
+    type Ct = lazykem::Ciphertext<P>;
 
     #[inline(never)]
     fn key_gen(backend: AnyBackend, seed: &[u8; 64]) -> Self::Dk {
-        mlkem::hazmat::OnBackend::new(backend).decapsulation_key_from_seed(seed)
+        lazykem::hazmat::OnBackend::new(backend).decapsulation_key_from_seed(seed)
     }
 
     #[inline(never)]
@@ -111,7 +111,7 @@ impl<P: mlkem::ParameterSet> Kem for P {
 
     #[inline(never)]
     fn expanded_bytes(backend: AnyBackend, dk: &Self::Dk) -> Vec<u8> {
-        mlkem::hazmat::OnBackend::new(backend)
+        lazykem::hazmat::OnBackend::new(backend)
             .to_expanded_bytes(dk)
             .as_ref()
             .to_vec()
@@ -119,12 +119,12 @@ impl<P: mlkem::ParameterSet> Kem for P {
 
     #[inline(never)]
     fn parse_ek(backend: AnyBackend, bytes: &[u8]) -> Result<Self::Ek, Error> {
-        mlkem::hazmat::OnBackend::new(backend).encapsulation_key_from_bytes(bytes)
+        lazykem::hazmat::OnBackend::new(backend).encapsulation_key_from_bytes(bytes)
     }
 
     #[inline(never)]
     fn encapsulate(backend: AnyBackend, ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret) {
-        mlkem::hazmat::OnBackend::new(backend).encapsulate_deterministic(ek, m)
+        lazykem::hazmat::OnBackend::new(backend).encapsulate_deterministic(ek, m)
     }
 
     #[inline(never)]
@@ -133,7 +133,7 @@ impl<P: mlkem::ParameterSet> Kem for P {
         ek: &[u8],
         m: &[u8; 32],
     ) -> Result<(Self::Ct, SharedSecret), Error> {
-        mlkem::hazmat::OnBackend::new(backend).encapsulate_encoded_deterministic(ek, m)
+        lazykem::hazmat::OnBackend::new(backend).encapsulate_encoded_deterministic(ek, m)
     }
 
     #[inline(never)]
@@ -148,12 +148,12 @@ impl<P: mlkem::ParameterSet> Kem for P {
 
     #[inline(never)]
     fn import_dk(backend: AnyBackend, bytes: &[u8]) -> Result<Self::Dk, Error> {
-        mlkem::hazmat::OnBackend::new(backend).decapsulation_key_from_expanded_bytes(bytes)
+        lazykem::hazmat::OnBackend::new(backend).decapsulation_key_from_expanded_bytes(bytes)
     }
 
     #[inline(never)]
     fn decapsulate(backend: AnyBackend, dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret {
-        mlkem::hazmat::OnBackend::new(backend).decapsulate(dk, ct)
+        lazykem::hazmat::OnBackend::new(backend).decapsulate(dk, ct)
     }
 
     #[inline(never)]
@@ -162,6 +162,6 @@ impl<P: mlkem::ParameterSet> Kem for P {
         bytes: &[u8],
         ct: &Self::Ct,
     ) -> Result<SharedSecret, Error> {
-        mlkem::hazmat::OnBackend::new(backend).decapsulate_expanded(bytes, ct)
+        lazykem::hazmat::OnBackend::new(backend).decapsulate_expanded(bytes, ct)
     }
 }

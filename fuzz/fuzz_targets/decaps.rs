@@ -33,9 +33,9 @@
 mod backend;
 
 use backend::backend_of;
+use lazykem::AnyBackend;
+use lazykem::{Ciphertext, DecapsulationKey, Error, MlKem512, MlKem768, MlKem1024, ParameterSet};
 use libfuzzer_sys::fuzz_target;
-use mlkem::AnyBackend;
-use mlkem::{Ciphertext, DecapsulationKey, Error, MlKem512, MlKem768, MlKem1024, ParameterSet};
 use sha3::digest::{ExtendableOutput, Update, XofReader};
 use sha3::{Digest, Sha3_256, Shake256};
 
@@ -101,8 +101,8 @@ fn decapsulate<P: ParameterSet>(
     dk: &DecapsulationKey<P>,
     ct: &Ciphertext<P>,
 ) -> [u8; 32] {
-    let first = mlkem::hazmat::OnBackend::new(backend).decapsulate(dk, ct);
-    let second = mlkem::hazmat::OnBackend::new(backend).decapsulate(&dk.clone(), &ct.clone());
+    let first = lazykem::hazmat::OnBackend::new(backend).decapsulate(dk, ct);
+    let second = lazykem::hazmat::OnBackend::new(backend).decapsulate(&dk.clone(), &ct.clone());
     assert_eq!(first, second, "decapsulation is not deterministic");
     *first.as_bytes()
 }
@@ -120,16 +120,16 @@ fn import<P: ParameterSet>(backend: AnyBackend, dk: &[u8]) -> Option<Decapsulati
         (false, false)
     };
     let imported =
-        mlkem::hazmat::OnBackend::new(backend).decapsulation_key_from_expanded_bytes::<P>(dk);
+        lazykem::hazmat::OnBackend::new(backend).decapsulation_key_from_expanded_bytes::<P>(dk);
     // The one-shot decapsulation makes the same checks and, for an accepted
     // key, gives the same secret as import + decapsulate.
     let ct0 = Ciphertext::<P>::from_bytes(&vec![0x5c; P::CIPHERTEXT_SIZE]).expect("length");
-    let one_shot = mlkem::hazmat::OnBackend::new(backend).decapsulate_expanded(dk, &ct0);
+    let one_shot = lazykem::hazmat::OnBackend::new(backend).decapsulate_expanded(dk, &ct0);
     match (&imported, one_shot) {
         (Ok(key), Ok(one_shot)) => {
             assert_eq!(
                 one_shot,
-                mlkem::hazmat::OnBackend::new(backend).decapsulate(&key, &ct0)
+                lazykem::hazmat::OnBackend::new(backend).decapsulate(&key, &ct0)
             );
         }
         (Err(a), Err(b)) => assert_eq!(*a, b, "one-shot error differs"),
@@ -146,7 +146,7 @@ fn import<P: ParameterSet>(backend: AnyBackend, dk: &[u8]) -> Option<Decapsulati
             let mut expected = dk.to_vec();
             fold12(&mut expected[..dk_pke::<P>()], true);
             assert_eq!(
-                mlkem::hazmat::OnBackend::new(backend)
+                lazykem::hazmat::OnBackend::new(backend)
                     .to_expanded_bytes(&key)
                     .as_ref(),
                 expected.as_slice()
@@ -236,11 +236,11 @@ fn check<P: ParameterSet>(backend: AnyBackend, mode: u8, rest: &[u8]) {
             let mask = rest.get(98..).unwrap_or_default();
 
             let key =
-                mlkem::hazmat::OnBackend::new(backend).decapsulation_key_from_seed::<P>(&seed);
-            let expanded = mlkem::hazmat::OnBackend::new(backend).to_expanded_bytes(&key);
+                lazykem::hazmat::OnBackend::new(backend).decapsulation_key_from_seed::<P>(&seed);
+            let expanded = lazykem::hazmat::OnBackend::new(backend).to_expanded_bytes(&key);
             let imported =
                 import::<P>(backend, expanded.as_ref().as_ref()).expect("exported dk re-imports");
-            let (honest, secret) = mlkem::hazmat::OnBackend::new(backend)
+            let (honest, secret) = lazykem::hazmat::OnBackend::new(backend)
                 .encapsulate_deterministic(key.encapsulation_key(), &m);
 
             let mut tampered = honest.as_ref().to_vec();

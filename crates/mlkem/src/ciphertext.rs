@@ -7,12 +7,12 @@ use crate::params::{ByteArray, ParameterSet};
 /// A ciphertext.
 ///
 /// ```
-/// use mlkem::ml_kem_768::{CIPHERTEXT_SIZE, Ciphertext};
+/// use lazykem::ml_kem_768::{CIPHERTEXT_SIZE, Ciphertext};
 ///
 /// let ct = Ciphertext::from_bytes(&[0; CIPHERTEXT_SIZE])?;
 /// assert_eq!(ct.as_bytes(), &[0; CIPHERTEXT_SIZE]);
 /// assert!(Ciphertext::from_bytes(&[0; 10]).is_err());
-/// # Ok::<(), mlkem::Error>(())
+/// # Ok::<(), lazykem::Error>(())
 /// ```
 pub struct Ciphertext<P: ParameterSet> {
     pub(crate) bytes: P::CiphertextBytes,
@@ -36,7 +36,7 @@ impl<P: ParameterSet> Ciphertext<P> {
     /// Wraps ciphertext bytes.
     ///
     /// ```
-    /// use mlkem::ml_kem_512::Ciphertext;
+    /// use lazykem::ml_kem_512::Ciphertext;
     /// assert!(Ciphertext::from_bytes(&[7; 768]).is_ok());
     /// assert!(Ciphertext::from_bytes(&[7; 767]).is_err());
     /// ```
@@ -56,7 +56,7 @@ impl<P: ParameterSet> Ciphertext<P> {
     /// The ciphertext bytes.
     ///
     /// ```
-    /// let ct = mlkem::ml_kem_512::Ciphertext::from([7; 768]);
+    /// let ct = lazykem::ml_kem_512::Ciphertext::from([7; 768]);
     /// assert_eq!(ct.as_bytes(), &[7; 768]);
     /// ```
     #[must_use]

@@ -16,7 +16,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 /// secret in it is erased on drop; `Debug` shows none of it.
 ///
 /// ```
-/// use mlkem::ml_kem_768::DecapsulationKey;
+/// use lazykem::ml_kem_768::DecapsulationKey;
 ///
 /// let dk = DecapsulationKey::generate(&mut rand::rng());
 /// // Store the 64-byte seed: it regenerates the same key.
@@ -62,7 +62,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// `ML-KEM.KeyGen` (FIPS 203 Algorithm 19): a new key from 64 random bytes.
     ///
     /// ```
-    /// use mlkem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::ml_kem_768::DecapsulationKey;
     ///
     /// let dk = DecapsulationKey::generate(&mut rand::rng());
     /// assert!(dk.seed().is_some());
@@ -78,7 +78,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// seed is erased).
     ///
     /// ```
-    /// use mlkem::ml_kem_512::DecapsulationKey;
+    /// use lazykem::ml_kem_512::DecapsulationKey;
     ///
     /// let dk = DecapsulationKey::try_generate(&mut rand::rng())?;
     /// # let _ = dk;
@@ -97,7 +97,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// `getrandom` feature.
     ///
     /// ```
-    /// let dk = mlkem::ml_kem_768::DecapsulationKey::generate_with_os_rng()?;
+    /// let dk = lazykem::ml_kem_768::DecapsulationKey::generate_with_os_rng()?;
     /// assert!(dk.seed().is_some());
     /// # Ok::<(), getrandom::Error>(())
     /// ```
@@ -114,7 +114,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// [`Self::seed`] gives the seed back, so the seed is all you need to store.
     ///
     /// ```
-    /// use mlkem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::ml_kem_768::DecapsulationKey;
     ///
     /// let a = DecapsulationKey::from_seed(&[9; 64]);
     /// let b = DecapsulationKey::from_seed(&[9; 64]);
@@ -128,7 +128,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// [`Self::from_seed`] for a seed of unchecked length.
     ///
     /// ```
-    /// use mlkem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::ml_kem_768::DecapsulationKey;
     ///
     /// assert!(DecapsulationKey::from_seed_bytes(&[0; 64]).is_ok());
     /// assert!(DecapsulationKey::from_seed_bytes(&[0; 32]).is_err());
@@ -169,7 +169,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// not. Every part of the old key is overwritten; its seed is erased.
     ///
     /// ```
-    /// use mlkem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::ml_kem_768::DecapsulationKey;
     ///
     /// let mut slot = Box::new(DecapsulationKey::from_seed(&[0; 64])); // a placeholder
     /// slot.set_from_seed(&[9; 64]);
@@ -200,13 +200,13 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// its expanded encoding (which does not contain d).
     ///
     /// ```
-    /// use mlkem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::ml_kem_768::DecapsulationKey;
     ///
     /// let dk = DecapsulationKey::from_seed(&[6; 64]);
     /// assert_eq!(dk.seed().map(|s| *s.as_bytes()), Some([6; 64]));
     /// let imported = DecapsulationKey::from_expanded_bytes(&*dk.to_expanded_bytes())?;
     /// assert!(imported.seed().is_none());
-    /// # Ok::<(), mlkem::Error>(())
+    /// # Ok::<(), lazykem::Error>(())
     /// ```
     #[must_use]
     pub const fn seed(&self) -> Option<&Seed> {
@@ -218,7 +218,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// without building the key (no A-hat, no s-hat).
     ///
     /// ```
-    /// use mlkem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::ml_kem_768::DecapsulationKey;
     ///
     /// let dk = DecapsulationKey::from_seed(&[7; 64]);
     /// let mut bytes = dk.to_expanded_bytes().to_vec();
@@ -227,7 +227,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// bytes[h] ^= 1;
     /// assert_eq!(
     ///     DecapsulationKey::validate_expanded(&bytes),
-    ///     Err(mlkem::Error::DecapsulationKeyHashMismatch)
+    ///     Err(lazykem::Error::DecapsulationKeyHashMismatch)
     /// );
     /// ```
     ///
@@ -249,13 +249,13 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// of FIPS 203 section 7.3.
     ///
     /// ```
-    /// use mlkem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::ml_kem_768::DecapsulationKey;
     ///
     /// let dk = DecapsulationKey::from_seed(&[8; 64]);
     /// let bytes = dk.to_expanded_bytes();
     /// let imported = DecapsulationKey::from_expanded_bytes(&*bytes)?;
     /// assert_eq!(imported.encapsulation_key(), dk.encapsulation_key());
-    /// # Ok::<(), mlkem::Error>(())
+    /// # Ok::<(), lazykem::Error>(())
     /// ```
     ///
     /// # Errors
@@ -279,7 +279,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// seed is present, as in the PKCS#8 `both` form, the key is compared with the seed's).
     ///
     /// ```
-    /// use mlkem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::ml_kem_768::DecapsulationKey;
     ///
     /// let dk = DecapsulationKey::from_seed(&[8; 64]);
     /// let mut bytes = dk.to_expanded_bytes().to_vec();
@@ -288,7 +288,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// assert!(DecapsulationKey::from_expanded_bytes(&bytes).is_ok()); // FIPS 203 7.3 passes
     /// assert_eq!(
     ///     DecapsulationKey::from_expanded_bytes_checked(&bytes).err(),
-    ///     Some(mlkem::Error::DecapsulationKeyInconsistent)
+    ///     Some(lazykem::Error::DecapsulationKeyInconsistent)
     /// );
     /// ```
     ///
@@ -352,7 +352,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// ([`ParameterSet::DECAPSULATION_KEY_SIZE`] bytes), in a buffer erased on drop.
     ///
     /// ```
-    /// use mlkem::ml_kem_768::{DECAPSULATION_KEY_SIZE, DecapsulationKey};
+    /// use lazykem::ml_kem_768::{DECAPSULATION_KEY_SIZE, DecapsulationKey};
     ///
     /// let dk = DecapsulationKey::from_seed(&[1; 64]);
     /// assert_eq!(dk.to_expanded_bytes().len(), DECAPSULATION_KEY_SIZE);
@@ -380,7 +380,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// The matching encapsulation key, to send to peers.
     ///
     /// ```
-    /// use mlkem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::ml_kem_768::DecapsulationKey;
     ///
     /// let dk = DecapsulationKey::from_seed(&[1; 64]);
     /// let to_publish: &[u8] = dk.encapsulation_key().as_bytes();
@@ -396,7 +396,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// rejection), decided in constant time.
     ///
     /// ```
-    /// use mlkem::ml_kem_768::{Ciphertext, DecapsulationKey};
+    /// use lazykem::ml_kem_768::{Ciphertext, DecapsulationKey};
     ///
     /// let dk = DecapsulationKey::from_seed(&[1; 64]);
     /// let (ct, secret) = dk.encapsulation_key().encapsulate(&mut rand::rng());
@@ -432,13 +432,13 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// import it once instead.
     ///
     /// ```
-    /// use mlkem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::ml_kem_768::DecapsulationKey;
     ///
     /// let dk = DecapsulationKey::from_seed(&[1; 64]);
     /// let stored = dk.to_expanded_bytes();
     /// let (ct, secret) = dk.encapsulation_key().encapsulate(&mut rand::rng());
     /// assert_eq!(DecapsulationKey::decapsulate_expanded(&*stored, &ct)?, secret);
-    /// # Ok::<(), mlkem::Error>(())
+    /// # Ok::<(), lazykem::Error>(())
     /// ```
     ///
     /// # Errors

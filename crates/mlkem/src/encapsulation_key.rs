@@ -16,9 +16,9 @@ use zeroize::Zeroizing;
 /// the parsed key to encapsulate to the same peer repeatedly.
 ///
 /// ```
-/// use mlkem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
+/// use lazykem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
 ///
-/// # fn main() -> Result<(), mlkem::Error> {
+/// # fn main() -> Result<(), lazykem::Error> {
 /// let dk = DecapsulationKey::generate(&mut rand::rng());
 /// let bytes = dk.encapsulation_key().as_bytes(); // what the peer receives
 /// let ek = EncapsulationKey::from_bytes(bytes)?;
@@ -45,7 +45,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// Parses and checks an encoded encapsulation key.
     ///
     /// ```
-    /// use mlkem::ml_kem_512::{DecapsulationKey, EncapsulationKey};
+    /// use lazykem::ml_kem_512::{DecapsulationKey, EncapsulationKey};
     ///
     /// let dk = DecapsulationKey::from_seed(&[1; 64]);
     /// let ek = EncapsulationKey::from_bytes(dk.encapsulation_key().as_bytes());
@@ -82,7 +82,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// A-hat, no hashing): for validating keys received and stored before they are used.
     ///
     /// ```
-    /// use mlkem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
+    /// use lazykem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
     ///
     /// let dk = DecapsulationKey::from_seed(&[7; 64]);
     /// let mut ek = dk.encapsulation_key().as_bytes().to_vec();
@@ -91,7 +91,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// ek[1] |= 0x0f; // the first coefficient becomes 4095 >= q
     /// assert_eq!(
     ///     EncapsulationKey::validate(&ek),
-    ///     Err(mlkem::Error::EncapsulationKeyNotReduced)
+    ///     Err(lazykem::Error::EncapsulationKeyNotReduced)
     /// );
     /// ```
     ///
@@ -109,11 +109,11 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// The encoded key, `ByteEncode_12(t-hat) || rho`.
     ///
     /// ```
-    /// use mlkem::ml_kem_1024::DecapsulationKey;
+    /// use lazykem::ml_kem_1024::DecapsulationKey;
     ///
     /// let dk = DecapsulationKey::from_seed(&[2; 64]);
     /// let bytes: &[u8; 1568] = dk.encapsulation_key().as_bytes();
-    /// assert_eq!(bytes.len(), mlkem::ml_kem_1024::ENCAPSULATION_KEY_SIZE);
+    /// assert_eq!(bytes.len(), lazykem::ml_kem_1024::ENCAPSULATION_KEY_SIZE);
     /// ```
     #[must_use]
     pub const fn as_bytes(&self) -> &P::EncapsulationKeyBytes {
@@ -124,7 +124,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// that carries it to the holder of the decapsulation key.
     ///
     /// ```
-    /// use mlkem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::ml_kem_768::DecapsulationKey;
     ///
     /// let mut rng = rand::rng();
     /// let dk = DecapsulationKey::generate(&mut rng);
@@ -142,7 +142,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// error if it fails, and nothing is computed.
     ///
     /// ```
-    /// use mlkem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::ml_kem_768::DecapsulationKey;
     ///
     /// let dk = DecapsulationKey::from_seed(&[3; 64]);
     /// let (ct, secret) = dk.encapsulation_key().try_encapsulate(&mut rand::rng())?;
@@ -165,7 +165,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// `getrandom` feature.
     ///
     /// ```
-    /// let dk = mlkem::ml_kem_768::DecapsulationKey::from_seed(&[5; 64]);
+    /// let dk = lazykem::ml_kem_768::DecapsulationKey::from_seed(&[5; 64]);
     /// let (ct, secret) = dk.encapsulation_key().encapsulate_with_os_rng()?;
     /// assert_eq!(dk.decapsulate(&ct), secret);
     /// # Ok::<(), getrandom::Error>(())
@@ -186,7 +186,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// known-answer tests. Enabled by the `hazmat` feature.
     ///
     /// ```
-    /// use mlkem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::ml_kem_768::DecapsulationKey;
     ///
     /// let dk = DecapsulationKey::from_seed(&[4; 64]);
     /// let (a, _) = dk.encapsulation_key().encapsulate_deterministic(&[5; 32]);
@@ -218,14 +218,14 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// kept: the parsed key lives on the stack for the call.
     ///
     /// ```
-    /// use mlkem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
+    /// use lazykem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
     ///
     /// let dk = DecapsulationKey::generate(&mut rand::rng());
     /// let ek_bytes = dk.encapsulation_key().as_bytes();
     /// let (ct, secret) = EncapsulationKey::encapsulate_encoded(ek_bytes, &mut rand::rng())?;
     /// assert_eq!(dk.decapsulate(&ct), secret);
     /// assert!(EncapsulationKey::encapsulate_encoded(&[0; 10], &mut rand::rng()).is_err());
-    /// # Ok::<(), mlkem::Error>(())
+    /// # Ok::<(), lazykem::Error>(())
     /// ```
     ///
     /// # Errors
@@ -244,13 +244,13 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// **Hazardous**, as [`Self::encapsulate_deterministic`] is; `hazmat` feature.
     ///
     /// ```
-    /// use mlkem::ml_kem_512::{DecapsulationKey, EncapsulationKey};
+    /// use lazykem::ml_kem_512::{DecapsulationKey, EncapsulationKey};
     ///
     /// let dk = DecapsulationKey::from_seed(&[4; 64]);
     /// let ek = dk.encapsulation_key();
     /// let one_shot = EncapsulationKey::encapsulate_encoded_deterministic(ek.as_bytes(), &[5; 32])?;
     /// assert!(one_shot == ek.encapsulate_deterministic(&[5; 32]));
-    /// # Ok::<(), mlkem::Error>(())
+    /// # Ok::<(), lazykem::Error>(())
     /// ```
     ///
     /// # Errors

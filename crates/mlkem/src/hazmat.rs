@@ -13,8 +13,8 @@ use zeroize::Zeroizing;
 /// The key operations on one backend.
 ///
 /// ```
-/// use mlkem::hazmat::OnBackend;
-/// use mlkem::{BackendKind, MlKem768, ml_kem_768::DecapsulationKey};
+/// use lazykem::hazmat::OnBackend;
+/// use lazykem::{BackendKind, MlKem768, ml_kem_768::DecapsulationKey};
 ///
 /// let portable = OnBackend::of(BackendKind::Portable).expect("always available");
 /// let dk = portable.decapsulation_key_from_seed::<MlKem768>(&[1; 64]);
@@ -23,7 +23,7 @@ use zeroize::Zeroizing;
 /// assert_eq!(portable.decapsulate(&dk, &ct), secret);
 /// // The same on every backend.
 /// assert_eq!(DecapsulationKey::from_seed(&[1; 64]).decapsulate(&ct), secret);
-/// # Ok::<(), mlkem::Error>(())
+/// # Ok::<(), lazykem::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct OnBackend(AnyBackend);

@@ -2,9 +2,9 @@
 //! ML-KEM-512, ML-KEM-768 and ML-KEM-1024.
 //!
 //! ```
-//! use mlkem::ml_kem_768::{Ciphertext, DecapsulationKey, EncapsulationKey};
+//! use lazykem::ml_kem_768::{Ciphertext, DecapsulationKey, EncapsulationKey};
 //!
-//! # fn main() -> Result<(), mlkem::Error> {
+//! # fn main() -> Result<(), lazykem::Error> {
 //! # let mut rng = rand::rng();
 //! // Alice: generate a key pair and publish the encapsulation key.
 //! let dk = DecapsulationKey::generate(&mut rng);
@@ -80,8 +80,8 @@
 //!
 //! ```
 //! # #[cfg(feature = "kem")] {
-//! use mlkem::kem::{Decapsulate, Encapsulate, Generate};
-//! use mlkem::ml_kem_768::DecapsulationKey;
+//! use lazykem::kem::{Decapsulate, Encapsulate, Generate};
+//! use lazykem::ml_kem_768::DecapsulationKey;
 //!
 //! let mut rng = rand::rng();
 //! let dk = <DecapsulationKey as Generate>::generate_from_rng(&mut rng);
@@ -117,7 +117,7 @@
 //! | `Ciphertext` | 768 | 1,088 | 1,568 |
 //!
 //! Peak stack of each operation (KiB, to within a 4 KiB page; measured on x86-64 with
-//! AVX-512, default release profile, by `cargo run --release -p mlkem --example
+//! AVX-512, default release profile, by `cargo run --release -p lazykem --example
 //! stack_usage`, which prints the table for the machine it runs on):
 //!
 //! | set | `generate` | `encapsulate` | `from_bytes` + `encapsulate` | `decapsulate` | `decapsulate_expanded` |
@@ -170,7 +170,7 @@ pub use params::{ByteArray, MlKem512, MlKem768, MlKem1024, ParameterSet};
 pub use secret::{SEED_SIZE, SHARED_SECRET_SIZE, Seed, SharedSecret};
 
 /// The RustCrypto `kem` crate (feature `kem`), whose traits [`kem_traits`] implements: code
-/// written for RustCrypto `ml-kem` names `mlkem::kem::Encapsulate` without a dependency of its
+/// written for RustCrypto `ml-kem` names `lazykem::kem::Encapsulate` without a dependency of its
 /// own.
 #[cfg(feature = "kem")]
 pub use ::kem;
@@ -241,8 +241,8 @@ pub mod ml_kem_1024 {
     pub const CIPHERTEXT_SIZE: usize = MlKem1024::CIPHERTEXT_SIZE;
 }
 
-/// Not part of the API: the one entry point the `xwing` crate needs below the public API,
-/// so that depending on `xwing` does not turn on this crate's `hazmat` feature. No semver
+/// Not part of the API: the one entry point the `lazykem-xwing` crate needs below the public API,
+/// so that depending on `lazykem-xwing` does not turn on this crate's `hazmat` feature. No semver
 /// guarantee; do not call it.
 #[doc(hidden)]
 pub mod __xwing_internal {

@@ -21,7 +21,7 @@ use zeroize::Zeroize;
 /// Generic code over the three sets:
 ///
 /// ```
-/// use mlkem::{DecapsulationKey, MlKem512, MlKem1024, ParameterSet};
+/// use lazykem::{DecapsulationKey, MlKem512, MlKem1024, ParameterSet};
 ///
 /// fn round_trip<P: ParameterSet>() -> usize {
 ///     let dk = DecapsulationKey::<P>::from_seed(&[1; 64]);

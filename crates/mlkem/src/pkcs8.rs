@@ -14,8 +14,8 @@
 //! wrong:
 //!
 //! ```
-//! use mlkem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
-//! use mlkem::pkcs8::{DecodePrivateKey, DecodePublicKey, EncodePrivateKey, EncodePublicKey};
+//! use lazykem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
+//! use lazykem::pkcs8::{DecodePrivateKey, DecodePublicKey, EncodePrivateKey, EncodePublicKey};
 //!
 //! let dk = DecapsulationKey::from_seed(&[7; 64]);
 //! let private = dk.to_pkcs8_der().expect("encodable"); // the seed form
@@ -209,14 +209,14 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// [`Self::from_spki_der`] from PEM (label `PUBLIC KEY`), with this crate's error.
     ///
     /// ```
-    /// use mlkem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
-    /// use mlkem::pkcs8::{EncodePublicKey, KeyFormatError};
+    /// use lazykem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
+    /// use lazykem::pkcs8::{EncodePublicKey, KeyFormatError};
     ///
     /// let dk = DecapsulationKey::from_seed(&[7; 64]);
-    /// let pem = dk.encapsulation_key().to_public_key_pem(mlkem::LineEnding::LF).unwrap();
+    /// let pem = dk.encapsulation_key().to_public_key_pem(lazykem::LineEnding::LF).unwrap();
     /// assert_eq!(&EncapsulationKey::from_spki_pem(&pem)?, dk.encapsulation_key());
-    /// let other = mlkem::ml_kem_512::DecapsulationKey::from_seed(&[7; 64]);
-    /// let pem = other.encapsulation_key().to_public_key_pem(mlkem::LineEnding::LF).unwrap();
+    /// let other = lazykem::ml_kem_512::DecapsulationKey::from_seed(&[7; 64]);
+    /// let pem = other.encapsulation_key().to_public_key_pem(lazykem::LineEnding::LF).unwrap();
     /// assert_eq!(EncapsulationKey::from_spki_pem(&pem), Err(KeyFormatError::WrongAlgorithm));
     /// # Ok::<(), KeyFormatError>(())
     /// ```
@@ -292,8 +292,8 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// key, an `expandedKey` passes the hash check of [`Self::from_expanded_bytes`].
     ///
     /// ```
-    /// use mlkem::ml_kem_512::DecapsulationKey;
-    /// use mlkem::pkcs8::{KeyFormatError, PrivateKeyForm};
+    /// use lazykem::ml_kem_512::DecapsulationKey;
+    /// use lazykem::pkcs8::{KeyFormatError, PrivateKeyForm};
     ///
     /// let dk = DecapsulationKey::from_seed(&[3; 64]);
     /// let der = dk.to_pkcs8_der_as(PrivateKeyForm::Both)?;
@@ -315,11 +315,11 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// [`Self::from_pkcs8`] from PEM (label `PRIVATE KEY`), with this crate's error.
     ///
     /// ```
-    /// use mlkem::ml_kem_768::DecapsulationKey;
-    /// use mlkem::pkcs8::{EncodePrivateKey, KeyFormatError};
+    /// use lazykem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::pkcs8::{EncodePrivateKey, KeyFormatError};
     ///
     /// let dk = DecapsulationKey::from_seed(&[7; 64]);
-    /// let pem = dk.to_pkcs8_pem(mlkem::LineEnding::LF).unwrap();
+    /// let pem = dk.to_pkcs8_pem(lazykem::LineEnding::LF).unwrap();
     /// let again = DecapsulationKey::from_private_key_pem(&pem)?;
     /// assert_eq!(again.encapsulation_key(), dk.encapsulation_key());
     /// # Ok::<(), KeyFormatError>(())
@@ -341,12 +341,12 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// `pkcs8::Error`. Feature `encryption`.
     ///
     /// ```
-    /// use mlkem::ml_kem_768::DecapsulationKey;
-    /// use mlkem::pkcs8::{DecodePrivateKey, EncodePrivateKey, PrivateKeyForm};
+    /// use lazykem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::pkcs8::{DecodePrivateKey, EncodePrivateKey, PrivateKeyForm};
     ///
     /// let dk = DecapsulationKey::from_seed(&[7; 64]);
     /// // The trait writes the seed form; `to_pkcs8_encrypted_der_as` picks the form.
-    /// let file = dk.to_pkcs8_encrypted_pem("hunter2", mlkem::LineEnding::LF).unwrap();
+    /// let file = dk.to_pkcs8_encrypted_pem("hunter2", lazykem::LineEnding::LF).unwrap();
     /// let again = DecapsulationKey::from_pkcs8_encrypted_pem(&file, "hunter2").unwrap();
     /// assert_eq!(again.encapsulation_key(), dk.encapsulation_key());
     ///
@@ -354,7 +354,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// let again = DecapsulationKey::from_pkcs8_encrypted(both.as_bytes(), "pw")?;
     /// assert_eq!(again.seed(), dk.seed());
     /// assert!(DecapsulationKey::from_pkcs8_encrypted(both.as_bytes(), "wrong").is_err());
-    /// # Ok::<(), mlkem::pkcs8::KeyFormatError>(())
+    /// # Ok::<(), lazykem::pkcs8::KeyFormatError>(())
     /// ```
     ///
     /// # Errors
@@ -511,15 +511,15 @@ impl<P: ParameterSet> EncodePrivateKey for DecapsulationKey<P> {
 /// read: the SPKI algorithm identifier picks it.
 ///
 /// ```
-/// use mlkem::pkcs8::{AnyEncapsulationKey, EncodePublicKey};
+/// use lazykem::pkcs8::{AnyEncapsulationKey, EncodePublicKey};
 ///
-/// let dk = mlkem::ml_kem_1024::DecapsulationKey::from_seed(&[1; 64]);
+/// let dk = lazykem::ml_kem_1024::DecapsulationKey::from_seed(&[1; 64]);
 /// let der = dk.encapsulation_key().to_public_key_der().unwrap();
 /// let any = AnyEncapsulationKey::from_public_key_der(der.as_bytes())?;
 /// assert_eq!(any.parameter_set(), "ML-KEM-1024");
 /// let AnyEncapsulationKey::MlKem1024(ek) = any else { unreachable!() };
 /// assert_eq!(&*ek, dk.encapsulation_key());
-/// # Ok::<(), mlkem::pkcs8::KeyFormatError>(())
+/// # Ok::<(), lazykem::pkcs8::KeyFormatError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -589,9 +589,9 @@ impl AnyEncapsulationKey {
 /// both).
 ///
 /// ```
-/// use mlkem::pkcs8::{AnyDecapsulationKey, EncodePrivateKey};
+/// use lazykem::pkcs8::{AnyDecapsulationKey, EncodePrivateKey};
 ///
-/// let dk = mlkem::ml_kem_512::DecapsulationKey::from_seed(&[1; 64]);
+/// let dk = lazykem::ml_kem_512::DecapsulationKey::from_seed(&[1; 64]);
 /// let der = dk.to_pkcs8_der().unwrap();
 /// match AnyDecapsulationKey::from_pkcs8_der(der.as_bytes())? {
 ///     AnyDecapsulationKey::MlKem512(key) => {
@@ -599,7 +599,7 @@ impl AnyEncapsulationKey {
 ///     }
 ///     other => panic!("{}", other.parameter_set()),
 /// }
-/// # Ok::<(), mlkem::pkcs8::KeyFormatError>(())
+/// # Ok::<(), lazykem::pkcs8::KeyFormatError>(())
 /// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]

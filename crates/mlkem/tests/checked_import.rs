@@ -7,8 +7,8 @@
 
 mod common;
 
-use mlkem::pkcs8::{DecodePrivateKey, KeyFormatError};
-use mlkem::{DecapsulationKey, Error, MlKem512, MlKem768, MlKem1024, ParameterSet};
+use lazykem::pkcs8::{DecodePrivateKey, KeyFormatError};
+use lazykem::{DecapsulationKey, Error, MlKem512, MlKem768, MlKem1024, ParameterSet};
 
 /// The expanded FIPS 203 `dk` of the LAMPS example `ML-KEM-{n}-expanded.priv`.
 fn lamps_expanded<P: ParameterSet>() -> Vec<u8> {
@@ -86,7 +86,7 @@ fn lamps_bad_keys_are_all_rejected_by_the_checked_import() {
 /// expanded half has an altered s-hat is rejected by the plain import already.
 #[test]
 fn lamps_both_form_with_altered_s_hat_is_rejected() {
-    use mlkem::pkcs8::PrivateKeyForm;
+    use lazykem::pkcs8::PrivateKeyForm;
     let dk = DecapsulationKey::<MlKem768>::from_pkcs8_pem(&common::read_text(
         "lamps/ML-KEM-768-both.priv",
     ))

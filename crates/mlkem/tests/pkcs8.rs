@@ -6,11 +6,11 @@
 
 mod common;
 
-use mlkem::pkcs8::{
+use lazykem::pkcs8::{
     DecodePrivateKey, DecodePublicKey, EncodePrivateKey, EncodePublicKey, KeyFormatError,
     PrivateKeyForm,
 };
-use mlkem::{DecapsulationKey, EncapsulationKey, MlKem512, MlKem768, MlKem1024, ParameterSet};
+use lazykem::{DecapsulationKey, EncapsulationKey, MlKem512, MlKem768, MlKem1024, ParameterSet};
 use pkcs8::LineEnding;
 use pkcs8::der::{Decode, Encode};
 
@@ -287,7 +287,7 @@ fn malformed_der_is_an_error() {
     // An unknown CHOICE form (an INTEGER where the key should be).
     let info = pkcs8::PrivateKeyInfoRef::new(
         pkcs8::spki::AlgorithmIdentifierRef {
-            oid: mlkem::pkcs8::ID_ALG_ML_KEM_768,
+            oid: lazykem::pkcs8::ID_ALG_ML_KEM_768,
             parameters: None,
         },
         pkcs8::der::asn1::OctetStringRef::new(&[0x02, 0x01, 0x00]).expect("short"),
@@ -312,14 +312,14 @@ fn trait_errors_name_the_unknown_oid() {
     assert_eq!(
         EncapsulationKey::<MlKem768>::from_public_key_der(spki.as_bytes()).err(),
         Some(pkcs8::spki::Error::OidUnknown {
-            oid: mlkem::pkcs8::oid::<MlKem512>()
+            oid: lazykem::pkcs8::oid::<MlKem512>()
         })
     );
     let private = dk512.to_pkcs8_der().expect("encodable");
     assert_eq!(
         DecapsulationKey::<MlKem768>::from_pkcs8_der(private.as_bytes()).err(),
         Some(pkcs8::Error::PublicKey(pkcs8::spki::Error::OidUnknown {
-            oid: mlkem::pkcs8::oid::<MlKem512>()
+            oid: lazykem::pkcs8::oid::<MlKem512>()
         }))
     );
     // An Ed25519 PKCS#8 key (RFC 8410): OID 1.3.101.112.
@@ -402,7 +402,7 @@ fn encrypted_pkcs8_round_trips_in_every_form() {
 /// private form, through `AnyDecapsulationKey` / `AnyEncapsulationKey`.
 #[test]
 fn any_parameter_set_imports_every_lamps_file() {
-    use mlkem::pkcs8::{AnyDecapsulationKey, AnyEncapsulationKey};
+    use lazykem::pkcs8::{AnyDecapsulationKey, AnyEncapsulationKey};
     let mut count = 0;
     for n in ["512", "768", "1024"] {
         let name = format!("ML-KEM-{n}");

@@ -1,10 +1,10 @@
 //! X-Wing (draft-connolly-cfrg-xwing-kem, versions -05 to -10): the general-purpose hybrid
-//! KEM of ML-KEM-768 and X25519, on the `mlkem` crate's parsed keys.
+//! KEM of ML-KEM-768 and X25519, on the `lazykem` crate's parsed keys.
 //!
 //! ```
-//! use xwing::{Ciphertext, DecapsulationKey, EncapsulationKey};
+//! use lazykem_xwing::{Ciphertext, DecapsulationKey, EncapsulationKey};
 //!
-//! # fn main() -> Result<(), xwing::Error> {
+//! # fn main() -> Result<(), lazykem_xwing::Error> {
 //! let mut rng = rand::rng();
 //! // Receiver: a key pair; publish the 1216-byte encapsulation key.
 //! let dk = DecapsulationKey::generate(&mut rng);
@@ -34,7 +34,7 @@
 //! - The combiner: `ss = SHA3-256(ss_M || ss_X || ct_X || pk_X || "\.//^\")`.
 //!
 //! # What this crate owns
-//! The key expansion, the combiner, the encodings and the API. ML-KEM-768 is the `mlkem`
+//! The key expansion, the combiner, the encodings and the API. ML-KEM-768 is the `lazykem`
 //! crate's (its parsed encapsulation key keeps A-hat and H(ek), so a client encapsulating to
 //! one server key many times parses it once); X25519 is `x25519-dalek`'s; SHAKE256 and
 //! SHA3-256 are `lattice-sampling`'s Keccak. No curve arithmetic is written here.
@@ -61,7 +61,7 @@ pub mod kem_traits;
 
 use core::fmt;
 use lattice_poly_ntt::backend::AnyBackend;
-use mlkem::ml_kem_768;
+use lazykem::ml_kem_768;
 use rand_core::{CryptoRng, TryCryptoRng};
 use subtle::ConstantTimeEq;
 use x25519_dalek::{PublicKey, StaticSecret};
@@ -105,7 +105,7 @@ pub enum Error {
         actual: usize,
     },
     /// The ML-KEM-768 part of an encapsulation key fails FIPS 203's check (section 7.2).
-    MlKem(mlkem::Error),
+    MlKem(lazykem::Error),
 }
 
 impl fmt::Display for Error {
@@ -205,7 +205,7 @@ impl EncapsulationKey {
     /// repeatedly: ML-KEM's A-hat and H(ek) are computed here, not per encapsulation.
     ///
     /// ```
-    /// use xwing::{DecapsulationKey, EncapsulationKey, Error};
+    /// use lazykem_xwing::{DecapsulationKey, EncapsulationKey, Error};
     ///
     /// let dk = DecapsulationKey::from_seed(&[1; 32]);
     /// let ek = EncapsulationKey::from_bytes(dk.encapsulation_key().as_bytes());
@@ -247,7 +247,7 @@ impl EncapsulationKey {
     /// carries it.
     ///
     /// ```
-    /// use xwing::DecapsulationKey;
+    /// use lazykem_xwing::DecapsulationKey;
     ///
     /// let dk = DecapsulationKey::generate(&mut rand::rng());
     /// let (ct, secret) = dk.encapsulation_key().encapsulate(&mut rand::rng());
@@ -289,7 +289,7 @@ impl EncapsulationKey {
     /// known-answer tests. Enabled by the `hazmat` feature.
     ///
     /// ```
-    /// use xwing::DecapsulationKey;
+    /// use lazykem_xwing::DecapsulationKey;
     ///
     /// let dk = DecapsulationKey::from_seed(&[2; 32]);
     /// let (a, _) = dk.encapsulation_key().encapsulate_deterministic(&[3; 64]);
@@ -316,7 +316,7 @@ impl EncapsulationKey {
         let ek_x = StaticSecret::from(*ek_x);
         let ct_x = PublicKey::from(&ek_x);
         let ss_x = ek_x.diffie_hellman(&self.pk_x);
-        let (ct_m, ss_m) = mlkem::__xwing_internal::encapsulate_768(&self.pk_m, m);
+        let (ct_m, ss_m) = lazykem::__xwing_internal::encapsulate_768(&self.pk_m, m);
         let ss = combiner(
             ss_m.as_bytes(),
             ss_x.as_bytes(),
@@ -386,8 +386,8 @@ impl DecapsulationKey {
     /// `GenerateKeyPair()` (draft section 5.2): a new key from 32 random bytes.
     ///
     /// ```
-    /// let dk = xwing::DecapsulationKey::generate(&mut rand::rng());
-    /// assert_eq!(dk.encapsulation_key().as_bytes().len(), xwing::ENCAPSULATION_KEY_SIZE);
+    /// let dk = lazykem_xwing::DecapsulationKey::generate(&mut rand::rng());
+    /// assert_eq!(dk.encapsulation_key().as_bytes().len(), lazykem_xwing::ENCAPSULATION_KEY_SIZE);
     /// ```
     pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
         match Self::try_generate(rng) {
@@ -420,7 +420,7 @@ impl DecapsulationKey {
     /// is all there is to store.
     ///
     /// ```
-    /// use xwing::DecapsulationKey;
+    /// use lazykem_xwing::DecapsulationKey;
     ///
     /// let a = DecapsulationKey::from_seed(&[7; 32]);
     /// let b = DecapsulationKey::from_seed(a.seed());
@@ -484,7 +484,7 @@ impl DecapsulationKey {
     /// this key gives an unrelated secret (ML-KEM's implicit rejection).
     ///
     /// ```
-    /// use xwing::{Ciphertext, DecapsulationKey};
+    /// use lazykem_xwing::{Ciphertext, DecapsulationKey};
     ///
     /// let dk = DecapsulationKey::from_seed(&[4; 32]);
     /// let (ct, secret) = dk.encapsulation_key().encapsulate(&mut rand::rng());

@@ -3,8 +3,8 @@
 //! `kem` traits; then wrong lengths, low-order X25519 points and malformed ML-KEM keys.
 
 use kem::{Decapsulate, Encapsulate, KeyExport, KeyInit, TryKeyInit};
+use lazykem_xwing::{Ciphertext, DecapsulationKey, EncapsulationKey, Error};
 use rand::{Rng, RngExt, TryRng};
-use xwing::{Ciphertext, DecapsulationKey, EncapsulationKey, Error};
 
 #[test]
 fn agrees_with_rustcrypto_x_wing() {
@@ -95,7 +95,7 @@ fn malformed_ml_kem_part_is_rejected() {
     pk[1] |= 0x0f; // the first ML-KEM coefficient becomes 4095 >= q
     assert_eq!(
         EncapsulationKey::from_bytes(&pk).err(),
-        Some(Error::MlKem(mlkem::Error::EncapsulationKeyNotReduced))
+        Some(Error::MlKem(lazykem::Error::EncapsulationKeyNotReduced))
     );
 }
 

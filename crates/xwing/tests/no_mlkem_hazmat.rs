@@ -1,8 +1,8 @@
-//! Depending on `xwing` does not give a program `mlkem`'s `hazmat` functions.
+//! Depending on `lazykem-xwing` does not give a program `lazykem`'s `hazmat` functions.
 //!
 //! A compile-fail check without trybuild: a probe crate outside this workspace (so that no
-//! other workspace member's features unify into its build) depends on `xwing` with every
-//! feature and on `mlkem` with its defaults, and `cargo check` must reject a call of
+//! other workspace member's features unify into its build) depends on `lazykem-xwing` with every
+//! feature and on `lazykem` with its defaults, and `cargo check` must reject a call of
 //! `encapsulate_deterministic` on an ML-KEM key with "no method named" (E0599), while the
 //! same program calling `encapsulate` compiles.
 
@@ -11,18 +11,18 @@ use std::process::Command;
 
 const MAIN_DETERMINISTIC: &str = r"
 fn main() {
-    let dk = mlkem::ml_kem_768::DecapsulationKey::from_seed(&[1; 64]);
+    let dk = lazykem::ml_kem_768::DecapsulationKey::from_seed(&[1; 64]);
     let _ = dk.encapsulation_key().encapsulate_deterministic(&[2; 32]);
-    let _ = xwing::DecapsulationKey::from_seed(&[3; 32]);
+    let _ = lazykem_xwing::DecapsulationKey::from_seed(&[3; 32]);
 }
 ";
 
 const MAIN_RANDOM: &str = r"
 fn main() {
-    let dk = mlkem::ml_kem_768::DecapsulationKey::from_seed(&[1; 64]);
+    let dk = lazykem::ml_kem_768::DecapsulationKey::from_seed(&[1; 64]);
     let mut rng = rand::rng();
     let _ = dk.encapsulation_key().encapsulate(&mut rng);
-    let _ = xwing::DecapsulationKey::from_seed(&[3; 32]).encapsulation_key().encapsulate_deterministic(&[4; 64]);
+    let _ = lazykem_xwing::DecapsulationKey::from_seed(&[3; 32]).encapsulation_key().encapsulate_deterministic(&[4; 64]);
 }
 ";
 
@@ -36,15 +36,15 @@ fn check_probe(dir: &Path, main_rs: &str) -> (bool, String) {
     let manifest = format!(
         "[package]\nname = \"xwing-hazmat-probe\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
          publish = false\n\n[workspace]\n\n[dependencies]\n\
-         xwing = {{ path = '{}', features = [\"hazmat\", \"getrandom\", \"kem\"] }}\n\
-         mlkem = {{ path = '{}' }}\nrand = \"0.10\"\n",
+         lazykem-xwing = {{ path = '{}', features = [\"hazmat\", \"getrandom\", \"kem\"] }}\n\
+         lazykem = {{ path = '{}' }}\nrand = \"0.10\"\n",
         xwing.display(),
         mlkem.display()
     );
     std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
     std::fs::write(dir.join("src/main.rs"), main_rs).unwrap();
     // The workspace's lock file pins the same versions (and lets `--offline` resolve).
-    if workspace_lock.exists() && !dir.join("Cargo.lock").exists() {
+    if workspace_lock.exists() {
         std::fs::copy(&workspace_lock, dir.join("Cargo.lock")).unwrap();
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());

@@ -33,7 +33,7 @@ use lattice_sampling::SamplingBackend;
 /// The kind of backend this CPU runs the KEM on (the fastest it has).
 ///
 /// ```
-/// let kind = mlkem::backend();
+/// let kind = lazykem::backend();
 /// println!("ML-KEM runs on the {kind} backend");
 /// assert!(kind.is_available());
 /// ```

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use std::cell::Cell;
 
-use mlkem::{AnyBackend, BackendKind, Error, SharedSecret};
+use lazykem::{AnyBackend, BackendKind, Error, SharedSecret};
 use serde_json::Value;
 
 // The suites, each a set of functions that run on the backend `on_every_backend` selected
@@ -261,7 +261,7 @@ pub fn unreduced_ek_coeffs(ek: &[u8]) -> Vec<usize> {
         .collect()
 }
 
-/// One generic face over `mlkem::ml_kem_512`, `ml_kem_768` and `ml_kem_1024`.
+/// One generic face over `lazykem::ml_kem_512`, `ml_kem_768` and `ml_kem_1024`.
 ///
 /// Every method delegates to exactly one public API item of the module, so the suites test
 /// that API; this is the one place to adapt if a signature changes.
@@ -329,32 +329,32 @@ pub trait ParamSet {
     fn ct_bytes(ct: &Self::Ct) -> Vec<u8>;
 }
 
-pub use mlkem::{MlKem512, MlKem768, MlKem1024};
+pub use lazykem::{MlKem512, MlKem768, MlKem1024};
 
 /// Every parameter set of the library, through its generic types: the operations that
 /// compute run on the backend of [`on_every_backend`].
-impl<P: mlkem::ParameterSet> ParamSet for P {
+impl<P: lazykem::ParameterSet> ParamSet for P {
     const NAME: &'static str = P::NAME;
     const K: usize = P::K;
     const EK_SIZE: usize = P::ENCAPSULATION_KEY_SIZE;
     const DK_SIZE: usize = P::DECAPSULATION_KEY_SIZE;
     const CT_SIZE: usize = P::CIPHERTEXT_SIZE;
 
-    type Ek = mlkem::EncapsulationKey<P>;
-    type Dk = mlkem::DecapsulationKey<P>;
-    type Ct = mlkem::Ciphertext<P>;
+    type Ek = lazykem::EncapsulationKey<P>;
+    type Dk = lazykem::DecapsulationKey<P>;
+    type Ct = lazykem::Ciphertext<P>;
 
     fn ek_from_bytes(bytes: &[u8]) -> Result<Self::Ek, Error> {
-        mlkem::hazmat::OnBackend::new(current_backend()).encapsulation_key_from_bytes(bytes)
+        lazykem::hazmat::OnBackend::new(current_backend()).encapsulation_key_from_bytes(bytes)
     }
     fn ek_bytes(ek: &Self::Ek) -> Vec<u8> {
         ek.as_bytes().as_ref().to_vec()
     }
     fn encapsulate_deterministic(ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret) {
-        mlkem::hazmat::OnBackend::new(current_backend()).encapsulate_deterministic(ek, m)
+        lazykem::hazmat::OnBackend::new(current_backend()).encapsulate_deterministic(ek, m)
     }
     fn encapsulate_encoded(ek: &[u8], m: &[u8; 32]) -> Result<(Self::Ct, SharedSecret), Error> {
-        mlkem::hazmat::OnBackend::new(current_backend()).encapsulate_encoded_deterministic(ek, m)
+        lazykem::hazmat::OnBackend::new(current_backend()).encapsulate_encoded_deterministic(ek, m)
     }
     fn encapsulate<R: rand::CryptoRng + ?Sized>(
         ek: &Self::Ek,
@@ -363,16 +363,16 @@ impl<P: mlkem::ParameterSet> ParamSet for P {
         // What `encapsulate` does, on the chosen backend.
         let mut m = [0u8; 32];
         rng.fill_bytes(&mut m);
-        mlkem::hazmat::OnBackend::new(current_backend()).encapsulate_deterministic(ek, &m)
+        lazykem::hazmat::OnBackend::new(current_backend()).encapsulate_deterministic(ek, &m)
     }
     fn dk_generate<R: rand::CryptoRng + ?Sized>(rng: &mut R) -> Self::Dk {
         // What `generate` does, on the chosen backend.
         let mut seed = [0u8; 64];
         rng.fill_bytes(&mut seed);
-        mlkem::hazmat::OnBackend::new(current_backend()).decapsulation_key_from_seed(&seed)
+        lazykem::hazmat::OnBackend::new(current_backend()).decapsulation_key_from_seed(&seed)
     }
     fn dk_from_seed(seed: &[u8; 64]) -> Self::Dk {
-        mlkem::hazmat::OnBackend::new(current_backend()).decapsulation_key_from_seed(seed)
+        lazykem::hazmat::OnBackend::new(current_backend()).decapsulation_key_from_seed(seed)
     }
     fn dk_from_seed_bytes(bytes: &[u8]) -> Result<Self::Dk, Error> {
         match <&[u8; 64]>::try_from(bytes) {
@@ -382,15 +382,15 @@ impl<P: mlkem::ParameterSet> ParamSet for P {
         }
     }
     fn dk_seed(dk: &Self::Dk) -> Option<[u8; 64]> {
-        // `seed()` lends the zeroize-on-drop `mlkem::Seed`; copy its bytes out.
-        dk.seed().map(|seed: &mlkem::Seed| *seed.as_bytes())
+        // `seed()` lends the zeroize-on-drop `lazykem::Seed`; copy its bytes out.
+        dk.seed().map(|seed: &lazykem::Seed| *seed.as_bytes())
     }
     fn dk_from_expanded(bytes: &[u8]) -> Result<Self::Dk, Error> {
-        mlkem::hazmat::OnBackend::new(current_backend())
+        lazykem::hazmat::OnBackend::new(current_backend())
             .decapsulation_key_from_expanded_bytes(bytes)
     }
     fn dk_expanded(dk: &Self::Dk) -> Vec<u8> {
-        mlkem::hazmat::OnBackend::new(current_backend())
+        lazykem::hazmat::OnBackend::new(current_backend())
             .to_expanded_bytes(dk)
             .as_ref()
             .to_vec()
@@ -399,10 +399,10 @@ impl<P: mlkem::ParameterSet> ParamSet for P {
         dk.encapsulation_key()
     }
     fn decapsulate(dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret {
-        mlkem::hazmat::OnBackend::new(current_backend()).decapsulate(dk, ct)
+        lazykem::hazmat::OnBackend::new(current_backend()).decapsulate(dk, ct)
     }
     fn decapsulate_expanded(dk: &[u8], ct: &Self::Ct) -> Result<SharedSecret, Error> {
-        mlkem::hazmat::OnBackend::new(current_backend()).decapsulate_expanded(dk, ct)
+        lazykem::hazmat::OnBackend::new(current_backend()).decapsulate_expanded(dk, ct)
     }
     fn ek_validate(bytes: &[u8]) -> Result<(), Error> {
         Self::Ek::validate(bytes)
