@@ -85,22 +85,29 @@ const _: () = assert!(PK_M + 32 == ENCAPSULATION_KEY_SIZE && CT_M + 32 == CIPHER
 /// `XWingLabel`: the ASCII bytes `\./` `/^\` (draft section 5.3).
 const LABEL: [u8; 6] = *b"\\.//^\\";
 
-/// Why an input was rejected.
+/// Why an input was rejected. The length errors have the shape of `lazykem::Error`'s
+/// (`expected`, `actual`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
     /// An encapsulation key that is not 1216 bytes long.
     EncapsulationKeyLength {
+        /// The length X-Wing requires (1216).
+        expected: usize,
         /// The length given.
         actual: usize,
     },
     /// A ciphertext that is not 1120 bytes long.
     CiphertextLength {
+        /// The length X-Wing requires (1120).
+        expected: usize,
         /// The length given.
         actual: usize,
     },
     /// A decapsulation key (seed) that is not 32 bytes long.
     DecapsulationKeyLength {
+        /// The length X-Wing requires (32).
+        expected: usize,
         /// The length given.
         actual: usize,
     },
@@ -111,19 +118,19 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::EncapsulationKeyLength { actual } => write!(
+            Self::EncapsulationKeyLength { expected, actual } => write!(
                 f,
-                "X-Wing encapsulation key is {actual} bytes, expected {ENCAPSULATION_KEY_SIZE}"
+                "X-Wing encapsulation key is {actual} bytes, expected {expected}"
             ),
-            Self::CiphertextLength { actual } => {
+            Self::CiphertextLength { expected, actual } => {
                 write!(
                     f,
-                    "X-Wing ciphertext is {actual} bytes, expected {CIPHERTEXT_SIZE}"
+                    "X-Wing ciphertext is {actual} bytes, expected {expected}"
                 )
             }
-            Self::DecapsulationKeyLength { actual } => write!(
+            Self::DecapsulationKeyLength { expected, actual } => write!(
                 f,
-                "X-Wing decapsulation key is {actual} bytes, expected {DECAPSULATION_KEY_SIZE}"
+                "X-Wing decapsulation key is {actual} bytes, expected {expected}"
             ),
             Self::MlKem(e) => write!(f, "X-Wing encapsulation key: {e}"),
         }
@@ -212,7 +219,10 @@ impl EncapsulationKey {
     /// assert_eq!(ek.as_ref(), Ok(dk.encapsulation_key()));
     /// assert_eq!(
     ///     EncapsulationKey::from_bytes(&[0; 10]).err(),
-    ///     Some(Error::EncapsulationKeyLength { actual: 10 })
+    ///     Some(Error::EncapsulationKeyLength {
+    ///         expected: 1216,
+    ///         actual: 10
+    ///     })
     /// );
     /// ```
     ///
@@ -225,6 +235,7 @@ impl EncapsulationKey {
             bytes
                 .try_into()
                 .map_err(|_| Error::EncapsulationKeyLength {
+                    expected: ENCAPSULATION_KEY_SIZE,
                     actual: bytes.len(),
                 })?;
         let (pk_m, pk_x) = bytes.split_at(PK_M);
@@ -463,6 +474,7 @@ impl DecapsulationKey {
             bytes
                 .try_into()
                 .map_err(|_| Error::DecapsulationKeyLength {
+                    expected: DECAPSULATION_KEY_SIZE,
                     actual: bytes.len(),
                 })?;
         Ok(Self::from_seed(seed))
@@ -526,6 +538,7 @@ impl Ciphertext {
     /// [`Error::CiphertextLength`] if `bytes` is not 1120 bytes long.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let bytes = bytes.try_into().map_err(|_| Error::CiphertextLength {
+            expected: CIPHERTEXT_SIZE,
             actual: bytes.len(),
         })?;
         Ok(Self { bytes })

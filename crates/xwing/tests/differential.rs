@@ -70,19 +70,28 @@ fn wrong_lengths_are_errors() {
     for len in [0, 32, 1215, 1217, 2000] {
         assert_eq!(
             EncapsulationKey::from_bytes(&vec![0; len]).err(),
-            Some(Error::EncapsulationKeyLength { actual: len })
+            Some(Error::EncapsulationKeyLength {
+                expected: 1216,
+                actual: len
+            })
         );
     }
     for len in [0, 1088, 1119, 1121] {
         assert_eq!(
             Ciphertext::from_bytes(&vec![0; len]).err(),
-            Some(Error::CiphertextLength { actual: len })
+            Some(Error::CiphertextLength {
+                expected: 1120,
+                actual: len
+            })
         );
     }
     for len in [0, 31, 33, 64] {
         assert_eq!(
             DecapsulationKey::from_seed_bytes(&vec![0; len]).err(),
-            Some(Error::DecapsulationKeyLength { actual: len })
+            Some(Error::DecapsulationKeyLength {
+                expected: 32,
+                actual: len
+            })
         );
     }
 }
