@@ -10,7 +10,7 @@
 //! (see `mlkem_benches::kem` for exactly what each one includes). `ours` runs with the
 //! backend the crate selects (AVX2 when the CPU has it); on CPUs where that is not the
 //! portable backend, `ours-portable` repeats it on the portable backend, chosen explicitly
-//! (the `hazmat` entry points `*_on`, adapters `OursPortable512` etc.).
+//! (the `hazmat` type `lazykem::hazmat::OnBackend`, adapters `OursPortable512` etc.).
 //!
 //! aws-lc-rs and pqcrypto-mlkem only offer randomized APIs (no seeded key generation, no
 //! caller-chosen encapsulation message): their keygen and encaps draw fresh randomness on
@@ -20,7 +20,7 @@
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
-use mlkem::BackendKind;
+use lazykem::BackendKind;
 use mlkem_benches::kem::{
     Fixture, KemUnderTest, Operation, Ours512, Ours768, Ours1024, OursPortable512, OursPortable768,
     OursPortable1024,
@@ -90,7 +90,7 @@ macro_rules! parameter_set {
             let mut group = c.benchmark_group(concat!("kem/", $set));
             operations::<$ours>(&mut group, &fx, <$ours>::NAME);
             // Ours again on the portable backend, on CPUs where the default is another one.
-            if mlkem::backend() != BackendKind::Portable {
+            if lazykem::backend() != BackendKind::Portable {
                 mlkem_benches::kem::check::<$portable, $ours>(&fx).expect("portable ours agrees");
                 operations::<$portable>(&mut group, &fx, <$portable>::NAME);
             }

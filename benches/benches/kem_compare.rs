@@ -18,7 +18,7 @@
 //! library that does not run on this CPU has no column.
 #![allow(missing_docs)] // a bench binary
 
-use mlkem::BackendKind;
+use lazykem::BackendKind;
 use mlkem_benches::interleaved::BatchTimer;
 use mlkem_benches::kem::{
     Fixture, KemUnderTest, Operation, Ours512, Ours768, Ours1024, OursPortable512, OursPortable768,
@@ -136,7 +136,7 @@ macro_rules! set_cells {
         let fx: &Fixture = $fx;
         mlkem_benches::kem::check::<$ours, $ours>(fx).expect("ours agrees with itself");
         let mut cells = library_cells::<$ours>(fx);
-        if mlkem::backend() != BackendKind::Portable {
+        if lazykem::backend() != BackendKind::Portable {
             mlkem_benches::kem::check::<$portable, $ours>(fx).expect("portable ours agrees");
             cells.extend(library_cells::<$portable>(fx));
         }
@@ -163,7 +163,7 @@ impl XWingFixture {
     fn new() -> Self {
         let seed = mlkem_benches::inputs::bytes::<32>(0x5857);
         let eseed = mlkem_benches::inputs::bytes::<64>(0x5858);
-        let dk = xwing::DecapsulationKey::from_seed(&seed);
+        let dk = lazykem_xwing::DecapsulationKey::from_seed(&seed);
         let (ct, _) = dk.encapsulation_key().encapsulate_deterministic(&eseed);
         Self {
             seed,
@@ -190,7 +190,7 @@ fn xwing_cell<'a>(
 }
 
 fn xwing_cells(fx: &XWingFixture) -> Vec<Cell<'_>> {
-    use xwing::{Ciphertext, DecapsulationKey, EncapsulationKey};
+    use lazykem_xwing::{Ciphertext, DecapsulationKey, EncapsulationKey};
     let ek = EncapsulationKey::from_bytes(&fx.ek).expect("own key");
     let dk = DecapsulationKey::from_seed(&fx.seed);
     let ct = Ciphertext::from_bytes(&fx.ct).expect("own ciphertext");
@@ -286,7 +286,7 @@ fn main() {
          column: ours / fastest peer; `-`: not offered by the library. `ours` runs on the \
          {} backend (the fastest this CPU has), `ours-portable` on the portable one.\n\n\
          | set / operation | {} | ours / best peer |\n|---|{}---:|\n",
-        mlkem::backend(),
+        lazykem::backend(),
         libraries.join(" | "),
         "---:|".repeat(libraries.len())
     );

@@ -1,4 +1,4 @@
-//! The cost of the `self-test` feature of `mlkem` (`cargo bench -p mlkem-benches --features
+//! The cost of the `self-test` feature of `lazykem` (`cargo bench -p mlkem-benches --features
 //! self-test --bench self_test`; ML-KEM-768, the backend the crate
 //! selects): the known-answer tests of all three parameter sets (`self_test::rerun`, what
 //! the first checked operation of a process pays once), and each checked operation beside
@@ -10,15 +10,15 @@
 #![allow(missing_docs)] // criterion_main! generates an undocumented `main`
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mlkem::ml_kem_768::DecapsulationKey;
+use lazykem::ml_kem_768::DecapsulationKey;
 use rand::SeedableRng;
 use std::hint::black_box;
 
 fn self_test(c: &mut Criterion) {
-    println!("self_test: backend {:?}", mlkem::backend());
+    println!("self_test: backend {:?}", lazykem::backend());
     let mut group = c.benchmark_group("self_test");
     group.bench_function("known_answers", |b| {
-        b.iter(|| mlkem::self_test::rerun().expect("self-tests pass"));
+        b.iter(|| lazykem::self_test::rerun().expect("self-tests pass"));
     });
     let mut rng = rand::rngs::StdRng::seed_from_u64(1);
     group.bench_function("ML-KEM-768/keygen/plain", |b| {

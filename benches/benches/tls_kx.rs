@@ -111,7 +111,7 @@ fn aws_lc_x25519() {
 
 /// Every timed cell, each checked once (in `exchange`, or by its own assertions).
 fn cells() -> Vec<Cell> {
-    let ek768 = mlkem::ml_kem_768::DecapsulationKey::generate(&mut rand::rng())
+    let ek768 = lazykem::ml_kem_768::DecapsulationKey::generate(&mut rand::rng())
         .encapsulation_key()
         .as_bytes()
         .to_vec();
@@ -160,14 +160,14 @@ fn cells() -> Vec<Cell> {
         ),
         Cell::new("server ML-KEM-768 step", "ours", move || {
             let ek =
-                mlkem::ml_kem_768::EncapsulationKey::from_bytes(black_box(&ek768)).expect("ek");
+                lazykem::ml_kem_768::EncapsulationKey::from_bytes(black_box(&ek768)).expect("ek");
             drop(black_box(
                 ek.try_encapsulate(&mut getrandom::SysRng).expect("rng"),
             ));
         }),
         Cell::new("server ML-KEM-768 step", "ours one-shot", move || {
             drop(black_box(
-                mlkem::ml_kem_768::EncapsulationKey::encapsulate_encoded(
+                lazykem::ml_kem_768::EncapsulationKey::encapsulate_encoded(
                     black_box(&ek768b),
                     &mut rand::rng(),
                 )
@@ -257,7 +257,7 @@ fn main() {
     println!("{table}");
     println!(
         "backend: {:?}; {} rounds in {:.1} s",
-        mlkem::backend(),
+        lazykem::backend(),
         rounds,
         start.elapsed().as_secs_f64()
     );

@@ -21,12 +21,12 @@
 //! a CPU feature it needs: [`KemUnderTest::supports`] and [`KemUnderTest::available`] say
 //! so, and the benchmarks leave those cells out (`-` in the `kem_compare` table).
 //!
-//! Ours runs on an explicitly chosen backend (the `hazmat` entry points `*_on`), a type
+//! Ours runs on an explicitly chosen backend (the `hazmat` type `lazykem::hazmat::OnBackend`), a type
 //! parameter of its adapters ([`OursBackend`]): [`Best`] (label `ours`, the backend the
 //! crate's plain API selects) or [`PortableOnly`] (label `ours-portable`).
 
 use core::marker::PhantomData;
-use mlkem::{AnyBackend, BackendKind};
+use lazykem::{AnyBackend, BackendKind};
 use std::fmt::Write as _;
 
 /// The measured KEM operations (see the module documentation), in table order.
@@ -360,7 +360,7 @@ impl OursBackend for PortableOnly {
     }
 }
 
-/// Implements [`KemUnderTest`] for our `mlkem` crate, one parameter set, on the backend
+/// Implements [`KemUnderTest`] for our `lazykem` crate, one parameter set, on the backend
 /// chosen by `B`.
 macro_rules! ours {
     ($(#[$doc:meta])* $name:ident, $portable:ident, $set:ident) => {
@@ -374,15 +374,15 @@ macro_rules! ours {
         impl<B: OursBackend> KemUnderTest for $name<B> {
             const NAME: &'static str = B::NAME;
             const DETERMINISTIC: bool = true;
-            type KeyPair = mlkem::$set::DecapsulationKey;
-            type Ek = mlkem::$set::EncapsulationKey;
-            type Dk = mlkem::$set::DecapsulationKey;
-            type Ct = mlkem::$set::Ciphertext;
-            type Ss = mlkem::SharedSecret;
+            type KeyPair = lazykem::$set::DecapsulationKey;
+            type Ek = lazykem::$set::EncapsulationKey;
+            type Dk = lazykem::$set::DecapsulationKey;
+            type Ct = lazykem::$set::Ciphertext;
+            type Ss = lazykem::SharedSecret;
 
             #[inline]
             fn keygen(seed: &[u8; 64]) -> Self::KeyPair {
-                Self::Dk::from_seed_on(B::backend(), seed)
+                lazykem::hazmat::OnBackend::new(B::backend()).decapsulation_key_from_seed(seed)
             }
 
             fn key_pair_bytes(key_pair: &Self::KeyPair) -> (Vec<u8>, Vec<u8>) {
@@ -394,24 +394,24 @@ macro_rules! ours {
 
             #[inline]
             fn parse_ek(ek: &[u8]) -> Self::Ek {
-                Self::Ek::from_bytes_on(B::backend(), ek).expect("valid encapsulation key")
+                lazykem::hazmat::OnBackend::new(B::backend()).encapsulation_key_from_bytes(ek).expect("valid encapsulation key")
             }
 
             #[inline]
             fn encaps(ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, Self::Ss) {
-                ek.encapsulate_deterministic_on(B::backend(), m)
+                lazykem::hazmat::OnBackend::new(B::backend()).encapsulate_deterministic(ek, m)
             }
 
             #[inline]
             fn encaps_from_bytes(ek: &[u8], m: &[u8; 32]) -> (Self::Ct, Self::Ss) {
                 // The one-shot form: parse, check and encapsulate, nothing kept.
-                Self::Ek::encapsulate_encoded_deterministic_on(B::backend(), ek, m)
+                lazykem::hazmat::OnBackend::new(B::backend()).encapsulate_encoded_deterministic(ek, m)
                     .expect("valid key")
             }
 
             #[inline]
             fn parse_dk(seed: &[u8; 64], _dk: &[u8]) -> Self::Dk {
-                Self::Dk::from_seed_on(B::backend(), seed)
+                lazykem::hazmat::OnBackend::new(B::backend()).decapsulation_key_from_seed(seed)
             }
 
             #[inline]
@@ -421,13 +421,13 @@ macro_rules! ours {
 
             #[inline]
             fn decaps(dk: &Self::Dk, ct: &Self::Ct) -> Self::Ss {
-                dk.decapsulate_on(B::backend(), ct)
+                lazykem::hazmat::OnBackend::new(B::backend()).decapsulate(dk, ct)
             }
 
             #[inline]
             fn decaps_from_bytes(dk: &[u8], ct: &[u8]) -> Self::Ss {
                 // The one-shot API, with the checks of `from_expanded_bytes`.
-                Self::Dk::decapsulate_expanded_on(B::backend(), dk, &Self::parse_ct(ct))
+                lazykem::hazmat::OnBackend::new(B::backend()).decapsulate_expanded(dk, &Self::parse_ct(ct))
                     .expect("valid decapsulation key")
             }
 
@@ -443,19 +443,19 @@ macro_rules! ours {
 }
 
 ours!(
-    /// Our ML-KEM-512 (`mlkem::ml_kem_512`).
+    /// Our ML-KEM-512 (`lazykem::ml_kem_512`).
     Ours512,
     OursPortable512,
     ml_kem_512
 );
 ours!(
-    /// Our ML-KEM-768 (`mlkem::ml_kem_768`).
+    /// Our ML-KEM-768 (`lazykem::ml_kem_768`).
     Ours768,
     OursPortable768,
     ml_kem_768
 );
 ours!(
-    /// Our ML-KEM-1024 (`mlkem::ml_kem_1024`).
+    /// Our ML-KEM-1024 (`lazykem::ml_kem_1024`).
     Ours1024,
     OursPortable1024,
     ml_kem_1024

@@ -658,8 +658,8 @@ pub fn xwing_cells<'a>(
     let (their_ct, _) = parsed.encapsulate_deterministic(&(*eseed).into());
     assert_eq!(their_ct.as_slice(), ct, "x-wing: same ciphertext as ours");
     let ct: x_wing::Ciphertext = ct.try_into().expect("1120 bytes");
-    let ours = xwing::DecapsulationKey::from_seed(seed)
-        .decapsulate(&xwing::Ciphertext::from_bytes(ct.as_slice()).expect("length"));
+    let ours = lazykem_xwing::DecapsulationKey::from_seed(seed)
+        .decapsulate(&lazykem_xwing::Ciphertext::from_bytes(ct.as_slice()).expect("length"));
     assert_eq!(
         dk.decapsulate(&ct).as_slice(),
         ours.as_bytes(),
@@ -728,8 +728,8 @@ pub fn libcrux_xwing_cells<'a>(
         .encapsulate_derand(eseed)
         .expect("libcrux encapsulation");
     assert_eq!(their_ct.encode(), ct, "libcrux: same ciphertext as ours");
-    let ours = xwing::DecapsulationKey::from_seed(seed)
-        .decapsulate(&xwing::Ciphertext::from_bytes(ct).expect("length"));
+    let ours = lazykem_xwing::DecapsulationKey::from_seed(seed)
+        .decapsulate(&lazykem_xwing::Ciphertext::from_bytes(ct).expect("length"));
     let their_ct = Ct::decode(ALG, ct).expect("libcrux parses our ciphertext");
     assert_eq!(
         their_ct

@@ -33,7 +33,7 @@
 #![allow(clippy::cast_precision_loss)]
 
 use crate::ops::{Kem, MlKem768};
-use mlkem::{AnyBackend, BackendKind};
+use lazykem::{AnyBackend, BackendKind};
 use sha3::digest::{ExtendableOutput, Update, XofReader};
 use sha3::{Digest, Sha3_512, Shake128, Shake256};
 use std::cell::{Cell, RefCell};

@@ -11,20 +11,20 @@
 //! # Modes
 //! - `ct-harness [kem]`: for each backend of `BackendKind::ALL` (portable, then AVX2) that
 //!   the CPU, as valgrind presents it, has, passed explicitly to the `hazmat` entry points
-//!   `*_on(AnyBackend, ..)` (a backend the CPU lacks is reported as skipped), and for
+//!   `lazykem::hazmat::OnBackend` (a backend the CPU lacks is reported as skipped), and for
 //!   ML-KEM-512, -768 and -1024, one of each operation:
-//!   1. KeyGen from the seed `d || z`, marked secret before `from_seed_on`; the
+//!   1. KeyGen from the seed `d || z`, marked secret before `OnBackend::decapsulation_key_from_seed`; the
 //!      encapsulation key (`t-hat || rho`) is declassified when it is output;
-//!   2. the expanded key export `to_expanded_bytes_on` of that key;
-//!   3. encapsulation (`encapsulate_deterministic_on`) with `m` marked secret, to the
+//!   2. the expanded key export `OnBackend::to_expanded_bytes` of that key;
+//!   3. encapsulation (`OnBackend::encapsulate_deterministic`) with `m` marked secret, to the
 //!      parsed (public) encapsulation key, and the one-shot form from the encoded key
-//!      (`encapsulate_encoded_deterministic_on`); the ciphertext is declassified when it
+//!      (`OnBackend::encapsulate_encoded_deterministic`); the ciphertext is declassified when it
 //!      is output;
-//!   4. decapsulation with a key imported by `from_expanded_bytes_on`, whose `dk_pke` and `z`
+//!   4. decapsulation with a key imported by `OnBackend::decapsulation_key_from_expanded_bytes`, whose `dk_pke` and `z`
 //!      are marked secret and whose embedded `ek` and `H(ek)` are public (FIPS 203 makes them
 //!      part of the public key), of (a) the valid ciphertext and (b) that ciphertext with one
 //!      bit flipped, which fails re-encryption (implicit rejection); then both again in one
-//!      call each from those bytes, `decapsulate_expanded_on` (whose `J(z || c)` shares the
+//!      call each from those bytes, `OnBackend::decapsulate_expanded` (whose `J(z || c)` shares the
 //!      4-way Keccak with the public A-hat streams);
 //!   5. the same two decapsulations with the key of step 1, every part of which derives
 //!      from the secret seed (its A-hat, t-hat and H(ek) too: a stricter setting).
@@ -58,7 +58,7 @@
 //! half of `G(d || k)`, derives from the secret `d`, and `SampleNTT` rejection-samples
 //! A-hat from it (branches on public data, allowed by DESIGN.md). The library declassifies
 //! it itself, at that point, through its `ct-validation` feature
-//! (`lattice_sampling::ct_validation::declassify`, called in `mlkem::kpke::key_gen`), which
+//! (`lattice_sampling::ct_validation::declassify`, called in `lazykem::kpke::key_gen`), which
 //! this crate enables; `cargo xtask ct` accepts no report at all. Without the feature, or
 //! if the call moved after the sampling, the run would fail with reports from the
 //! `SampleNTT` parser.
@@ -73,7 +73,7 @@ mod residue;
 mod trace;
 mod valgrind;
 
-use mlkem::{AnyBackend, BackendKind};
+use lazykem::{AnyBackend, BackendKind};
 use ops::{Kem, MlKem512, MlKem768, MlKem1024};
 use sha3::Shake256;
 use sha3::digest::{ExtendableOutput, Update, XofReader};
@@ -136,8 +136,8 @@ fn run_kem(require_valgrind: bool) -> Result<(), String> {
         }
     );
     println!(
-        "ct-harness: default backend (mlkem::backend()): {}",
-        mlkem::backend()
+        "ct-harness: default backend (lazykem::backend()): {}",
+        lazykem::backend()
     );
     // Every backend the CPU (as valgrind presents it) has, passed to each operation.
     let mut reference: Option<(BackendKind, [[u8; 32]; 3])> = None;
@@ -221,7 +221,7 @@ fn expect_secret_derived(what: &str, buf: &[u8]) -> Result<String, String> {
 
 /// Copies a shared secret out, checks it is secret-derived, and declassifies the copy:
 /// the end of the protocol, where the harness compares results.
-fn declassify_shared_secret(what: &str, key: &mlkem::SharedSecret) -> Result<[u8; 32], String> {
+fn declassify_shared_secret(what: &str, key: &lazykem::SharedSecret) -> Result<[u8; 32], String> {
     let mut bytes = *key.as_bytes();
     expect_secret_derived(what, &bytes)?;
     valgrind::declassify(&mut bytes);

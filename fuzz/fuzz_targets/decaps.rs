@@ -33,9 +33,9 @@
 mod backend;
 
 use backend::backend_of;
+use lazykem::AnyBackend;
+use lazykem::{Ciphertext, DecapsulationKey, Error, MlKem512, MlKem768, MlKem1024, ParameterSet};
 use libfuzzer_sys::fuzz_target;
-use mlkem::AnyBackend;
-use mlkem::{Ciphertext, DecapsulationKey, Error, MlKem512, MlKem768, MlKem1024, ParameterSet};
 use sha3::digest::{ExtendableOutput, Update, XofReader};
 use sha3::{Digest, Sha3_256, Shake256};
 
@@ -101,8 +101,8 @@ fn decapsulate<P: ParameterSet>(
     dk: &DecapsulationKey<P>,
     ct: &Ciphertext<P>,
 ) -> [u8; 32] {
-    let first = dk.decapsulate_on(backend, ct);
-    let second = dk.clone().decapsulate_on(backend, &ct.clone());
+    let first = lazykem::hazmat::OnBackend::new(backend).decapsulate(dk, ct);
+    let second = lazykem::hazmat::OnBackend::new(backend).decapsulate(&dk.clone(), &ct.clone());
     assert_eq!(first, second, "decapsulation is not deterministic");
     *first.as_bytes()
 }
@@ -119,14 +119,18 @@ fn import<P: ParameterSet>(backend: AnyBackend, dk: &[u8]) -> Option<Decapsulati
     } else {
         (false, false)
     };
-    let imported = DecapsulationKey::<P>::from_expanded_bytes_on(backend, dk);
+    let imported =
+        lazykem::hazmat::OnBackend::new(backend).decapsulation_key_from_expanded_bytes::<P>(dk);
     // The one-shot decapsulation makes the same checks and, for an accepted
     // key, gives the same secret as import + decapsulate.
     let ct0 = Ciphertext::<P>::from_bytes(&vec![0x5c; P::CIPHERTEXT_SIZE]).expect("length");
-    let one_shot = DecapsulationKey::<P>::decapsulate_expanded_on(backend, dk, &ct0);
+    let one_shot = lazykem::hazmat::OnBackend::new(backend).decapsulate_expanded(dk, &ct0);
     match (&imported, one_shot) {
         (Ok(key), Ok(one_shot)) => {
-            assert_eq!(one_shot, key.decapsulate_on(backend, &ct0));
+            assert_eq!(
+                one_shot,
+                lazykem::hazmat::OnBackend::new(backend).decapsulate(&key, &ct0)
+            );
         }
         (Err(a), Err(b)) => assert_eq!(*a, b, "one-shot error differs"),
         (a, b) => panic!("import {:?} but one-shot {:?}", a.is_ok(), b.is_ok()),
@@ -142,7 +146,9 @@ fn import<P: ParameterSet>(backend: AnyBackend, dk: &[u8]) -> Option<Decapsulati
             let mut expected = dk.to_vec();
             fold12(&mut expected[..dk_pke::<P>()], true);
             assert_eq!(
-                key.to_expanded_bytes_on(backend).as_ref(),
+                lazykem::hazmat::OnBackend::new(backend)
+                    .to_expanded_bytes(&key)
+                    .as_ref(),
                 expected.as_slice()
             );
             Some(key)
@@ -229,13 +235,13 @@ fn check<P: ParameterSet>(backend: AnyBackend, mode: u8, rest: &[u8]) {
             let offset = usize::from(u16_at(rest, 96));
             let mask = rest.get(98..).unwrap_or_default();
 
-            let key = DecapsulationKey::<P>::from_seed_on(backend, &seed);
-            let expanded = key.to_expanded_bytes_on(backend);
+            let key =
+                lazykem::hazmat::OnBackend::new(backend).decapsulation_key_from_seed::<P>(&seed);
+            let expanded = lazykem::hazmat::OnBackend::new(backend).to_expanded_bytes(&key);
             let imported =
                 import::<P>(backend, expanded.as_ref().as_ref()).expect("exported dk re-imports");
-            let (honest, secret) = key
-                .encapsulation_key()
-                .encapsulate_deterministic_on(backend, &m);
+            let (honest, secret) = lazykem::hazmat::OnBackend::new(backend)
+                .encapsulate_deterministic(key.encapsulation_key(), &m);
 
             let mut tampered = honest.as_ref().to_vec();
             for (i, b) in mask.iter().enumerate() {

@@ -1,4 +1,4 @@
-//! Differential: this workspace's `mlkem` against RustCrypto `ml-kem` 0.3.4, for ML-KEM-512,
+//! Differential: this workspace's `lazykem` against RustCrypto `ml-kem` 0.3.4, for ML-KEM-512,
 //! -768 and -1024 on every input.
 //!
 //! From a fuzzed 64-byte seed `d || z` and 32-byte message m, both must produce the same
@@ -24,10 +24,10 @@
 mod backend;
 
 use backend::backend_of;
+use lazykem::AnyBackend;
 use libfuzzer_sys::fuzz_target;
 use ml_kem::array::Array;
 use ml_kem::{Decapsulate, ExpandedKeyEncoding, KeyExport};
-use mlkem::AnyBackend;
 
 /// Applies the edits aimed at `target` to a copy of `bytes`; `None` if that changes nothing
 /// (the unedited object has been compared already, so its checks are skipped).
@@ -45,23 +45,25 @@ fn edited(edits: &[u8], target: u8, bytes: &[u8]) -> Option<Vec<u8>> {
 macro_rules! differential {
     ($name:ident, $ours:ident, $theirs:ident) => {
         fn $name(backend: AnyBackend, seed: &[u8; 64], m: &[u8; 32], edits: &[u8]) {
-            use mlkem::$ours as ours;
+            use lazykem::$ours as ours;
             type Theirs = ml_kem::$theirs;
 
             // Key generation from the seed.
-            let our_dk = ours::DecapsulationKey::from_seed_on(backend, seed);
+            let our_dk: ours::DecapsulationKey =
+                lazykem::hazmat::OnBackend::new(backend).decapsulation_key_from_seed(seed);
             let their_dk = ml_kem::DecapsulationKey::<Theirs>::from_seed(Array::from(*seed));
             let our_ek = our_dk.encapsulation_key();
             let their_ek = their_dk.encapsulation_key();
             let ek = our_ek.as_bytes().as_slice();
             assert_eq!(ek, their_ek.to_bytes().as_slice(), "encapsulation key");
-            let our_expanded = our_dk.to_expanded_bytes_on(backend);
+            let our_expanded = lazykem::hazmat::OnBackend::new(backend).to_expanded_bytes(&our_dk);
             let their_expanded = their_dk.to_expanded_bytes();
             let expanded = our_expanded.as_slice();
             assert_eq!(expanded, their_expanded.as_slice(), "expanded dk");
 
             // Deterministic encapsulation and honest decapsulation.
-            let (our_ct, our_k) = our_ek.encapsulate_deterministic_on(backend, m);
+            let (our_ct, our_k) =
+                lazykem::hazmat::OnBackend::new(backend).encapsulate_deterministic(&our_ek, m);
             let (their_ct, their_k) = their_ek.encapsulate_deterministic(&Array::from(*m));
             let ct = our_ct.as_bytes().as_slice();
             assert_eq!(ct, their_ct.as_slice(), "ciphertext");
@@ -71,7 +73,7 @@ macro_rules! differential {
                 "shared secret"
             );
             assert_eq!(
-                our_dk.decapsulate_on(backend, &our_ct),
+                lazykem::hazmat::OnBackend::new(backend).decapsulate(&our_dk, &our_ct),
                 our_k,
                 "our honest decapsulation"
             );
@@ -83,14 +85,17 @@ macro_rules! differential {
 
             // Edited encapsulation key: same verdict, and the same encapsulation if valid.
             if let Some(ek_bytes) = edited(edits, 1, ek) {
-                let ours = ours::EncapsulationKey::from_bytes_on(backend, &ek_bytes);
+                let ours: Result<ours::EncapsulationKey, _> =
+                    lazykem::hazmat::OnBackend::new(backend)
+                        .encapsulation_key_from_bytes(&ek_bytes);
                 let theirs = Array::try_from(ek_bytes.as_slice())
                     .map_err(|_| ())
                     .and_then(|key| ml_kem::EncapsulationKey::<Theirs>::new(&key).map_err(|_| ()));
                 assert_eq!(ours.is_ok(), theirs.is_ok(), "edited ek: verdicts differ");
                 if let (Ok(ours), Ok(theirs)) = (ours, theirs) {
                     assert_eq!(ours.as_bytes().as_slice(), theirs.to_bytes().as_slice());
-                    let (c1, k1) = ours.encapsulate_deterministic_on(backend, m);
+                    let (c1, k1) = lazykem::hazmat::OnBackend::new(backend)
+                        .encapsulate_deterministic(&ours, m);
                     let (c2, k2) = theirs.encapsulate_deterministic(&Array::from(*m));
                     assert_eq!(c1.as_bytes().as_slice(), c2.as_slice(), "edited ek: ct");
                     assert_eq!(k1.as_bytes().as_slice(), k2.as_slice(), "edited ek: secret");
@@ -103,7 +108,7 @@ macro_rules! differential {
             let our_ct = ours::Ciphertext::from_bytes(ct).expect("ct length");
             let their_ct = Array::try_from(ct).expect("ct length");
             if edited_ct.is_some() {
-                let ours = our_dk.decapsulate_on(backend, &our_ct);
+                let ours = lazykem::hazmat::OnBackend::new(backend).decapsulate(&our_dk, &our_ct);
                 let theirs = their_dk.decapsulate(&their_ct);
                 assert_eq!(ours.as_bytes().as_slice(), theirs.as_slice(), "edited ct");
             }
@@ -111,7 +116,9 @@ macro_rules! differential {
             // Edited expanded dk: same verdict (the length is right, so this is the H(ek)
             // and ek modulus checks), then the same decapsulation of the (edited) ct.
             if let Some(dk_bytes) = edited(edits, 2, expanded) {
-                let ours = ours::DecapsulationKey::from_expanded_bytes_on(backend, &dk_bytes);
+                let ours: Result<ours::DecapsulationKey, _> =
+                    lazykem::hazmat::OnBackend::new(backend)
+                        .decapsulation_key_from_expanded_bytes(&dk_bytes);
                 let theirs = ml_kem::DecapsulationKey::<Theirs>::from_expanded(
                     &Array::try_from(dk_bytes.as_slice()).expect("expanded dk length"),
                 );
@@ -122,11 +129,13 @@ macro_rules! differential {
                     ours.as_ref().err()
                 );
                 if let (Ok(ours), Ok(theirs)) = (ours, theirs) {
-                    let k1 = ours.decapsulate_on(backend, &our_ct);
+                    let k1 = lazykem::hazmat::OnBackend::new(backend).decapsulate(&ours, &our_ct);
                     let k2 = theirs.decapsulate(&their_ct);
                     assert_eq!(k1.as_bytes().as_slice(), k2.as_slice(), "edited dk, ct");
                     assert_eq!(
-                        ours.to_expanded_bytes_on(backend).as_slice(),
+                        lazykem::hazmat::OnBackend::new(backend)
+                            .to_expanded_bytes(&ours)
+                            .as_slice(),
                         theirs.to_expanded_bytes().as_slice(),
                         "edited dk: re-export"
                     );

@@ -25,9 +25,9 @@
 mod backend;
 
 use backend::backend_of;
+use lazykem::AnyBackend;
+use lazykem::{EncapsulationKey, Error, MlKem512, MlKem768, MlKem1024, ParameterSet};
 use libfuzzer_sys::fuzz_target;
-use mlkem::AnyBackend;
-use mlkem::{EncapsulationKey, Error, MlKem512, MlKem768, MlKem1024, ParameterSet};
 
 const Q: u16 = 3329;
 
@@ -82,7 +82,7 @@ fn check<P: ParameterSet>(backend: AnyBackend, mode: u8, rest: &[u8]) {
     let length_ok = bytes.len() == ek_size;
     let reduced = length_ok && decode12(&bytes[..ek_size - 32]).iter().all(|&c| c < Q);
 
-    let parsed = EncapsulationKey::<P>::from_bytes_on(backend, &bytes);
+    let parsed = lazykem::hazmat::OnBackend::new(backend).encapsulation_key_from_bytes::<P>(&bytes);
     let via_try_from = EncapsulationKey::<P>::try_from(bytes.as_slice());
     assert_eq!(parsed, via_try_from, "from_bytes and TryFrom disagree");
     // Validation alone reaches the same verdict.
@@ -94,10 +94,11 @@ fn check<P: ParameterSet>(backend: AnyBackend, mode: u8, rest: &[u8]) {
     // The one-shot encapsulation reaches the same verdict, and the same ciphertext and
     // secret as the parsed key when it accepts.
     let m = [0x5a; 32];
-    let one_shot = EncapsulationKey::<P>::encapsulate_encoded_deterministic_on(backend, &bytes, &m);
+    let one_shot =
+        lazykem::hazmat::OnBackend::new(backend).encapsulate_encoded_deterministic::<P>(&bytes, &m);
     match (&parsed, &one_shot) {
         (Ok(ek), Ok(out)) => assert!(
-            ek.encapsulate_deterministic_on(backend, &m) == *out,
+            lazykem::hazmat::OnBackend::new(backend).encapsulate_deterministic(&ek, &m) == *out,
             "one-shot and parsed-key encapsulation disagree"
         ),
         (Err(a), Err(b)) => assert_eq!(a, b, "one-shot and from_bytes errors disagree"),
@@ -107,11 +108,13 @@ fn check<P: ParameterSet>(backend: AnyBackend, mode: u8, rest: &[u8]) {
         Ok(ek) => {
             assert!(reduced, "accepted a key the naive decoder rejects");
             assert_eq!(ek.as_bytes().as_ref(), bytes.as_slice(), "re-encoding");
-            let again = EncapsulationKey::<P>::from_bytes_on(backend, ek.as_bytes().as_ref())
+            let again = lazykem::hazmat::OnBackend::new(backend)
+                .encapsulation_key_from_bytes::<P>(ek.as_bytes().as_ref())
                 .expect("re-parse");
             assert_eq!(again, ek);
             // Any valid key, however extreme, must encapsulate without panicking.
-            let (ct, _) = ek.encapsulate_deterministic_on(backend, &[0x5a; 32]);
+            let (ct, _) = lazykem::hazmat::OnBackend::new(backend)
+                .encapsulate_deterministic(&ek, &[0x5a; 32]);
             assert_eq!(ct.as_bytes().as_ref().len(), P::CIPHERTEXT_SIZE);
         }
         Err(Error::EncapsulationKeyLength { expected, actual }) => {

@@ -10,11 +10,11 @@
 //! (the rest read as UTF-8); the rest is the document.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use mlkem::pkcs8::{
+use lazykem::pkcs8::{
     DecodePrivateKey, DecodePublicKey, EncodePrivateKey, EncodePublicKey, PrivateKeyForm,
 };
-use mlkem::{DecapsulationKey, EncapsulationKey, MlKem512, MlKem768, MlKem1024, ParameterSet};
+use lazykem::{DecapsulationKey, EncapsulationKey, MlKem512, MlKem768, MlKem1024, ParameterSet};
+use libfuzzer_sys::fuzz_target;
 
 fn check<P: ParameterSet>(pem: bool, bytes: &[u8]) {
     if pem {

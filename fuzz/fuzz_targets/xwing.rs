@@ -3,7 +3,7 @@
 //!
 //! Properties: `EncapsulationKey::from_bytes` and `Ciphertext::from_bytes` never panic and
 //! reject exactly the wrong lengths (and, for keys, an ML-KEM part with a coefficient >= q);
-//! decapsulation never panics and equals the draft's formula computed here from `mlkem` and
+//! decapsulation never panics and equals the draft's formula computed here from `lazykem` and
 //! `x25519-dalek` directly, `SHA3-256(ss_M || ss_X || ct_X || pk_X || label)`; an honest
 //! ciphertext gives the encapsulated secret.
 //!
@@ -13,9 +13,9 @@
 //! mask from `offset` on).
 #![no_main]
 
+use lazykem_xwing::{Ciphertext, DecapsulationKey, EncapsulationKey, Error};
 use libfuzzer_sys::fuzz_target;
 use sha3::{Digest, Sha3_256};
-use xwing::{Ciphertext, DecapsulationKey, EncapsulationKey, Error};
 
 fn padded<const N: usize>(bytes: &[u8]) -> [u8; N] {
     let mut out = [0u8; N];
@@ -31,10 +31,10 @@ fn reference(seed: &[u8; 32], ct: &[u8; 1120]) -> [u8; 32] {
     let mut xof = sha3::Shake256::default();
     xof.update(seed);
     xof.finalize_xof().read(&mut expanded);
-    let ml = mlkem::ml_kem_768::DecapsulationKey::from_seed(&padded::<64>(&expanded[..64]));
+    let ml = lazykem::ml_kem_768::DecapsulationKey::from_seed(&padded::<64>(&expanded[..64]));
     let sk_x: [u8; 32] = padded(&expanded[64..]);
     let pk_x = x25519_dalek::x25519(sk_x, x25519_dalek::X25519_BASEPOINT_BYTES);
-    let ct_m = mlkem::ml_kem_768::Ciphertext::from_bytes(&ct[..1088]).expect("1088 bytes");
+    let ct_m = lazykem::ml_kem_768::Ciphertext::from_bytes(&ct[..1088]).expect("1088 bytes");
     let ct_x: [u8; 32] = padded(&ct[1088..]);
     let ss_m = ml.decapsulate(&ct_m);
     let ss_x = x25519_dalek::x25519(sk_x, ct_x);
@@ -55,12 +55,12 @@ fuzz_target!(|data: &[u8]| {
     if mode % 2 == 0 {
         match EncapsulationKey::from_bytes(rest) {
             Ok(ek) => assert_eq!(ek.as_bytes().as_slice(), rest),
-            Err(Error::EncapsulationKeyLength { actual }) => {
+            Err(Error::EncapsulationKeyLength { actual, .. }) => {
                 assert_eq!(actual, rest.len());
-                assert_ne!(actual, xwing::ENCAPSULATION_KEY_SIZE);
+                assert_ne!(actual, lazykem_xwing::ENCAPSULATION_KEY_SIZE);
             }
-            Err(Error::MlKem(mlkem::Error::EncapsulationKeyNotReduced)) => {
-                assert_eq!(rest.len(), xwing::ENCAPSULATION_KEY_SIZE);
+            Err(Error::MlKem(lazykem::Error::EncapsulationKeyNotReduced)) => {
+                assert_eq!(rest.len(), lazykem_xwing::ENCAPSULATION_KEY_SIZE);
             }
             Err(other) => panic!("unexpected error {other:?}"),
         }
@@ -72,9 +72,9 @@ fuzz_target!(|data: &[u8]| {
                     "decapsulation vs the draft's formula"
                 );
             }
-            Err(Error::CiphertextLength { actual }) => {
+            Err(Error::CiphertextLength { actual, .. }) => {
                 assert_eq!(actual, rest.len());
-                assert_ne!(actual, xwing::CIPHERTEXT_SIZE);
+                assert_ne!(actual, lazykem_xwing::CIPHERTEXT_SIZE);
             }
             Err(other) => panic!("unexpected error {other:?}"),
         }

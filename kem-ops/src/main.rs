@@ -10,15 +10,13 @@
 //!   key), `encaps-bytes` (`EncapsulationKey::from_bytes` then `encapsulate_deterministic`),
 //!   `decaps-bytes` (`Ciphertext::from_bytes` then `DecapsulationKey::decapsulate_expanded`);
 //! - `N`: pass it zero-padded (`000021`) so that the initial stack does not move with it;
-//! - `BACKEND`: a `BackendKind` name (`portable`, `neon`, ...); default `mlkem::backend()`.
+//! - `BACKEND`: a `BackendKind` name (`portable`, `neon`, ...); default `lazykem::backend()`.
 //!
 //! Prints the backend; a checksum of the outputs, passed to `black_box`, keeps the optimizer
 //! from dropping an operation.
 
-use mlkem::{
-    AnyBackend, BackendKind, Ciphertext, DecapsulationKey, EncapsulationKey, MlKem512, MlKem768,
-    MlKem1024, ParameterSet,
-};
+use lazykem::hazmat::OnBackend;
+use lazykem::{AnyBackend, BackendKind, Ciphertext, MlKem512, MlKem768, MlKem1024, ParameterSet};
 use std::hint::black_box;
 use std::process::ExitCode;
 
@@ -88,41 +86,33 @@ fn bytes<const LEN: usize>(label: u8) -> [u8; LEN] {
 fn ops<P: ParameterSet>(backend: AnyBackend, op: &str, n: usize) -> Result<u8, String> {
     let seed: [u8; 64] = bytes(1);
     let m: [u8; 32] = bytes(2);
-    let dk = DecapsulationKey::<P>::from_seed_on(backend, &seed);
+    let on = OnBackend::new(backend);
+    let dk = on.decapsulation_key_from_seed::<P>(&seed);
     let ek = dk.encapsulation_key().clone();
     let ek_bytes = ek.as_bytes().as_ref().to_vec();
-    let dk_bytes = dk.to_expanded_bytes_on(backend).as_ref().to_vec();
-    let (ct, _) = ek.encapsulate_deterministic_on(backend, &m);
+    let dk_bytes = on.to_expanded_bytes(&dk).as_ref().to_vec();
+    let (ct, _) = on.encapsulate_deterministic(&ek, &m);
     let ct_bytes = ct.as_bytes().as_ref().to_vec();
     let once: Box<dyn Fn() -> u8> = match op {
         "keygen" => Box::new(|| {
-            let dk = DecapsulationKey::<P>::from_seed_on(backend, black_box(&seed));
+            let dk = on.decapsulation_key_from_seed::<P>(black_box(&seed));
             dk.encapsulation_key().as_bytes().as_ref()[0]
         }),
         "encaps" => Box::new(|| {
-            let (ct, key) = black_box(&ek).encapsulate_deterministic_on(backend, black_box(&m));
+            let (ct, key) = on.encapsulate_deterministic(black_box(&ek), black_box(&m));
             ct.as_bytes().as_ref()[0] ^ key.as_bytes()[0]
         }),
-        "decaps" => Box::new(|| {
-            black_box(&dk)
-                .decapsulate_on(backend, black_box(&ct))
-                .as_bytes()[0]
-        }),
+        "decaps" => Box::new(|| on.decapsulate(black_box(&dk), black_box(&ct)).as_bytes()[0]),
         "encaps-bytes" => Box::new(|| {
-            EncapsulationKey::<P>::from_bytes_on(backend, black_box(&ek_bytes)).map_or(0, |ek| {
-                let (ct, key) = ek.encapsulate_deterministic_on(backend, black_box(&m));
-                ct.as_bytes().as_ref()[0] ^ key.as_bytes()[0]
-            })
+            on.encapsulation_key_from_bytes::<P>(black_box(&ek_bytes))
+                .map_or(0, |ek| {
+                    let (ct, key) = on.encapsulate_deterministic(&ek, black_box(&m));
+                    ct.as_bytes().as_ref()[0] ^ key.as_bytes()[0]
+                })
         }),
         "decaps-bytes" => Box::new(|| {
             Ciphertext::<P>::from_bytes(black_box(&ct_bytes))
-                .and_then(|ct| {
-                    DecapsulationKey::<P>::decapsulate_expanded_on(
-                        backend,
-                        black_box(&dk_bytes),
-                        &ct,
-                    )
-                })
+                .and_then(|ct| on.decapsulate_expanded(black_box(&dk_bytes), &ct))
                 .map_or(0, |key| key.as_bytes()[0])
         }),
         _ => return Err(format!("unknown operation `{op}`")),

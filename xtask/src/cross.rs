@@ -23,8 +23,8 @@ const LIBRARIES: [&str; 5] = [
     "lattice-field",
     "lattice-poly-ntt",
     "lattice-sampling",
-    "mlkem",
-    "xwing",
+    "lazykem",
+    "lazykem-xwing",
 ];
 
 const AARCH64: &str = "aarch64-unknown-linux-gnu";

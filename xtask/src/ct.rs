@@ -34,7 +34,7 @@
 //! rejection-samples A-hat from it, branching on SHAKE128 output: public by design (rho is
 //! part of the encapsulation key, and DESIGN.md allows rejection sampling on rho), but
 //! derived from undefined data, and it never leaves `kpke::key_gen` before it is used.
-//! The harness builds `mlkem` with its `ct-validation` feature, under which `key_gen` marks
+//! The harness builds `lazykem` with its `ct-validation` feature, under which `key_gen` marks
 //! rho defined (`lattice_sampling::ct_validation::declassify`, a valgrind client request)
 //! right after computing it, the way BoringSSL's `CONSTTIME_DECLASSIFY` works. So no report
 //! is accepted here: no rule matching source lines or frames that a refactoring could
@@ -66,7 +66,7 @@
 //! paths one run executes (one key, one message, one valid and one tampered ciphertext per
 //! parameter set), on this machine's x86_64 code, with the backends the harness reports
 //! (each backend of `BackendKind::ALL` the CPU, as valgrind presents it, has, passed to the
-//! `hazmat` `*_on` entry points; one it lacks is listed as skipped in the summary; valgrind
+//! `hazmat::OnBackend`; one it lacks is listed as skipped in the summary; valgrind
 //! 3.x does not emulate AVX-512). Paths taken only by other
 //! inputs are covered by the branch-freedom of the code that runs here, not by the run
 //! itself. The division scan, being static, covers all code of both backends.
@@ -486,7 +486,7 @@ fn check_control(run: &Run, outcome: &mut Outcome) {
 fn is_our_frame(frame: &memcheck::Frame) -> bool {
     frame.location.contains("/crates/")
         || frame.location.contains("/ct-harness/")
-        || frame.function.contains("mlkem")
+        || frame.function.contains("lazykem")
 }
 
 /// A frame for printing, with the workspace root stripped from its path.

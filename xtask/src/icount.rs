@@ -9,7 +9,7 @@
 //! is a feature set (Armv8.0 without SHA3), not a model of that core.
 //!
 //! Method (as a callgrind A/B): `kem-ops SET OP N` (the `kem-ops` package, a release build
-//! for `aarch64-unknown-linux-gnu` with the default profile, `mlkem` with `hazmat` only)
+//! for `aarch64-unknown-linux-gnu` with the default profile, `lazykem` with `hazmat` only)
 //! builds a fixture, runs 16 warm-up operations, then N; it runs under
 //! `qemu-aarch64 -cpu CPU` with the TCG plugin `xtask/plugins/icount.c` (an inline counter
 //! per guest instruction; `syms=on` adds one per ELF symbol) for N = 1, 11 and 21, with an
@@ -24,7 +24,7 @@
 //! Operations: `keygen` (`DecapsulationKey::from_seed`), `encaps` and `decaps` on parsed keys
 //! (which keep t-hat and A-hat), `encaps-bytes` (`EncapsulationKey::from_bytes` then
 //! `encapsulate_deterministic`) and `decaps-bytes` (`Ciphertext::from_bytes` then
-//! `DecapsulationKey::decapsulate_expanded`), each on the backend `mlkem::backend()` picks
+//! `DecapsulationKey::decapsulate_expanded`), each on the backend `lazykem::backend()` picks
 //! (or `--backend NAME`), as `../shared/tools/aarch64-icount` measures the project.
 //!
 //! Usage: `cargo xtask icount [--cpus max,cortex-a72] [--sets 512,768,1024] [--ops
@@ -244,8 +244,8 @@ fn parse_count(text: &str) -> Result<Count, String> {
     })
 }
 
-/// Demangles a Rust legacy symbol (`_ZN5mlkem4kpke7encrypt17h0123456789abcdefE` ->
-/// `mlkem::kpke::encrypt`); other names are returned unchanged.
+/// Demangles a Rust legacy symbol (`_ZN7lazykem4kpke7encrypt17h0123456789abcdefE` ->
+/// `lazykem::kpke::encrypt`); other names are returned unchanged.
 pub(crate) fn demangle(name: &str) -> String {
     let Some(mut rest) = name.strip_prefix("_ZN") else {
         return name.to_owned();
@@ -373,8 +373,8 @@ mod tests {
     #[test]
     fn demangles_legacy_rust_symbols() {
         assert_eq!(
-            demangle("_ZN5mlkem4kpke7encrypt17h0123456789abcdefE"),
-            "mlkem::kpke::encrypt"
+            demangle("_ZN7lazykem4kpke7encrypt17h0123456789abcdefE"),
+            "lazykem::kpke::encrypt"
         );
         assert_eq!(
             demangle(

@@ -2,7 +2,7 @@
 //! `profile_loop <op> [iterations] [512|768|1024]` (default ML-KEM-768), op one of keygen,
 //! encaps, encaps_from_bytes (the one-shot), decaps, decaps_from_bytes (the one-shot), import_then_decaps,
 //! ek_parse, dk_parse.
-use mlkem::{
+use lazykem::{
     Ciphertext, DecapsulationKey, EncapsulationKey, MlKem512, MlKem768, MlKem1024, ParameterSet,
 };
 use std::hint::black_box;

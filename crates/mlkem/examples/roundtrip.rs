@@ -2,7 +2,7 @@
 //!
 //! `cargo run --release --example roundtrip`
 
-use mlkem::{
+use lazykem::{
     Ciphertext, DecapsulationKey, EncapsulationKey, MlKem512, MlKem768, MlKem1024, ParameterSet,
 };
 use std::hint::black_box;
@@ -98,7 +98,7 @@ fn main() {
     println!(
         "ML-KEM round trip: keygen from seed, encaps/decaps on parsed keys (and, in parentheses, from key bytes); median of {ITERATIONS} runs"
     );
-    println!("backend: {} (the fastest this CPU has)", mlkem::backend());
+    println!("backend: {} (the fastest this CPU has)", lazykem::backend());
     round_trip::<MlKem512>();
     round_trip::<MlKem768>();
     round_trip::<MlKem1024>();

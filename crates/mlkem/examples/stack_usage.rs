@@ -1,4 +1,4 @@
-//! Measures the peak stack of each operation: `cargo run --release -p mlkem --example
+//! Measures the peak stack of each operation: `cargo run --release -p lazykem --example
 //! stack_usage`.
 //!
 //! Each operation runs on a fresh thread with a given stack size, in a child process (a
@@ -48,7 +48,7 @@ impl rand::TryCryptoRng for Counter {}
 
 macro_rules! run_op {
     ($set:ident, $op:expr) => {{
-        use mlkem::$set::{DecapsulationKey, EncapsulationKey};
+        use lazykem::$set::{DecapsulationKey, EncapsulationKey};
         // Inputs built on the main thread: only the operation runs on the small stack.
         let dk = Box::new(DecapsulationKey::from_seed(&[7u8; 64]));
         let (ct, _) = dk.encapsulation_key().encapsulate(&mut Counter(0));
@@ -125,7 +125,7 @@ fn main() {
     let exe = std::env::current_exe().expect("own path");
     println!(
         "peak stack per operation (KiB, to within a page; backend {})",
-        mlkem::backend()
+        lazykem::backend()
     );
     println!("| set | {} |", OPS[1..].join(" | "));
     println!("|---|{}", "---:|".repeat(OPS.len() - 1));

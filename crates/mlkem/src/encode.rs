@@ -11,7 +11,7 @@ use lattice_poly_ntt::mlkem::N;
 
 /// Number of bytes of one polynomial encoded with `d` bits per coefficient.
 #[must_use]
-pub const fn encoded_len(d: usize) -> usize {
+pub(crate) const fn encoded_len(d: usize) -> usize {
     32 * d
 }
 
@@ -21,39 +21,17 @@ pub const fn encoded_len(d: usize) -> usize {
 /// `Z_{2^d}`; for `D = 12`, values of `Z_q` fit), and an `out` of any other length is an
 /// error with nothing written.
 ///
-/// ```
-/// use mlkem::encode::{byte_decode, byte_encode};
-/// let mut out = [0u8; 32];
-/// byte_encode::<1>(&[1; 256], &mut out)?;
-/// assert_eq!(out, [0xff; 32]);
-/// assert_eq!(byte_decode::<1>(&out)?, [1; 256]);
-/// assert!(byte_encode::<12>(&[0; 256], &mut out).is_err()); // needs 384 bytes
-/// # Ok::<(), mlkem::Error>(())
-/// ```
-///
-/// # Errors
-/// [`crate::Error::EncodingLength`] if `out.len() != 32 * D`.
-pub fn byte_encode<const D: usize>(coeffs: &[u16; N], out: &mut [u8]) -> Result<(), crate::Error> {
+/// `None` if `out.len() != 32 * D`. For the tests: the KEM calls the unchecked forms.
+#[cfg(test)]
+fn byte_encode<const D: usize>(coeffs: &[u16; N], out: &mut [u8]) -> Option<()> {
     const { assert!(D >= 1 && D <= 12) };
-    check_len(out.len(), D)?;
+    (out.len() == encoded_len(D)).then_some(())?;
     let mask = ((1u32 << D) - 1) as u16;
     // The values may be secret (a caller encoding s-hat): the copy is erased.
     let mut masked: [u16; N] = core::array::from_fn(|i| coeffs[i] & mask);
     byte_encode_portable::<D>(&masked, out);
     zeroize::Zeroize::zeroize(masked.as_mut_slice());
-    Ok(())
-}
-
-/// `Err` unless `len` is `32 * d`.
-fn check_len(len: usize, d: usize) -> Result<(), crate::Error> {
-    if len == encoded_len(d) {
-        Ok(())
-    } else {
-        Err(crate::Error::EncodingLength {
-            expected: encoded_len(d),
-            actual: len,
-        })
-    }
+    Some(())
 }
 
 /// The portable [`byte_encode`], also the reference the AVX2 code is tested against.
@@ -99,12 +77,12 @@ pub(crate) fn byte_encode_12_chunks_portable(
 /// For `D = 12` the values may be up to 4095, so callers check them against q (the
 /// modulus check of FIPS 203 §7.2); for `D < 12` the values are then decompressed.
 ///
-/// # Errors
-/// [`crate::Error::EncodingLength`] if `bytes.len() != 32 * D`.
-pub fn byte_decode<const D: usize>(bytes: &[u8]) -> Result<[u16; N], crate::Error> {
+/// `None` if `bytes.len() != 32 * D`. For the tests: the KEM calls the unchecked forms.
+#[cfg(test)]
+fn byte_decode<const D: usize>(bytes: &[u8]) -> Option<[u16; N]> {
     const { assert!(D >= 1 && D <= 12) };
-    check_len(bytes.len(), D)?;
-    Ok(byte_decode_portable::<D>(bytes))
+    (bytes.len() == encoded_len(D)).then_some(())?;
+    Some(byte_decode_portable::<D>(bytes))
 }
 
 /// The portable [`byte_decode`], also the reference the AVX2 code is tested against.
@@ -227,23 +205,15 @@ mod tests {
         roundtrip::<12>();
     }
 
-    /// Wrong lengths are errors, not panics or silent zeros; out-of-range values are masked
+    /// Wrong lengths are `None`, not panics or silent zeros; out-of-range values are masked
     /// to their low d bits.
     #[test]
-    fn public_functions_are_total() {
+    fn checked_forms_are_total() {
         fn check<const D: usize>() {
             for len in [0, 1, 32 * D - 1, 32 * D + 1, 500] {
-                let expected = crate::Error::EncodingLength {
-                    expected: 32 * D,
-                    actual: len,
-                };
-                assert_eq!(
-                    byte_decode::<D>(&std::vec![0xa5; len]).err(),
-                    Some(expected),
-                    "d = {D}"
-                );
+                assert_eq!(byte_decode::<D>(&std::vec![0xa5; len]), None, "d = {D}");
                 let mut out = std::vec![0x5a; len];
-                assert_eq!(byte_encode::<D>(&[1; N], &mut out).err(), Some(expected));
+                assert_eq!(byte_encode::<D>(&[1; N], &mut out), None);
                 assert!(out.iter().all(|&b| b == 0x5a), "nothing written");
             }
             let mut big = [0u16; N];
@@ -255,7 +225,7 @@ mod tests {
             byte_encode::<D>(&big, &mut a).expect("length");
             byte_encode::<D>(&masked, &mut b).expect("length");
             assert_eq!(a, b, "d = {D}: the low d bits only");
-            assert_eq!(byte_decode::<D>(&a), Ok(masked));
+            assert_eq!(byte_decode::<D>(&a), Some(masked));
         }
         check::<1>();
         check::<4>();

@@ -26,17 +26,14 @@ pub enum Error {
     /// A decapsulation key whose embedded `H(ek)` does not match its embedded encapsulation
     /// key (FIPS 203 §7.3, hash check).
     DecapsulationKeyHashMismatch,
+    /// A decapsulation key whose private part does not belong to its public key: the
+    /// opt-in pairwise-consistency check of
+    /// [`crate::DecapsulationKey::from_expanded_bytes_checked`] failed (an altered s-hat whose
+    /// H(ek) is intact passes FIPS 203 §7.3 and fails here).
+    DecapsulationKeyInconsistent,
     /// A ciphertext of the wrong length (FIPS 203 §7.3, ciphertext type check).
     CiphertextLength {
         /// The length the parameter set requires.
-        expected: usize,
-        /// The length given.
-        actual: usize,
-    },
-    /// A buffer of the wrong length for ByteEncode_d / ByteDecode_d (`mlkem::encode`): one
-    /// polynomial takes `32 d` bytes.
-    EncodingLength {
-        /// `32 d`.
         expected: usize,
         /// The length given.
         actual: usize,
@@ -76,11 +73,12 @@ impl fmt::Display for Error {
                 "decapsulation key's embedded H(ek) does not match its encapsulation key \
                  (FIPS 203 section 7.3)",
             ),
+            Self::DecapsulationKeyInconsistent => f.write_str(
+                "decapsulation key's private part does not match its encapsulation key \
+                 (pairwise-consistency check)",
+            ),
             Self::CiphertextLength { expected, actual } => {
                 write!(f, "ciphertext is {actual} bytes, expected {expected}")
-            }
-            Self::EncodingLength { expected, actual } => {
-                write!(f, "encoding buffer is {actual} bytes, expected {expected}")
             }
             Self::SelfTestFailed => f.write_str(
                 "a self-test failed (known answer or pairwise consistency): the library is in \

@@ -1,6 +1,6 @@
 //! G = SHA3-512 (FIPS 203 §4.1): everything after it depends on its output, so it
 //! runs on its own, except in decapsulation, where it rides beside the first block of
-//! J(z || c) (`kem::decaps_internal`). The other hashes run beside the sampling they do
+//! J(z || c) (`ml_kem::decaps_internal`). The other hashes run beside the sampling they do
 //! not depend on, in `lattice-sampling`'s batches: PRF and XOF inside it; H of an imported
 //! key and J of an expanded key as a `Digest32`; J of a parsed key absorbing `z || c` in
 //! steps; H of a generated key absorbing ek as key generation encodes it (`kpke::key_gen`).

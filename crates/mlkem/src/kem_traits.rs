@@ -27,7 +27,7 @@
 //!     let (ct, sender) = ek.encapsulate_with_rng(&mut rand::rng());
 //!     dk.decapsulate(&ct) == sender
 //! }
-//! assert!(agree::<mlkem::MlKem768>(&[7; 64].into()));
+//! assert!(agree::<lazykem::MlKem768>(&[7; 64].into()));
 //! ```
 
 use crate::{Ciphertext, DecapsulationKey, EncapsulationKey, MlKem512, MlKem768, MlKem1024};

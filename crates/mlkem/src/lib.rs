@@ -2,9 +2,9 @@
 //! ML-KEM-512, ML-KEM-768 and ML-KEM-1024.
 //!
 //! ```
-//! use mlkem::ml_kem_768::{Ciphertext, DecapsulationKey, EncapsulationKey};
+//! use lazykem::ml_kem_768::{Ciphertext, DecapsulationKey, EncapsulationKey};
 //!
-//! # fn main() -> Result<(), mlkem::Error> {
+//! # fn main() -> Result<(), lazykem::Error> {
 //! # let mut rng = rand::rng();
 //! // Alice: generate a key pair and publish the encapsulation key.
 //! let dk = DecapsulationKey::generate(&mut rng);
@@ -57,11 +57,40 @@
 //! # Features
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `hazmat` | no | deterministic encapsulation, and the `*_on` functions that pick a backend |
+//! | `hazmat` | no | deterministic encapsulation, and every operation on a chosen backend ([`hazmat::OnBackend`]) |
 //! | `getrandom` | no | the OS-RNG conveniences above (`getrandom` 0.4) |
 //! | `pkcs8` | no | PKCS#8 private keys (seed, expandedKey, both) and SPKI public keys in the IETF LAMPS format, DER (module `pkcs8`; uses `alloc`) |
 //! | `pem` | no | the same in PEM |
+//! | `encryption` | no | password-encrypted PKCS#8 (PBES2), read and written in every private form (`DecapsulationKey::from_pkcs8_encrypted`, `to_pkcs8_encrypted_der_as`, and the `pkcs8` traits' `*_encrypted_*` methods) |
 //! | `kem` | no | the RustCrypto `kem` 0.3 traits, as RustCrypto `ml-kem` 0.3 implements them (module `kem_traits`) |
+//!
+//! # Coming from RustCrypto `ml-kem`
+//! With the `kem` feature the key types implement the RustCrypto `kem` 0.3 traits as
+//! RustCrypto `ml-kem` 0.3 does, and this crate re-exports [`kem`] (and, with `pem`,
+//! [`LineEnding`]), so no extra dependency is needed. Where the same call differs:
+//!
+//! | call | RustCrypto `ml-kem` | this crate |
+//! |---|---|---|
+//! | `ek.encapsulate(..)` | trait `Encapsulate` (no argument, OS RNG) | inherent, takes the RNG: `ek.encapsulate(&mut rng)` returns `(Ciphertext, SharedSecret)` |
+//! | `dk.decapsulate(&ct)` | trait `Decapsulate`, `ct` a `hybrid_array::Array` | inherent, `ct` a [`Ciphertext`]; never fails |
+//! | key generation | `Generate::generate_from_rng` | inherent [`DecapsulationKey::generate`] (or the trait) |
+//!
+//! Inherent methods win method resolution, so a trait method of the same name needs a
+//! fully qualified call (otherwise E0061 or E0308):
+//!
+//! ```
+//! # #[cfg(feature = "kem")] {
+//! use lazykem::kem::{Decapsulate, Encapsulate, Generate};
+//! use lazykem::ml_kem_768::DecapsulationKey;
+//!
+//! let mut rng = rand::rng();
+//! let dk = <DecapsulationKey as Generate>::generate_from_rng(&mut rng);
+//! let ek = dk.encapsulation_key();
+//! let (ct, sender) = <_ as Encapsulate>::encapsulate_with_rng(ek, &mut rng);
+//! let receiver = <DecapsulationKey as Decapsulate>::decapsulate(&dk, &ct);
+//! assert_eq!(sender, receiver);
+//! # }
+//! ```
 //!
 //! # Secrets and how they are erased
 //! | secret | where | erased by |
@@ -88,7 +117,7 @@
 //! | `Ciphertext` | 768 | 1,088 | 1,568 |
 //!
 //! Peak stack of each operation (KiB, to within a 4 KiB page; measured on x86-64 with
-//! AVX-512, default release profile, by `cargo run --release -p mlkem --example
+//! AVX-512, default release profile, by `cargo run --release -p lazykem --example
 //! stack_usage`, which prints the table for the machine it runs on):
 //!
 //! | set | `generate` | `encapsulate` | `from_bytes` + `encapsulate` | `decapsulate` | `decapsulate_expanded` |
@@ -115,15 +144,20 @@ extern crate std;
 extern crate alloc;
 
 mod backend;
+mod ciphertext;
 pub mod compress;
+mod decapsulation_key;
+mod encapsulation_key;
 pub mod encode;
 mod error;
 mod hash;
-mod kem;
+#[cfg(feature = "hazmat")]
+pub mod hazmat;
+mod input;
 #[cfg(feature = "kem")]
 pub mod kem_traits;
-mod keys;
 mod kpke;
+mod ml_kem;
 mod params;
 #[cfg(feature = "pkcs8")]
 pub mod pkcs8;
@@ -132,10 +166,21 @@ mod secret;
 pub mod self_test;
 
 pub use backend::{AnyBackend, BackendKind, backend};
+pub use ciphertext::Ciphertext;
+pub use decapsulation_key::DecapsulationKey;
+pub use encapsulation_key::EncapsulationKey;
 pub use error::Error;
-pub use keys::{Ciphertext, DecapsulationKey, EncapsulationKey};
 pub use params::{ByteArray, MlKem512, MlKem768, MlKem1024, ParameterSet};
 pub use secret::{SEED_SIZE, SHARED_SECRET_SIZE, Seed, SharedSecret};
+
+/// The RustCrypto `kem` crate (feature `kem`), whose traits [`kem_traits`] implements: code
+/// written for RustCrypto `ml-kem` names `lazykem::kem::Encapsulate` without a dependency of its
+/// own.
+#[cfg(feature = "kem")]
+pub use ::kem;
+/// The line ending of PEM output (feature `pem`), for `to_pkcs8_pem` / `to_public_key_pem`.
+#[cfg(feature = "pem")]
+pub use ::pkcs8::LineEnding;
 
 /// ML-KEM-512: the key and ciphertext types of [`MlKem512`] and their sizes, under the names
 /// they had before the types became generic (`ml_kem_512::EncapsulationKey` is
@@ -198,6 +243,24 @@ pub mod ml_kem_1024 {
     pub const DECAPSULATION_KEY_SIZE: usize = MlKem1024::DECAPSULATION_KEY_SIZE;
     /// Size in bytes of a ciphertext: `32 (du k + dv)`.
     pub const CIPHERTEXT_SIZE: usize = MlKem1024::CIPHERTEXT_SIZE;
+}
+
+/// Not part of the API: the one entry point the `lazykem-xwing` crate needs below the public API,
+/// so that depending on `lazykem-xwing` does not turn on this crate's `hazmat` feature. No semver
+/// guarantee; do not call it.
+#[doc(hidden)]
+pub mod __xwing_internal {
+    use crate::{AnyBackend, SharedSecret, ml_kem_768};
+
+    /// `ML-KEM.Encaps_internal` (FIPS 203 Alg. 17) with the message X-Wing derives
+    /// from its own randomness (draft-connolly-cfrg-xwing-kem section 5.4).
+    #[must_use]
+    pub fn encapsulate_768(
+        ek: &ml_kem_768::EncapsulationKey,
+        m: &[u8; 32],
+    ) -> (ml_kem_768::Ciphertext, SharedSecret) {
+        ek.encapsulate_internal(AnyBackend::best(), m)
+    }
 }
 
 /// The README's example, compiled and run as a doctest.

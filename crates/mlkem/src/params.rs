@@ -1,17 +1,18 @@
 //! The parameter sets (FIPS 203 Table 2) as types: [`ParameterSet`], sealed, implemented by
 //! [`MlKem512`], [`MlKem768`] and [`MlKem1024`].
 //!
-//! The key types of [`crate::keys`] are generic over the set. Stable Rust cannot size an
+//! The key types ([`crate::EncapsulationKey`], [`crate::DecapsulationKey`], [`crate::Ciphertext`]) are generic over the set. Stable Rust cannot size an
 //! array by a trait's constant (`[u8; P::CIPHERTEXT_SIZE]`) nor pass one as a const
 //! generic argument, so each set names its arrays as associated types and provides the
 //! algorithms, monomorphized for its `k`, `eta1`, `eta2`, `du`, `dv`, through the hidden
-//! supertrait [`sealed::Sealed`]; one small macro writes those impls.
+//! supertrait [`sealed::Sealed`]; one small macro writes those impls, which only pick the
+//! backend and forward to the algorithms of `kem` and `kpke`.
 
 use crate::Error;
 use crate::backend::{AnyBackend, with_backend};
-use crate::kem::{self, EkState};
+use crate::ml_kem::{self, EkState};
 use crate::secret::SharedSecret;
-use lattice_poly_ntt::mlkem::{CachedNttVector, NttVector};
+use lattice_poly_ntt::mlkem::CachedNttVector;
 use zeroize::Zeroize;
 
 /// An ML-KEM parameter set (FIPS 203 Table 2). Sealed: implemented by [`MlKem512`],
@@ -20,7 +21,7 @@ use zeroize::Zeroize;
 /// Generic code over the three sets:
 ///
 /// ```
-/// use mlkem::{DecapsulationKey, MlKem512, MlKem1024, ParameterSet};
+/// use lazykem::{DecapsulationKey, MlKem512, MlKem1024, ParameterSet};
 ///
 /// fn round_trip<P: ParameterSet>() -> usize {
 ///     let dk = DecapsulationKey::<P>::from_seed(&[1; 64]);
@@ -106,7 +107,7 @@ pub(crate) mod sealed {
     /// dispatches on the backend and calls the const-generic internals with the set's
     /// constants. Hidden: not part of the API.
     pub trait Sealed {
-        /// The parsed encapsulation key: `kem::EkState<K>`.
+        /// The parsed encapsulation key: `ml_kem::EkState<K>`.
         type EkState: Clone + Send + Sync;
         /// The cached s-hat: `CachedNttVector<K>`.
         type SHat: Clone + Send + Sync + zeroize::Zeroize;
@@ -192,7 +193,7 @@ macro_rules! parameter_set {
             assert!($ek_size == 384 * $k + 32);
             assert!($dk_size == 768 * $k + 96);
             assert!($ct_size == 32 * ($du * $k + $dv));
-            assert!($ct_size <= kem::MAX_CIPHERTEXT_SIZE);
+            assert!($ct_size <= ml_kem::MAX_CIPHERTEXT_SIZE);
         };
 
         impl ParameterSet for $ty {
@@ -210,6 +211,8 @@ macro_rules! parameter_set {
             type CiphertextBytes = [u8; $ct_size];
         }
 
+        /// Forwarding only: each algorithm is in `kem` / `kpke`, generic over the backend
+        /// and the set's constants; this picks the backend and passes the constants.
         impl sealed::Sealed for $ty {
             type EkState = EkState<$k>;
             type SHat = CachedNttVector<$k>;
@@ -231,10 +234,7 @@ macro_rules! parameter_set {
             }
 
             fn t_hat_reduced(backend: AnyBackend, t_bytes: &[u8]) -> bool {
-                let mut t_hat = NttVector::<$k>::zero();
-                with_backend!(backend, |b| crate::kpke::decode_vector_12_into(
-                    b, t_bytes, &mut t_hat
-                ))
+                with_backend!(backend, |b| ml_kem::t_hat_reduced::<_, $k>(b, t_bytes))
             }
 
             fn key_gen(
@@ -244,7 +244,7 @@ macro_rules! parameter_set {
                 state: &mut Self::EkState,
                 s_hat: &mut Self::SHat,
             ) {
-                with_backend!(backend, |b| kem::key_gen_internal::<_, $k, $eta1>(
+                with_backend!(backend, |b| ml_kem::key_gen_internal::<_, $k, $eta1>(
                     b, d, ek_out, state, s_hat,
                 ));
             }
@@ -255,14 +255,9 @@ macro_rules! parameter_set {
                 m: &[u8; 32],
                 ct_out: &mut [u8],
             ) -> SharedSecret {
-                with_backend!(backend, |b| kem::encaps_internal::<
-                    _,
-                    $k,
-                    $eta1,
-                    $eta2,
-                    $du,
-                    $dv,
-                >(b, state, m, ct_out))
+                with_backend!(backend, |b| ml_kem::encaps_internal::<_, $k, $eta1, $eta2, $du, $dv>(
+                    b, state, m, ct_out,
+                ))
             }
 
             fn import_dk(
@@ -273,22 +268,13 @@ macro_rules! parameter_set {
                 state: &mut Self::EkState,
                 s_hat: &mut Self::SHat,
             ) -> Result<(), Error> {
-                with_backend!(backend, |b| {
-                    // The hash check, then the modulus check of the embedded ek too.
-                    state.parse_checking_hash_into(b, ek, h)?;
-                    let mut decoded = NttVector::<$k>::zero();
-                    crate::kpke::decode_vector_12_reduced_into::<_, $k>(b, dk_pke, &mut decoded);
-                    // In place: no unerased temporary of the cached s-hat.
-                    decoded.cached_into(b, s_hat);
-                    decoded.zeroize();
-                    Ok::<(), Error>(())
-                })
+                with_backend!(backend, |b| ml_kem::import_expanded::<_, $k>(
+                    b, dk_pke, ek, h, state, s_hat,
+                ))
             }
 
             fn export_s_hat(backend: AnyBackend, s_hat: &Self::SHat, out: &mut [u8]) {
-                let mut plain = s_hat.to_vector();
-                with_backend!(backend, |b| crate::kpke::encode_vector_12(b, &plain, out));
-                plain.zeroize();
+                with_backend!(backend, |b| ml_kem::export_s_hat::<_, $k>(b, s_hat, out));
             }
 
             fn decaps(
@@ -298,14 +284,9 @@ macro_rules! parameter_set {
                 z: &[u8; 32],
                 ct: &[u8],
             ) -> SharedSecret {
-                with_backend!(backend, |b| kem::decaps_internal::<
-                    _,
-                    $k,
-                    $eta1,
-                    $eta2,
-                    $du,
-                    $dv,
-                >(b, s_hat, state, z, ct))
+                with_backend!(backend, |b| ml_kem::decaps_internal::<_, $k, $eta1, $eta2, $du, $dv>(
+                    b, s_hat, state, z, ct,
+                ))
             }
 
             fn encaps_encoded(
@@ -314,15 +295,9 @@ macro_rules! parameter_set {
                 m: &[u8; 32],
                 ct_out: &mut [u8],
             ) -> Result<SharedSecret, Error> {
-                with_backend!(backend, |b| {
-                    let mut state = kem::EkState::<$k>::zero();
-                    if !state.parse_into(b, ek) {
-                        return Err(Error::EncapsulationKeyNotReduced);
-                    }
-                    Ok(kem::encaps_internal::<_, $k, $eta1, $eta2, $du, $dv>(
-                        b, &state, m, ct_out,
-                    ))
-                })
+                with_backend!(backend, |b| ml_kem::encaps_encoded::<_, $k, $eta1, $eta2, $du, $dv>(
+                    b, ek, m, ct_out,
+                ))
             }
 
             fn decaps_expanded(
@@ -333,14 +308,9 @@ macro_rules! parameter_set {
                 z: &[u8; 32],
                 ct: &[u8],
             ) -> Result<SharedSecret, Error> {
-                with_backend!(backend, |b| kem::decaps_expanded::<
-                    _,
-                    $k,
-                    $eta1,
-                    $eta2,
-                    $du,
-                    $dv,
-                >(b, dk_pke, ek, h, z, ct))
+                with_backend!(backend, |b| ml_kem::decaps_expanded::<_, $k, $eta1, $eta2, $du, $dv>(
+                    b, dk_pke, ek, h, z, ct,
+                ))
             }
         }
     };

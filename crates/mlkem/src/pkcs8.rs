@@ -14,8 +14,8 @@
 //! wrong:
 //!
 //! ```
-//! use mlkem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
-//! use mlkem::pkcs8::{DecodePrivateKey, DecodePublicKey, EncodePrivateKey, EncodePublicKey};
+//! use lazykem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
+//! use lazykem::pkcs8::{DecodePrivateKey, DecodePublicKey, EncodePrivateKey, EncodePublicKey};
 //!
 //! let dk = DecapsulationKey::from_seed(&[7; 64]);
 //! let private = dk.to_pkcs8_der().expect("encodable"); // the seed form
@@ -29,6 +29,7 @@
 //! Every parser rejects malformed DER with an error (fuzzed by `fuzz/fuzz_targets/pkcs8.rs`);
 //! none panics.
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::{DecapsulationKey, EncapsulationKey, ParameterSet};
@@ -99,6 +100,9 @@ pub enum KeyFormatError {
     NoSeed,
     /// The key itself fails a check of FIPS 203 (length, modulus or hash check).
     Key(crate::Error),
+    /// Encrypted PKCS#8 (feature `encryption`): decryption failed (a wrong password, an
+    /// unsupported scheme, a damaged document) or encryption failed.
+    Encryption,
 }
 
 impl core::fmt::Display for KeyFormatError {
@@ -121,6 +125,9 @@ impl core::fmt::Display for KeyFormatError {
                 f.write_str("the key was imported from its expanded form and has no seed to write")
             }
             Self::Key(e) => write!(f, "invalid ML-KEM key: {e}"),
+            Self::Encryption => f.write_str(
+                "encrypted PKCS#8: wrong password, unsupported scheme or damaged document",
+            ),
         }
     }
 }
@@ -170,6 +177,16 @@ fn check_algorithm<P: ParameterSet>(
     }
 }
 
+/// `Err` unless a PEM document's label is `expected`.
+#[cfg(feature = "pem")]
+fn check_pem_label(label: &str, expected: &str) -> Result<(), KeyFormatError> {
+    if label == expected {
+        Ok(())
+    } else {
+        Err(KeyFormatError::Der(der::pem::Error::Label.into()))
+    }
+}
+
 /// The algorithm identifier of `P`, parameters absent.
 const fn algorithm<P: ParameterSet>() -> AlgorithmIdentifierRef<'static> {
     AlgorithmIdentifierRef {
@@ -189,6 +206,31 @@ impl<P: ParameterSet> EncapsulationKey<P> {
         Self::from_spki(&SubjectPublicKeyInfoRef::from_der(der)?)
     }
 
+    /// [`Self::from_spki_der`] from PEM (label `PUBLIC KEY`), with this crate's error.
+    ///
+    /// ```
+    /// use lazykem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
+    /// use lazykem::pkcs8::{EncodePublicKey, KeyFormatError};
+    ///
+    /// let dk = DecapsulationKey::from_seed(&[7; 64]);
+    /// let pem = dk.encapsulation_key().to_public_key_pem(lazykem::LineEnding::LF).unwrap();
+    /// assert_eq!(&EncapsulationKey::from_spki_pem(&pem)?, dk.encapsulation_key());
+    /// let other = lazykem::ml_kem_512::DecapsulationKey::from_seed(&[7; 64]);
+    /// let pem = other.encapsulation_key().to_public_key_pem(lazykem::LineEnding::LF).unwrap();
+    /// assert_eq!(EncapsulationKey::from_spki_pem(&pem), Err(KeyFormatError::WrongAlgorithm));
+    /// # Ok::<(), KeyFormatError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Those of [`Self::from_spki_der`]; [`KeyFormatError::Der`] for malformed PEM or another
+    /// label.
+    #[cfg(feature = "pem")]
+    pub fn from_spki_pem(pem: &str) -> Result<Self, KeyFormatError> {
+        let (label, der) = der::Document::from_pem(pem)?;
+        check_pem_label(label, "PUBLIC KEY")?;
+        Self::from_spki_der(der.as_bytes())
+    }
+
     fn from_spki(spki: &SubjectPublicKeyInfoRef<'_>) -> Result<Self, KeyFormatError> {
         check_algorithm::<P>(&spki.algorithm)?;
         let bytes = spki
@@ -204,11 +246,33 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     }
 }
 
+/// The `spki` error of a rejected algorithm identifier: `OidUnknown { oid }` for another
+/// algorithm (another ML-KEM set or not ML-KEM at all), as RustCrypto `ml-kem` answers; the
+/// tag of the parameters when the OID is right but parameters are present.
+fn spki_algorithm_error<P: ParameterSet>(algorithm: &AlgorithmIdentifierRef<'_>) -> spki::Error {
+    match algorithm.parameters {
+        Some(parameters) if algorithm.oid == oid::<P>() => spki::Error::Asn1(
+            der::ErrorKind::TagUnexpected {
+                expected: None,
+                actual: der::Tagged::tag(&parameters),
+            }
+            .into(),
+        ),
+        _ => spki::Error::OidUnknown { oid: algorithm.oid },
+    }
+}
+
 impl<P: ParameterSet> TryFrom<SubjectPublicKeyInfoRef<'_>> for EncapsulationKey<P> {
     type Error = spki::Error;
 
+    /// Errors: `OidUnknown { oid }` for a key of another algorithm or parameter set,
+    /// `KeyMalformed` for a key that fails FIPS 203 §7.2 (the inherent
+    /// [`EncapsulationKey::from_spki_der`] names the check), `Asn1` for malformed DER.
     fn try_from(spki: SubjectPublicKeyInfoRef<'_>) -> Result<Self, spki::Error> {
-        Ok(Self::from_spki(&spki)?)
+        match Self::from_spki(&spki) {
+            Err(KeyFormatError::WrongAlgorithm) => Err(spki_algorithm_error::<P>(&spki.algorithm)),
+            other => Ok(other?),
+        }
     }
 }
 
@@ -228,8 +292,8 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// key, an `expandedKey` passes the hash check of [`Self::from_expanded_bytes`].
     ///
     /// ```
-    /// use mlkem::ml_kem_512::DecapsulationKey;
-    /// use mlkem::pkcs8::{KeyFormatError, PrivateKeyForm};
+    /// use lazykem::ml_kem_512::DecapsulationKey;
+    /// use lazykem::pkcs8::{KeyFormatError, PrivateKeyForm};
     ///
     /// let dk = DecapsulationKey::from_seed(&[3; 64]);
     /// let der = dk.to_pkcs8_der_as(PrivateKeyForm::Both)?;
@@ -246,6 +310,86 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     pub fn from_pkcs8(der: &[u8]) -> Result<Self, KeyFormatError> {
         let info = PrivateKeyInfoRef::from_der(der)?;
         Self::from_private_key_info(&info)
+    }
+
+    /// [`Self::from_pkcs8`] from PEM (label `PRIVATE KEY`), with this crate's error.
+    ///
+    /// ```
+    /// use lazykem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::pkcs8::{EncodePrivateKey, KeyFormatError};
+    ///
+    /// let dk = DecapsulationKey::from_seed(&[7; 64]);
+    /// let pem = dk.to_pkcs8_pem(lazykem::LineEnding::LF).unwrap();
+    /// let again = DecapsulationKey::from_private_key_pem(&pem)?;
+    /// assert_eq!(again.encapsulation_key(), dk.encapsulation_key());
+    /// # Ok::<(), KeyFormatError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Those of [`Self::from_pkcs8`]; [`KeyFormatError::Der`] for malformed PEM or another
+    /// label.
+    #[cfg(feature = "pem")]
+    pub fn from_private_key_pem(pem: &str) -> Result<Self, KeyFormatError> {
+        let (label, der) = SecretDocument::from_pem(pem)?;
+        check_pem_label(label, "PRIVATE KEY")?;
+        Self::from_pkcs8(der.as_bytes())
+    }
+
+    /// Reads a password-encrypted PKCS#8 key (`EncryptedPrivateKeyInfo`, PBES2, as OpenSSL
+    /// writes it), in any of the three private forms, with this crate's error. The trait
+    /// method [`DecodePrivateKey::from_pkcs8_encrypted_der`] (and `_pem`) does the same with
+    /// `pkcs8::Error`. Feature `encryption`.
+    ///
+    /// ```
+    /// use lazykem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::pkcs8::{DecodePrivateKey, EncodePrivateKey, PrivateKeyForm};
+    ///
+    /// let dk = DecapsulationKey::from_seed(&[7; 64]);
+    /// // The trait writes the seed form; `to_pkcs8_encrypted_der_as` picks the form.
+    /// let file = dk.to_pkcs8_encrypted_pem("hunter2", lazykem::LineEnding::LF).unwrap();
+    /// let again = DecapsulationKey::from_pkcs8_encrypted_pem(&file, "hunter2").unwrap();
+    /// assert_eq!(again.encapsulation_key(), dk.encapsulation_key());
+    ///
+    /// let both = dk.to_pkcs8_encrypted_der_as(PrivateKeyForm::Both, &mut rand::rng(), "pw")?;
+    /// let again = DecapsulationKey::from_pkcs8_encrypted(both.as_bytes(), "pw")?;
+    /// assert_eq!(again.seed(), dk.seed());
+    /// assert!(DecapsulationKey::from_pkcs8_encrypted(both.as_bytes(), "wrong").is_err());
+    /// # Ok::<(), lazykem::pkcs8::KeyFormatError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`KeyFormatError::Encryption`] if decryption fails (a wrong password among others);
+    /// those of [`Self::from_pkcs8`] for the decrypted key.
+    #[cfg(feature = "encryption")]
+    pub fn from_pkcs8_encrypted(
+        der: &[u8],
+        password: impl AsRef<[u8]>,
+    ) -> Result<Self, KeyFormatError> {
+        let encrypted = ::pkcs8::EncryptedPrivateKeyInfoRef::try_from(der)
+            .map_err(|_| KeyFormatError::Encryption)?;
+        let plain = encrypted
+            .decrypt(password)
+            .map_err(|_| KeyFormatError::Encryption)?;
+        Self::from_pkcs8(plain.as_bytes())
+    }
+
+    /// [`Self::to_pkcs8_der_as`], encrypted with `password` (PBES2: scrypt and AES-256-CBC,
+    /// `pkcs8`'s recommended parameters, salt and IV from `rng`). Feature `encryption`.
+    ///
+    /// # Errors
+    /// Those of [`Self::to_pkcs8_der_as`]; [`KeyFormatError::Encryption`] if encryption
+    /// fails (the RNG's failure among others).
+    #[cfg(feature = "encryption")]
+    pub fn to_pkcs8_encrypted_der_as<R: rand_core::TryCryptoRng>(
+        &self,
+        form: PrivateKeyForm,
+        rng: &mut R,
+        password: impl AsRef<[u8]>,
+    ) -> Result<SecretDocument, KeyFormatError> {
+        let plain = self.to_pkcs8_der_as(form)?;
+        let info = PrivateKeyInfoRef::from_der(plain.as_bytes())?;
+        info.encrypt_with_rng(rng, password)
+            .map_err(|_| KeyFormatError::Encryption)
     }
 
     fn from_private_key_info(info: &PrivateKeyInfoRef<'_>) -> Result<Self, KeyFormatError> {
@@ -334,8 +478,20 @@ impl<P: ParameterSet> DecapsulationKey<P> {
 impl<P: ParameterSet> TryFrom<PrivateKeyInfoRef<'_>> for DecapsulationKey<P> {
     type Error = ::pkcs8::Error;
 
+    /// Errors: `PublicKey(OidUnknown { oid })` for a key of another algorithm or parameter
+    /// set, `ParametersMalformed` for parameters present, `KeyMalformed` for a key that fails
+    /// a check (the inherent [`DecapsulationKey::from_pkcs8`] names it), `Asn1` for
+    /// malformed DER.
     fn try_from(info: PrivateKeyInfoRef<'_>) -> Result<Self, ::pkcs8::Error> {
-        Ok(Self::from_private_key_info(&info)?)
+        match Self::from_private_key_info(&info) {
+            Err(KeyFormatError::WrongAlgorithm) => {
+                Err(match spki_algorithm_error::<P>(&info.algorithm) {
+                    e @ spki::Error::OidUnknown { .. } => ::pkcs8::Error::PublicKey(e),
+                    _ => ::pkcs8::Error::ParametersMalformed,
+                })
+            }
+            other => Ok(other?),
+        }
     }
 }
 
@@ -348,5 +504,169 @@ impl<P: ParameterSet> EncodePrivateKey for DecapsulationKey<P> {
             PrivateKeyForm::ExpandedKey
         };
         Ok(self.to_pkcs8_der_as(form)?)
+    }
+}
+
+/// An encapsulation key of any parameter set, for key files whose set is known only once
+/// read: the SPKI algorithm identifier picks it.
+///
+/// ```
+/// use lazykem::pkcs8::{AnyEncapsulationKey, EncodePublicKey};
+///
+/// let dk = lazykem::ml_kem_1024::DecapsulationKey::from_seed(&[1; 64]);
+/// let der = dk.encapsulation_key().to_public_key_der().unwrap();
+/// let any = AnyEncapsulationKey::from_public_key_der(der.as_bytes())?;
+/// assert_eq!(any.parameter_set(), "ML-KEM-1024");
+/// let AnyEncapsulationKey::MlKem1024(ek) = any else { unreachable!() };
+/// assert_eq!(&*ek, dk.encapsulation_key());
+/// # Ok::<(), lazykem::pkcs8::KeyFormatError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AnyEncapsulationKey {
+    /// An ML-KEM-512 key.
+    MlKem512(Box<EncapsulationKey<crate::MlKem512>>),
+    /// An ML-KEM-768 key.
+    MlKem768(Box<EncapsulationKey<crate::MlKem768>>),
+    /// An ML-KEM-1024 key.
+    MlKem1024(Box<EncapsulationKey<crate::MlKem1024>>),
+}
+
+impl AnyEncapsulationKey {
+    /// Parses a DER `SubjectPublicKeyInfo` of any ML-KEM parameter set.
+    ///
+    /// # Errors
+    /// [`KeyFormatError::WrongAlgorithm`] for an algorithm that is not ML-KEM (or has
+    /// parameters); the errors of [`EncapsulationKey::from_spki_der`] otherwise.
+    pub fn from_public_key_der(der: &[u8]) -> Result<Self, KeyFormatError> {
+        let spki = SubjectPublicKeyInfoRef::from_der(der)?;
+        let oid = spki.algorithm.oid;
+        Ok(if oid == self::oid::<crate::MlKem512>() {
+            Self::MlKem512(Box::new(EncapsulationKey::from_spki(&spki)?))
+        } else if oid == self::oid::<crate::MlKem768>() {
+            Self::MlKem768(Box::new(EncapsulationKey::from_spki(&spki)?))
+        } else if oid == self::oid::<crate::MlKem1024>() {
+            Self::MlKem1024(Box::new(EncapsulationKey::from_spki(&spki)?))
+        } else {
+            return Err(KeyFormatError::WrongAlgorithm);
+        })
+    }
+
+    /// [`Self::from_public_key_der`] from PEM (label `PUBLIC KEY`).
+    ///
+    /// # Errors
+    /// Those of [`Self::from_public_key_der`]; [`KeyFormatError::Der`] for malformed PEM.
+    #[cfg(feature = "pem")]
+    pub fn from_public_key_pem(pem: &str) -> Result<Self, KeyFormatError> {
+        let (label, der) = der::Document::from_pem(pem)?;
+        check_pem_label(label, "PUBLIC KEY")?;
+        Self::from_public_key_der(der.as_bytes())
+    }
+
+    /// The parameter set's name, "ML-KEM-768" and so on.
+    #[must_use]
+    pub const fn parameter_set(&self) -> &'static str {
+        match self {
+            Self::MlKem512(_) => crate::MlKem512::NAME,
+            Self::MlKem768(_) => crate::MlKem768::NAME,
+            Self::MlKem1024(_) => crate::MlKem1024::NAME,
+        }
+    }
+
+    /// The encoded key.
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Self::MlKem512(k) => k.as_bytes(),
+            Self::MlKem768(k) => k.as_bytes(),
+            Self::MlKem1024(k) => k.as_bytes(),
+        }
+    }
+}
+
+/// A decapsulation key of any parameter set, for key files whose set is known only once
+/// read: the PKCS#8 algorithm identifier picks it. Any private form (seed, expandedKey,
+/// both).
+///
+/// ```
+/// use lazykem::pkcs8::{AnyDecapsulationKey, EncodePrivateKey};
+///
+/// let dk = lazykem::ml_kem_512::DecapsulationKey::from_seed(&[1; 64]);
+/// let der = dk.to_pkcs8_der().unwrap();
+/// match AnyDecapsulationKey::from_pkcs8_der(der.as_bytes())? {
+///     AnyDecapsulationKey::MlKem512(key) => {
+///         assert_eq!(key.encapsulation_key(), dk.encapsulation_key())
+///     }
+///     other => panic!("{}", other.parameter_set()),
+/// }
+/// # Ok::<(), lazykem::pkcs8::KeyFormatError>(())
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum AnyDecapsulationKey {
+    /// An ML-KEM-512 key.
+    MlKem512(Box<DecapsulationKey<crate::MlKem512>>),
+    /// An ML-KEM-768 key.
+    MlKem768(Box<DecapsulationKey<crate::MlKem768>>),
+    /// An ML-KEM-1024 key.
+    MlKem1024(Box<DecapsulationKey<crate::MlKem1024>>),
+}
+
+impl AnyDecapsulationKey {
+    /// Parses a DER PKCS#8 `PrivateKeyInfo` of any ML-KEM parameter set.
+    ///
+    /// # Errors
+    /// [`KeyFormatError::WrongAlgorithm`] for an algorithm that is not ML-KEM (or has
+    /// parameters); the errors of [`DecapsulationKey::from_pkcs8`] otherwise.
+    pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, KeyFormatError> {
+        let info = PrivateKeyInfoRef::from_der(der)?;
+        let oid = info.algorithm.oid;
+        Ok(if oid == self::oid::<crate::MlKem512>() {
+            Self::MlKem512(Box::new(DecapsulationKey::from_private_key_info(&info)?))
+        } else if oid == self::oid::<crate::MlKem768>() {
+            Self::MlKem768(Box::new(DecapsulationKey::from_private_key_info(&info)?))
+        } else if oid == self::oid::<crate::MlKem1024>() {
+            Self::MlKem1024(Box::new(DecapsulationKey::from_private_key_info(&info)?))
+        } else {
+            return Err(KeyFormatError::WrongAlgorithm);
+        })
+    }
+
+    /// [`Self::from_pkcs8_der`] from PEM (label `PRIVATE KEY`).
+    ///
+    /// # Errors
+    /// Those of [`Self::from_pkcs8_der`]; [`KeyFormatError::Der`] for malformed PEM.
+    #[cfg(feature = "pem")]
+    pub fn from_pkcs8_pem(pem: &str) -> Result<Self, KeyFormatError> {
+        let (label, der) = SecretDocument::from_pem(pem)?;
+        check_pem_label(label, "PRIVATE KEY")?;
+        Self::from_pkcs8_der(der.as_bytes())
+    }
+
+    /// [`Self::from_pkcs8_der`] of a password-encrypted PKCS#8 key. Feature `encryption`.
+    ///
+    /// # Errors
+    /// [`KeyFormatError::Encryption`] if decryption fails; those of [`Self::from_pkcs8_der`].
+    #[cfg(feature = "encryption")]
+    pub fn from_pkcs8_encrypted(
+        der: &[u8],
+        password: impl AsRef<[u8]>,
+    ) -> Result<Self, KeyFormatError> {
+        let encrypted = ::pkcs8::EncryptedPrivateKeyInfoRef::try_from(der)
+            .map_err(|_| KeyFormatError::Encryption)?;
+        let plain = encrypted
+            .decrypt(password)
+            .map_err(|_| KeyFormatError::Encryption)?;
+        Self::from_pkcs8_der(plain.as_bytes())
+    }
+
+    /// The parameter set's name, "ML-KEM-768" and so on.
+    #[must_use]
+    pub const fn parameter_set(&self) -> &'static str {
+        match self {
+            Self::MlKem512(_) => crate::MlKem512::NAME,
+            Self::MlKem768(_) => crate::MlKem768::NAME,
+            Self::MlKem1024(_) => crate::MlKem1024::NAME,
+        }
     }
 }

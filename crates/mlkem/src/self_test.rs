@@ -23,14 +23,14 @@
 //!   not run self-tests: they cannot fail closed without a panic. Use the checked ones.
 //!
 //! ```
-//! use mlkem::ml_kem_768::DecapsulationKey;
+//! use lazykem::ml_kem_768::DecapsulationKey;
 //!
-//! mlkem::self_test::run()?; // optional: the checked operations run it on first use
+//! lazykem::self_test::run()?; // optional: the checked operations run it on first use
 //! let mut rng = rand::rng();
 //! let dk = DecapsulationKey::generate_checked(&mut rng)?;
 //! let (ct, secret) = dk.encapsulation_key().encapsulate_checked(&mut rng)?;
 //! assert_eq!(dk.decapsulate_checked(&ct)?, secret);
-//! # Ok::<(), mlkem::Error>(())
+//! # Ok::<(), lazykem::Error>(())
 //! ```
 //!
 //! The known-answer tests do, per parameter set, two key generations and expanded-key
@@ -50,9 +50,9 @@ use rand_core::CryptoRng;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
-use crate::keys::{Ciphertext, DecapsulationKey, EncapsulationKey};
 use crate::params::{MlKem512, MlKem768, MlKem1024, ParameterSet};
 use crate::{AnyBackend, Error, Seed, SharedSecret};
+use crate::{Ciphertext, DecapsulationKey, EncapsulationKey};
 
 /// One decapsulation case of ACVP: the key's seed, digests of the key ACVP expects, a
 /// ciphertext and the shared secret ACVP expects.
@@ -120,7 +120,7 @@ static STATE: AtomicU8 = AtomicU8::new(UNTESTED);
 /// pairwise-consistency test.
 ///
 /// ```
-/// assert_eq!(mlkem::self_test::run(), Ok(()));
+/// assert_eq!(lazykem::self_test::run(), Ok(()));
 /// ```
 ///
 /// # Errors
@@ -134,7 +134,7 @@ pub fn run() -> Result<(), Error> {
 /// does not undo an earlier failure.
 ///
 /// ```
-/// assert_eq!(mlkem::self_test::rerun(), Ok(()));
+/// assert_eq!(lazykem::self_test::rerun(), Ok(()));
 /// ```
 ///
 /// # Errors
@@ -231,9 +231,9 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// error state.
     ///
     /// ```
-    /// let dk = mlkem::ml_kem_512::DecapsulationKey::generate_checked(&mut rand::rng())?;
+    /// let dk = lazykem::ml_kem_512::DecapsulationKey::generate_checked(&mut rand::rng())?;
     /// # let _ = dk;
-    /// # Ok::<(), mlkem::Error>(())
+    /// # Ok::<(), lazykem::Error>(())
     /// ```
     ///
     /// # Errors

@@ -1,6 +1,6 @@
 //! The convenience API around the algorithms: fallible randomness, conversions, hashing.
 
-use mlkem::ml_kem_768::{CIPHERTEXT_SIZE, Ciphertext, DecapsulationKey, EncapsulationKey};
+use lazykem::ml_kem_768::{CIPHERTEXT_SIZE, Ciphertext, DecapsulationKey, EncapsulationKey};
 use rand::TryRng;
 
 /// An RNG that fails after handing out `budget` bytes.
@@ -96,7 +96,7 @@ fn conversions() {
         EncapsulationKey::try_from(&ek.as_bytes()[..]).as_ref(),
         Ok(ek)
     );
-    assert_eq!(mlkem::Seed::from([3; 64]), *dk.seed().expect("seeded"));
+    assert_eq!(lazykem::Seed::from([3; 64]), *dk.seed().expect("seeded"));
 }
 
 #[test]

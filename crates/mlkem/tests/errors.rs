@@ -1,4 +1,4 @@
-//! Malformed inputs are rejected with the right `mlkem::Error` (never a panic), the error type
+//! Malformed inputs are rejected with the right `lazykem::Error` (never a panic), the error type
 //! is a proper `core::error::Error`, and the encodings round-trip.
 
 mod common;
@@ -7,7 +7,7 @@ use common::{
     Expect, MlKem512, MlKem768, MlKem1024, ParamSet, Q, assert_rejects, decode12, h, set_coeff12,
     sha3_256, ss,
 };
-use mlkem::Error;
+use lazykem::Error;
 use rand::SeedableRng as _;
 use rand::rngs::StdRng;
 use subtle::ConstantTimeEq as _;

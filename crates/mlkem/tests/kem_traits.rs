@@ -97,15 +97,15 @@ where
 
 #[test]
 fn generic_code_agrees_with_rustcrypto_ml_kem() {
-    both_agree::<mlkem::MlKem512, ml_kem::MlKem512>("ML-KEM-512");
-    both_agree::<mlkem::MlKem768, ml_kem::MlKem768>("ML-KEM-768");
-    both_agree::<mlkem::MlKem1024, ml_kem::MlKem1024>("ML-KEM-1024");
+    both_agree::<lazykem::MlKem512, ml_kem::MlKem512>("ML-KEM-512");
+    both_agree::<lazykem::MlKem768, ml_kem::MlKem768>("ML-KEM-768");
+    both_agree::<lazykem::MlKem1024, ml_kem::MlKem1024>("ML-KEM-1024");
 }
 
 #[test]
 fn malformed_encapsulation_keys_are_invalid_keys() {
-    type Ek = <mlkem::MlKem768 as Kem>::EncapsulationKey;
-    let dk = mlkem::ml_kem_768::DecapsulationKey::from_seed(&[5; 64]);
+    type Ek = <lazykem::MlKem768 as Kem>::EncapsulationKey;
+    let dk = lazykem::ml_kem_768::DecapsulationKey::from_seed(&[5; 64]);
     let mut bytes = dk.encapsulation_key().to_bytes();
     assert!(Ek::new(&bytes).is_ok());
     bytes[0] = 0xff;

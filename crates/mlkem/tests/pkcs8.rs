@@ -6,11 +6,11 @@
 
 mod common;
 
-use mlkem::pkcs8::{
+use lazykem::pkcs8::{
     DecodePrivateKey, DecodePublicKey, EncodePrivateKey, EncodePublicKey, KeyFormatError,
     PrivateKeyForm,
 };
-use mlkem::{DecapsulationKey, EncapsulationKey, MlKem512, MlKem768, MlKem1024, ParameterSet};
+use lazykem::{DecapsulationKey, EncapsulationKey, MlKem512, MlKem768, MlKem1024, ParameterSet};
 use pkcs8::LineEnding;
 use pkcs8::der::{Decode, Encode};
 
@@ -287,7 +287,7 @@ fn malformed_der_is_an_error() {
     // An unknown CHOICE form (an INTEGER where the key should be).
     let info = pkcs8::PrivateKeyInfoRef::new(
         pkcs8::spki::AlgorithmIdentifierRef {
-            oid: mlkem::pkcs8::ID_ALG_ML_KEM_768,
+            oid: lazykem::pkcs8::ID_ALG_ML_KEM_768,
             parameters: None,
         },
         pkcs8::der::asn1::OctetStringRef::new(&[0x02, 0x01, 0x00]).expect("short"),
@@ -298,4 +298,140 @@ fn malformed_der_is_an_error() {
         Some(KeyFormatError::UnknownPrivateKeyForm)
     );
     let _ = pkcs8::PrivateKeyInfoRef::from_der(&der).expect("well-formed outer layer");
+}
+
+/// Through the RustCrypto traits, a key of another algorithm or parameter set is
+/// `OidUnknown { oid }` (as RustCrypto `ml-kem` answers), not a parameters error.
+#[test]
+fn trait_errors_name_the_unknown_oid() {
+    let dk512 = DecapsulationKey::<MlKem512>::from_seed(&[3; 64]);
+    let spki = dk512
+        .encapsulation_key()
+        .to_public_key_der()
+        .expect("encodable");
+    assert_eq!(
+        EncapsulationKey::<MlKem768>::from_public_key_der(spki.as_bytes()).err(),
+        Some(pkcs8::spki::Error::OidUnknown {
+            oid: lazykem::pkcs8::oid::<MlKem512>()
+        })
+    );
+    let private = dk512.to_pkcs8_der().expect("encodable");
+    assert_eq!(
+        DecapsulationKey::<MlKem768>::from_pkcs8_der(private.as_bytes()).err(),
+        Some(pkcs8::Error::PublicKey(pkcs8::spki::Error::OidUnknown {
+            oid: lazykem::pkcs8::oid::<MlKem512>()
+        }))
+    );
+    // An Ed25519 PKCS#8 key (RFC 8410): OID 1.3.101.112.
+    let mut ed25519 = hex::decode("302e020100300506032b657004220420").unwrap();
+    ed25519.extend_from_slice(&[9; 32]);
+    assert_eq!(
+        DecapsulationKey::<MlKem768>::from_pkcs8_der(&ed25519).err(),
+        Some(pkcs8::Error::PublicKey(pkcs8::spki::Error::OidUnknown {
+            oid: pkcs8::ObjectIdentifier::new_unwrap("1.3.101.112")
+        }))
+    );
+    // The inherent PEM functions return this crate's error.
+    let pem = dk512
+        .encapsulation_key()
+        .to_public_key_pem(LineEnding::LF)
+        .expect("encodable");
+    assert_eq!(
+        EncapsulationKey::<MlKem768>::from_spki_pem(&pem).err(),
+        Some(KeyFormatError::WrongAlgorithm)
+    );
+    let pem = dk512.to_pkcs8_pem(LineEnding::LF).expect("encodable");
+    assert!(DecapsulationKey::<MlKem512>::from_private_key_pem(&pem).is_ok());
+    // A private key's PEM is not a public key's.
+    assert!(matches!(
+        EncapsulationKey::<MlKem512>::from_spki_pem(&pem),
+        Err(KeyFormatError::Der(_))
+    ));
+}
+
+/// Encrypted PKCS#8 (feature `encryption`): every private form round-trips through
+/// `to_pkcs8_encrypted_der_as` and both readers (inherent and trait, DER and PEM); a wrong
+/// password is an error.
+#[test]
+fn encrypted_pkcs8_round_trips_in_every_form() {
+    let dk = DecapsulationKey::<MlKem768>::from_seed(&lamps_seed());
+    let expanded_only =
+        DecapsulationKey::<MlKem768>::from_expanded_bytes(dk.to_expanded_bytes().as_ref())
+            .expect("own key");
+    let mut rng = rand::rng();
+    for form in [
+        PrivateKeyForm::Seed,
+        PrivateKeyForm::ExpandedKey,
+        PrivateKeyForm::Both,
+    ] {
+        let doc = dk
+            .to_pkcs8_encrypted_der_as(form, &mut rng, "correct horse")
+            .expect("encrypts");
+        let inherent =
+            DecapsulationKey::<MlKem768>::from_pkcs8_encrypted(doc.as_bytes(), "correct horse")
+                .expect("decrypts");
+        let via_trait =
+            DecapsulationKey::<MlKem768>::from_pkcs8_encrypted_der(doc.as_bytes(), "correct horse")
+                .expect("decrypts");
+        for key in [&inherent, &via_trait] {
+            assert_eq!(key.encapsulation_key(), dk.encapsulation_key(), "{form:?}");
+            assert_eq!(
+                key.seed().is_some(),
+                form != PrivateKeyForm::ExpandedKey,
+                "{form:?}"
+            );
+        }
+        assert_eq!(
+            DecapsulationKey::<MlKem768>::from_pkcs8_encrypted(doc.as_bytes(), "wrong").err(),
+            Some(KeyFormatError::Encryption)
+        );
+    }
+    // The trait writer (seed form, or expanded for a seedless key), in PEM.
+    for key in [&dk, &expanded_only] {
+        let pem = key
+            .to_pkcs8_encrypted_pem("pw", LineEnding::LF)
+            .expect("encrypts");
+        assert!(pem.starts_with("-----BEGIN ENCRYPTED PRIVATE KEY-----"));
+        let again =
+            DecapsulationKey::<MlKem768>::from_pkcs8_encrypted_pem(&pem, "pw").expect("decrypts");
+        assert_eq!(again.encapsulation_key(), dk.encapsulation_key());
+    }
+}
+
+/// One call imports any ML-KEM key file: every vendored LAMPS example, of every set and
+/// private form, through `AnyDecapsulationKey` / `AnyEncapsulationKey`.
+#[test]
+fn any_parameter_set_imports_every_lamps_file() {
+    use lazykem::pkcs8::{AnyDecapsulationKey, AnyEncapsulationKey};
+    let mut count = 0;
+    for n in ["512", "768", "1024"] {
+        let name = format!("ML-KEM-{n}");
+        for form in ["seed", "expanded", "both"] {
+            let pem = common::read_text(&format!("lamps/ML-KEM-{n}-{form}.priv"));
+            let key = AnyDecapsulationKey::from_pkcs8_pem(&pem).expect("parses");
+            assert_eq!(key.parameter_set(), name);
+            count += 1;
+        }
+        let pem = common::read_text(&format!("lamps/ML-KEM-{n}.pub"));
+        let key = AnyEncapsulationKey::from_public_key_pem(&pem).expect("parses");
+        assert_eq!(key.parameter_set(), name);
+        assert_eq!(
+            key.as_bytes().len(),
+            if n == "512" {
+                800
+            } else if n == "768" {
+                1184
+            } else {
+                1568
+            }
+        );
+        count += 1;
+    }
+    assert_eq!(count, 12);
+    let mut ed25519 = hex::decode("302e020100300506032b657004220420").unwrap();
+    ed25519.extend_from_slice(&[9; 32]);
+    assert_eq!(
+        AnyDecapsulationKey::from_pkcs8_der(&ed25519).err(),
+        Some(KeyFormatError::WrongAlgorithm)
+    );
 }

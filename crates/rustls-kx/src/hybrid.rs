@@ -11,7 +11,7 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ops::Range;
 
-use mlkem::{DecapsulationKey, ParameterSet, SHARED_SECRET_SIZE};
+use lazykem::{DecapsulationKey, ParameterSet, SHARED_SECRET_SIZE};
 use rustls::crypto::{ActiveKeyExchange, CompletedKeyExchange, SharedSecret, SupportedKxGroup};
 use rustls::{Error, NamedGroup, ProtocolVersion};
 use zeroize::Zeroizing;

@@ -1,4 +1,4 @@
-//! The ML-KEM half (FIPS 203 on the `mlkem` crate) and the pure ML-KEM groups
+//! The ML-KEM half (FIPS 203 on the `lazykem` crate) and the pure ML-KEM groups
 //! (draft-ietf-tls-mlkem: MLKEM512 = 0x0200, MLKEM768 = 0x0201, MLKEM1024 = 0x0202). In TLS
 //! 1.3 the client's key share is an encapsulation key, the server's a ciphertext and the
 //! shared secret the 32-byte ML-KEM key.
@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::marker::PhantomData;
 
-use mlkem::{Ciphertext, DecapsulationKey, EncapsulationKey, ParameterSet, SHARED_SECRET_SIZE};
+use lazykem::{Ciphertext, DecapsulationKey, EncapsulationKey, ParameterSet, SHARED_SECRET_SIZE};
 use rustls::crypto::{ActiveKeyExchange, CompletedKeyExchange, SharedSecret, SupportedKxGroup};
 use rustls::{Error, NamedGroup, ProtocolVersion};
 use zeroize::Zeroizing;

@@ -63,7 +63,7 @@
 //! # Secrets
 //! The X25519 scalar (graviola's `PrivateKey` or `x25519_dalek::StaticSecret`), the NIST ephemeral scalars
 //! (`elliptic_curve::ecdh::EphemeralSecret`) and the ML-KEM decapsulation key
-//! (`mlkem::DecapsulationKey`) erase themselves when dropped (after `complete`, or unused
+//! (`lazykem::DecapsulationKey`) erase themselves when dropped (after `complete`, or unused
 //! after `complete_hybrid_component`); every shared secret is built in one exactly-sized
 //! buffer that is erased on failure and otherwise handed to rustls's `SharedSecret`, which
 //! erases it when dropped. No type of this crate prints a secret in its `Debug` output.
@@ -81,7 +81,7 @@
 
 extern crate alloc;
 
-use mlkem::{MlKem512, MlKem768, MlKem1024};
+use lazykem::{MlKem512, MlKem768, MlKem1024};
 use rustls::crypto::{CryptoProvider, GetRandomFailed, SupportedKxGroup};
 use rustls::{Error, NamedGroup, PeerMisbehaved};
 

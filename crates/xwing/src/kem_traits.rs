@@ -16,7 +16,7 @@
 //!     let (ct, sender) = ek.encapsulate_with_rng(&mut rand::rng());
 //!     dk.decapsulate(&ct) == sender
 //! }
-//! assert!(round_trip::<xwing::kem_traits::XWing>());
+//! assert!(round_trip::<lazykem_xwing::kem_traits::XWing>());
 //! ```
 
 use crate::{Ciphertext, DecapsulationKey, EncapsulationKey};

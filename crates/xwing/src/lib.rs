@@ -1,10 +1,10 @@
 //! X-Wing (draft-connolly-cfrg-xwing-kem, versions -05 to -10): the general-purpose hybrid
-//! KEM of ML-KEM-768 and X25519, on the `mlkem` crate's parsed keys.
+//! KEM of ML-KEM-768 and X25519, on the `lazykem` crate's parsed keys.
 //!
 //! ```
-//! use xwing::{Ciphertext, DecapsulationKey, EncapsulationKey};
+//! use lazykem_xwing::{Ciphertext, DecapsulationKey, EncapsulationKey};
 //!
-//! # fn main() -> Result<(), xwing::Error> {
+//! # fn main() -> Result<(), lazykem_xwing::Error> {
 //! let mut rng = rand::rng();
 //! // Receiver: a key pair; publish the 1216-byte encapsulation key.
 //! let dk = DecapsulationKey::generate(&mut rng);
@@ -34,7 +34,7 @@
 //! - The combiner: `ss = SHA3-256(ss_M || ss_X || ct_X || pk_X || "\.//^\")`.
 //!
 //! # What this crate owns
-//! The key expansion, the combiner, the encodings and the API. ML-KEM-768 is the `mlkem`
+//! The key expansion, the combiner, the encodings and the API. ML-KEM-768 is the `lazykem`
 //! crate's (its parsed encapsulation key keeps A-hat and H(ek), so a client encapsulating to
 //! one server key many times parses it once); X25519 is `x25519-dalek`'s; SHAKE256 and
 //! SHA3-256 are `lattice-sampling`'s Keccak. No curve arithmetic is written here.
@@ -61,7 +61,7 @@ pub mod kem_traits;
 
 use core::fmt;
 use lattice_poly_ntt::backend::AnyBackend;
-use mlkem::ml_kem_768;
+use lazykem::ml_kem_768;
 use rand_core::{CryptoRng, TryCryptoRng};
 use subtle::ConstantTimeEq;
 use x25519_dalek::{PublicKey, StaticSecret};
@@ -85,45 +85,52 @@ const _: () = assert!(PK_M + 32 == ENCAPSULATION_KEY_SIZE && CT_M + 32 == CIPHER
 /// `XWingLabel`: the ASCII bytes `\./` `/^\` (draft section 5.3).
 const LABEL: [u8; 6] = *b"\\.//^\\";
 
-/// Why an input was rejected.
+/// Why an input was rejected. The length errors have the shape of `lazykem::Error`'s
+/// (`expected`, `actual`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
     /// An encapsulation key that is not 1216 bytes long.
     EncapsulationKeyLength {
+        /// The length X-Wing requires (1216).
+        expected: usize,
         /// The length given.
         actual: usize,
     },
     /// A ciphertext that is not 1120 bytes long.
     CiphertextLength {
+        /// The length X-Wing requires (1120).
+        expected: usize,
         /// The length given.
         actual: usize,
     },
     /// A decapsulation key (seed) that is not 32 bytes long.
     DecapsulationKeyLength {
+        /// The length X-Wing requires (32).
+        expected: usize,
         /// The length given.
         actual: usize,
     },
     /// The ML-KEM-768 part of an encapsulation key fails the check of FIPS 203 §7.2.
-    MlKem(mlkem::Error),
+    MlKem(lazykem::Error),
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::EncapsulationKeyLength { actual } => write!(
+            Self::EncapsulationKeyLength { expected, actual } => write!(
                 f,
-                "X-Wing encapsulation key is {actual} bytes, expected {ENCAPSULATION_KEY_SIZE}"
+                "X-Wing encapsulation key is {actual} bytes, expected {expected}"
             ),
-            Self::CiphertextLength { actual } => {
+            Self::CiphertextLength { expected, actual } => {
                 write!(
                     f,
-                    "X-Wing ciphertext is {actual} bytes, expected {CIPHERTEXT_SIZE}"
+                    "X-Wing ciphertext is {actual} bytes, expected {expected}"
                 )
             }
-            Self::DecapsulationKeyLength { actual } => write!(
+            Self::DecapsulationKeyLength { expected, actual } => write!(
                 f,
-                "X-Wing decapsulation key is {actual} bytes, expected {DECAPSULATION_KEY_SIZE}"
+                "X-Wing decapsulation key is {actual} bytes, expected {expected}"
             ),
             Self::MlKem(e) => write!(f, "X-Wing encapsulation key: {e}"),
         }
@@ -205,14 +212,17 @@ impl EncapsulationKey {
     /// repeatedly: ML-KEM's A-hat and H(ek) are computed here, not per encapsulation.
     ///
     /// ```
-    /// use xwing::{DecapsulationKey, EncapsulationKey, Error};
+    /// use lazykem_xwing::{DecapsulationKey, EncapsulationKey, Error};
     ///
     /// let dk = DecapsulationKey::from_seed(&[1; 32]);
     /// let ek = EncapsulationKey::from_bytes(dk.encapsulation_key().as_bytes());
     /// assert_eq!(ek.as_ref(), Ok(dk.encapsulation_key()));
     /// assert_eq!(
     ///     EncapsulationKey::from_bytes(&[0; 10]).err(),
-    ///     Some(Error::EncapsulationKeyLength { actual: 10 })
+    ///     Some(Error::EncapsulationKeyLength {
+    ///         expected: 1216,
+    ///         actual: 10
+    ///     })
     /// );
     /// ```
     ///
@@ -225,6 +235,7 @@ impl EncapsulationKey {
             bytes
                 .try_into()
                 .map_err(|_| Error::EncapsulationKeyLength {
+                    expected: ENCAPSULATION_KEY_SIZE,
                     actual: bytes.len(),
                 })?;
         let (pk_m, pk_x) = bytes.split_at(PK_M);
@@ -247,7 +258,7 @@ impl EncapsulationKey {
     /// carries it.
     ///
     /// ```
-    /// use xwing::DecapsulationKey;
+    /// use lazykem_xwing::DecapsulationKey;
     ///
     /// let dk = DecapsulationKey::generate(&mut rand::rng());
     /// let (ct, secret) = dk.encapsulation_key().encapsulate(&mut rand::rng());
@@ -289,7 +300,7 @@ impl EncapsulationKey {
     /// known-answer tests. Enabled by the `hazmat` feature.
     ///
     /// ```
-    /// use xwing::DecapsulationKey;
+    /// use lazykem_xwing::DecapsulationKey;
     ///
     /// let dk = DecapsulationKey::from_seed(&[2; 32]);
     /// let (a, _) = dk.encapsulation_key().encapsulate_deterministic(&[3; 64]);
@@ -316,7 +327,7 @@ impl EncapsulationKey {
         let ek_x = StaticSecret::from(*ek_x);
         let ct_x = PublicKey::from(&ek_x);
         let ss_x = ek_x.diffie_hellman(&self.pk_x);
-        let (ct_m, ss_m) = self.pk_m.encapsulate_deterministic(m);
+        let (ct_m, ss_m) = lazykem::__xwing_internal::encapsulate_768(&self.pk_m, m);
         let ss = combiner(
             ss_m.as_bytes(),
             ss_x.as_bytes(),
@@ -386,8 +397,8 @@ impl DecapsulationKey {
     /// `GenerateKeyPair()` (draft section 5.2): a new key from 32 random bytes.
     ///
     /// ```
-    /// let dk = xwing::DecapsulationKey::generate(&mut rand::rng());
-    /// assert_eq!(dk.encapsulation_key().as_bytes().len(), xwing::ENCAPSULATION_KEY_SIZE);
+    /// let dk = lazykem_xwing::DecapsulationKey::generate(&mut rand::rng());
+    /// assert_eq!(dk.encapsulation_key().as_bytes().len(), lazykem_xwing::ENCAPSULATION_KEY_SIZE);
     /// ```
     pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
         match Self::try_generate(rng) {
@@ -420,7 +431,7 @@ impl DecapsulationKey {
     /// is all there is to store.
     ///
     /// ```
-    /// use xwing::DecapsulationKey;
+    /// use lazykem_xwing::DecapsulationKey;
     ///
     /// let a = DecapsulationKey::from_seed(&[7; 32]);
     /// let b = DecapsulationKey::from_seed(a.seed());
@@ -463,6 +474,7 @@ impl DecapsulationKey {
             bytes
                 .try_into()
                 .map_err(|_| Error::DecapsulationKeyLength {
+                    expected: DECAPSULATION_KEY_SIZE,
                     actual: bytes.len(),
                 })?;
         Ok(Self::from_seed(seed))
@@ -484,7 +496,7 @@ impl DecapsulationKey {
     /// this key gives an unrelated secret (ML-KEM's implicit rejection).
     ///
     /// ```
-    /// use xwing::{Ciphertext, DecapsulationKey};
+    /// use lazykem_xwing::{Ciphertext, DecapsulationKey};
     ///
     /// let dk = DecapsulationKey::from_seed(&[4; 32]);
     /// let (ct, secret) = dk.encapsulation_key().encapsulate(&mut rand::rng());
@@ -526,6 +538,7 @@ impl Ciphertext {
     /// [`Error::CiphertextLength`] if `bytes` is not 1120 bytes long.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let bytes = bytes.try_into().map_err(|_| Error::CiphertextLength {
+            expected: CIPHERTEXT_SIZE,
             actual: bytes.len(),
         })?;
         Ok(Self { bytes })

@@ -3,8 +3,8 @@
 //! `kem` traits; then wrong lengths, low-order X25519 points and malformed ML-KEM keys.
 
 use kem::{Decapsulate, Encapsulate, KeyExport, KeyInit, TryKeyInit};
+use lazykem_xwing::{Ciphertext, DecapsulationKey, EncapsulationKey, Error};
 use rand::{Rng, RngExt, TryRng};
-use xwing::{Ciphertext, DecapsulationKey, EncapsulationKey, Error};
 
 #[test]
 fn agrees_with_rustcrypto_x_wing() {
@@ -70,19 +70,28 @@ fn wrong_lengths_are_errors() {
     for len in [0, 32, 1215, 1217, 2000] {
         assert_eq!(
             EncapsulationKey::from_bytes(&vec![0; len]).err(),
-            Some(Error::EncapsulationKeyLength { actual: len })
+            Some(Error::EncapsulationKeyLength {
+                expected: 1216,
+                actual: len
+            })
         );
     }
     for len in [0, 1088, 1119, 1121] {
         assert_eq!(
             Ciphertext::from_bytes(&vec![0; len]).err(),
-            Some(Error::CiphertextLength { actual: len })
+            Some(Error::CiphertextLength {
+                expected: 1120,
+                actual: len
+            })
         );
     }
     for len in [0, 31, 33, 64] {
         assert_eq!(
             DecapsulationKey::from_seed_bytes(&vec![0; len]).err(),
-            Some(Error::DecapsulationKeyLength { actual: len })
+            Some(Error::DecapsulationKeyLength {
+                expected: 32,
+                actual: len
+            })
         );
     }
 }
@@ -95,7 +104,7 @@ fn malformed_ml_kem_part_is_rejected() {
     pk[1] |= 0x0f; // the first ML-KEM coefficient becomes 4095 >= q
     assert_eq!(
         EncapsulationKey::from_bytes(&pk).err(),
-        Some(Error::MlKem(mlkem::Error::EncapsulationKeyNotReduced))
+        Some(Error::MlKem(lazykem::Error::EncapsulationKeyNotReduced))
     );
 }
 

@@ -2,7 +2,7 @@
 //! a missing file fails): key generation from the seed, derandomized encapsulation with
 //! `eseed`, decapsulation, each byte for byte. `XWING_VECTORS` names another file.
 
-use xwing::{Ciphertext, DecapsulationKey, EncapsulationKey};
+use lazykem_xwing::{Ciphertext, DecapsulationKey, EncapsulationKey};
 
 fn field(v: &serde_json::Value, key: &str) -> Vec<u8> {
     let s = v[key]

@@ -1,5 +1,5 @@
 //! GF(3329) field reductions (`lattice_field::gf3329`) and Compress/Decompress
-//! (`mlkem::compress`), each proved over its whole declared domain, plus the constant
+//! (`lazykem::compress`), each proved over its whole declared domain, plus the constant
 //! inequalities their proofs rest on (the Barrett argument is shared with
 //! [`super::gf8380417`]).
 
@@ -9,7 +9,7 @@ use lattice_field::gf3329::{
     BARRETT_INPUT_MAX, BARRETT_MULTIPLIER, BARRETT_SHIFT, CANONICAL_MAX, FROM_SIGNED_INPUT_MAX,
     FROM_SIGNED_INPUT_MIN, Q, REDUCE_ONCE_INPUT_MAX,
 };
-use mlkem::compress::{
+use lazykem::compress::{
     COMPRESS_D_MAX, COMPRESS_MULTIPLIER, COMPRESS_NUMERATOR_MAX, COMPRESS_SHIFT, compress,
     decompress,
 };
@@ -218,7 +218,7 @@ pub(crate) fn barrett_constants_check_for(
 }
 
 /// Inputs of the inner reductions of `add`, `sub`, `from_signed`, `mul` and of the call
-/// sites in `lattice-sampling` / `mlkem` that feed the field reductions directly.
+/// sites in `lattice-sampling` / `lazykem` that feed the field reductions directly.
 fn field_composition_rows() -> Vec<Row> {
     let canonical = u64::from(CANONICAL_MAX);
     let q = u64::from(Q);

@@ -9,7 +9,7 @@
 //! `aarch64-linux-gnu-objdump`, for `cargo xtask ct-aarch64`); the roots, the reachability
 //! and the allow rule are the same for both:
 //!
-//! 1. the roots are every function of our crates (`mlkem`, `lattice_field`,
+//! 1. the roots are every function of our crates (`lazykem`, `lattice_field`,
 //!    `lattice_poly_ntt`, `lattice_sampling`, their closures, trait impls and monomorphized
 //!    generics) and of the harness (its checks `ct_harness::check` and helpers, and its
 //!    `#[inline(never)]` wrappers `ct_harness::ops::*`), into which the optimizer inlines
@@ -50,7 +50,7 @@ use std::process::Command;
 /// harness is one of them: its checks (`ct_harness::check` and the helpers it calls) and
 /// its `#[inline(never)]` wrappers `ct_harness::ops::*` get library code inlined into them.
 const OUR_PATHS: [&str; 5] = [
-    "mlkem::",
+    "lazykem::",
     "lattice_field::",
     "lattice_poly_ntt::",
     "lattice_sampling::",
@@ -164,7 +164,7 @@ impl Division {
     ///   `<usize>::div_ceil`) inside an out-of-line function of `core::iter` or
     ///   `core::slice` (e.g. `Zip`'s `size`, `Iterator::step_by`): those are generic over
     ///   the element type and divide only lengths and indices. A closure of ours inlined
-    ///   into such a function keeps its own source (`mlkem::...`) and is not covered.
+    ///   into such a function keeps its own source (`lazykem::...`) and is not covered.
     ///
     /// Every length in ML-KEM is fixed by the parameter set, so these operands are public.
     /// (Divisions by a constant become `div` only at opt-level "z"; divisions by a chunk size
@@ -261,8 +261,8 @@ fn parse_relocations(text: &str, arch: Arch) -> HashMap<u64, u64> {
 }
 
 /// Whether `name` is one of our functions: outside generic argument lists (`f<...>`), its
-/// path names one of [`OUR_PATHS`]. `<mlkem::X as zeroize::Zeroize>::zeroize` is ours;
-/// so is `ct_harness::check<ct_harness::ops::Y>`; `core::ptr::drop_in_place<mlkem::X>` is not
+/// path names one of [`OUR_PATHS`]. `<lazykem::X as zeroize::Zeroize>::zeroize` is ours;
+/// so is `ct_harness::check<ct_harness::ops::Y>`; `core::ptr::drop_in_place<lazykem::X>` is not
 /// (it is reached through calls from ours), nor is anything in [`NOT_OURS`].
 fn is_ours(name: &str) -> bool {
     let mut outside = String::with_capacity(name.len());
@@ -568,20 +568,20 @@ ct_harness::leaky::divide_by_secret():
     1004:\tret
 
 0000000000001010 <<ct_harness::ops::MlKem768 as ct_harness::ops::Kem>::encapsulate>:
-    1010:\tjmp    1040 <mlkem::kpke::encrypt>
+    1010:\tjmp    1040 <lazykem::kpke::encrypt>
 
 0000000000001020 <ct_harness::check<ct_harness::ops::MlKem768>>:
     1020:\tidivl  (%rax)
-    1022:\tcall   1040 <mlkem::kpke::encrypt>
+    1022:\tcall   1040 <lazykem::kpke::encrypt>
 
-0000000000001040 <mlkem::kpke::encrypt>:
+0000000000001040 <lazykem::kpke::encrypt>:
 core::slice::iter::ChunksExactMut<T>::new:
 /rustc/abc/library/core/src/slice/iter.rs:2029
     1040:\tdiv    %rdi
 /w/crates/mlkem/src/kpke.rs:150
     1042:\tcall   1060 <keccak::p1600>
     1047:\tcall   1080 <core::panicking::panic_bounds_check>
-    104c:\tjne    1042 <mlkem::kpke::encrypt+0x2>
+    104c:\tjne    1042 <lazykem::kpke::encrypt+0x2>
     104e:\tret
 
 0000000000001060 <keccak::p1600>:
@@ -598,7 +598,7 @@ core::slice::iter::ChunksExactMut<T>::new:
     1092:\tret
 
 00000000000010a0 <core::array::<impl [T; N]>::map>:
-mlkem::compress::compress:
+lazykem::compress::compress:
 /w/crates/mlkem/src/compress.rs:46
     10a0:\tdiv    %edi
     10a2:\tret
@@ -625,16 +625,16 @@ OFFSET           TYPE              VALUE
 
     #[test]
     fn our_functions_are_recognized_outside_generic_arguments() {
-        assert!(is_ours("mlkem::kpke::encrypt"));
+        assert!(is_ours("lazykem::kpke::encrypt"));
         assert!(is_ours(
-            "<mlkem::ml_kem_768::DecapsulationKey as zeroize::Zeroize>::zeroize"
+            "<lazykem::ml_kem_768::DecapsulationKey as zeroize::Zeroize>::zeroize"
         ));
         assert!(is_ours(
             "<ct_harness::ops::MlKem768 as ct_harness::ops::Kem>::encapsulate"
         ));
         assert!(is_ours("lattice_poly_ntt::vector::Matrix<_>::mul_vector"));
         assert!(!is_ours(
-            "core::ptr::drop_in_place<mlkem::ml_kem_768::DecapsulationKey>"
+            "core::ptr::drop_in_place<lazykem::ml_kem_768::DecapsulationKey>"
         ));
         assert!(is_ours("ct_harness::check<ct_harness::ops::MlKem768>"));
         assert!(!is_ours("ct_harness::dudect::welch_t"));
@@ -649,7 +649,7 @@ OFFSET           TYPE              VALUE
         assert_eq!(slots.len(), 1);
         let scan = scan(&disassembly, &slots);
         // Roots: the ops wrapper, the harness's check (whose own division must be found:
-        // library code may be inlined there) and mlkem::kpke::encrypt; reached: keccak::p1600,
+        // library code may be inlined there) and lazykem::kpke::encrypt; reached: keccak::p1600,
         // __udivti3 and, through the GOT, the array map; not followed: the panic; external:
         // memcpy.
         assert_eq!(
@@ -676,7 +676,7 @@ OFFSET           TYPE              VALUE
                     "ct_harness::check<ct_harness::ops::MlKem768>",
                     "idivl (%rax)"
                 ),
-                ("mlkem::kpke::encrypt", "div %rdi"),
+                ("lazykem::kpke::encrypt", "div %rdi"),
             ]
         );
         let division = |name: &str| {
@@ -685,7 +685,7 @@ OFFSET           TYPE              VALUE
                 .find(|d| d.function == name)
                 .expect("division found")
         };
-        let chunks = division("mlkem::kpke::encrypt");
+        let chunks = division("lazykem::kpke::encrypt");
         assert_eq!(
             chunks.source_function,
             "core::slice::iter::ChunksExactMut<T>::new"
@@ -716,7 +716,7 @@ OFFSET           TYPE              VALUE
         };
         assert!(zip_new.is_length_arithmetic());
         let map = division("core::array::<impl [T; N]>::map");
-        assert_eq!(map.source_function, "mlkem::compress::compress");
+        assert_eq!(map.source_function, "lazykem::compress::compress");
         assert!(!map.is_length_arithmetic());
         assert_eq!(scan.control.len(), 1);
         assert_eq!(scan.control[0].location, "/w/ct-harness/src/leaky.rs:61");
@@ -730,7 +730,7 @@ ct_harness::leaky::divide_by_secret():
     1004:\tudiv\tw0, w9, w8
     1008:\tret
 
-0000000000001010 <mlkem::kpke::encrypt>:
+0000000000001010 <lazykem::kpke::encrypt>:
     1010:\tcbz\tx1, 1030 <keccak::p1600>
     1014:\ttbnz\tw2, #3, 1040 <__udivti3<A,B>>
     1018:\tadrp\tx8, 2000 <_DYNAMIC+0x10>
@@ -757,7 +757,7 @@ ct_harness::leaky::divide_by_secret():
     1060:\tbr\tx17
 
 0000000000001070 <core::array::<impl [T; N]>::map>:
-mlkem::compress::compress:
+lazykem::compress::compress:
 /w/crates/mlkem/src/compress.rs:46
     1070:\tsdiv\tw0, w0, w1
     1074:\tfdiv\td0, d0, d1
@@ -782,7 +782,7 @@ mlkem::compress::compress:
         let slots = parse_relocations(AARCH64_RELOCATIONS, Arch::Aarch64);
         assert_eq!(slots, HashMap::from([(0x2010, 0x1070)]));
         let scan = scan(&disassembly, &slots);
-        // Roots: mlkem::kpke::encrypt; reached: keccak::p1600 (cbz), __udivti3 (tbnz) and,
+        // Roots: lazykem::kpke::encrypt; reached: keccak::p1600 (cbz), __udivti3 (tbnz) and,
         // through the GOT slot 0x2010 (adrp + ldr + blr), the array map; the second blr's
         // register was overwritten (`mov`), so it is not followed; not followed: the panic
         // and the PLT stub.

@@ -1,4 +1,4 @@
-//! The AVX-512 token's encodings: Compress_d and Decompress_d (FIPS 203 section 4.2.1) on
+//! The AVX-512 token's encodings: Compress_d and Decompress_d (FIPS 203 §4.2.1) on
 //! zmm registers, 32 coefficients at a time, with the AVX2 kernels' arithmetic (the same
 //! reciprocal multiplication, the same rounding multiply-high), so the same results as
 //! [`crate::compress`] for every input (tested exhaustively below); ByteEncode and

@@ -34,7 +34,7 @@ use lattice_sampling::SamplingBackend;
 /// The kind of backend this CPU runs the KEM on (the fastest it has).
 ///
 /// ```
-/// let kind = mlkem::backend();
+/// let kind = lazykem::backend();
 /// println!("ML-KEM runs on the {kind} backend");
 /// assert!(kind.is_available());
 /// ```
@@ -43,7 +43,7 @@ pub fn backend() -> BackendKind {
     AnyBackend::best().kind()
 }
 
-/// The encodings of FIPS 203 section 4.2.1 on a backend; the defaults are the portable
+/// The encodings of FIPS 203 §4.2.1 on a backend; the defaults are the portable
 /// code of [`crate::encode`] and [`crate::compress`].
 pub(crate) trait EncodeBackend: Copy + core::fmt::Debug + 'static {
     /// Whether key generation hashes `ek` block by block while A-hat is sampled
@@ -53,13 +53,13 @@ pub(crate) trait EncodeBackend: Copy + core::fmt::Debug + 'static {
     /// product computes every coefficient per call).
     const FEEDS_KEY_GENERATION: bool = false;
 
-    /// ByteEncode_D (Algorithm 5) of values below `2^D` into `out` (`32 D` bytes).
+    /// ByteEncode_D (FIPS 203 Alg. 5) of values below `2^D` into `out` (`32 D` bytes).
     #[inline]
     fn byte_encode<const D: usize>(self, coeffs: &[u16; N], out: &mut [u8]) {
         byte_encode_portable::<D>(coeffs, out);
     }
 
-    /// ByteEncode_12 (Algorithm 5) of the coefficients of chunks `chunks` only (chunk `c`:
+    /// ByteEncode_12 (FIPS 203 Alg. 5) of the coefficients of chunks `chunks` only (chunk `c`:
     /// coefficients `32 c .. 32 c + 32`, bytes `48 c .. 48 c + 48`) into their bytes of
     /// `out`, the 384-byte encoding of all of `coeffs`; no other byte of `out` is written,
     /// and chunks past the end are ignored. For key generation, which encodes `t-hat` as
@@ -74,7 +74,7 @@ pub(crate) trait EncodeBackend: Copy + core::fmt::Debug + 'static {
         crate::encode::byte_encode_12_chunks_portable(coeffs, out, chunks);
     }
 
-    /// ByteDecode_D (Algorithm 6) of `32 D` bytes into `out`.
+    /// ByteDecode_D (FIPS 203 Alg. 6) of `32 D` bytes into `out`.
     #[inline]
     fn byte_decode<const D: usize>(self, bytes: &[u8], out: &mut [u16; N]) {
         *out = byte_decode_portable::<D>(bytes);

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use std::cell::Cell;
 
-use mlkem::{AnyBackend, BackendKind, Error, SharedSecret};
+use lazykem::{AnyBackend, BackendKind, Error, SharedSecret};
 use serde_json::Value;
 
 // The suites, each a set of functions that run on the backend `on_every_backend` selected
@@ -39,7 +39,7 @@ pub fn current_backend() -> AnyBackend {
 }
 
 /// Runs `suite` once per backend this CPU has (its label, e.g. "avx2", as argument), with
-/// every `ParamSet` operation on that backend through the library's `*_on` entry points. A
+/// every `ParamSet` operation on that backend through the library's `hazmat::OnBackend`. A
 /// backend the CPU lacks is reported as skipped on stderr; the run fails unless every
 /// available backend ran.
 pub fn on_every_backend(mut suite: impl FnMut(&'static str)) {
@@ -261,7 +261,7 @@ pub fn unreduced_ek_coeffs(ek: &[u8]) -> Vec<usize> {
         .collect()
 }
 
-/// One generic face over `mlkem::ml_kem_512`, `ml_kem_768` and `ml_kem_1024`.
+/// One generic face over `lazykem::ml_kem_512`, `ml_kem_768` and `ml_kem_1024`.
 ///
 /// Every method delegates to exactly one public API item of the module, so the suites test
 /// that API; this is the one place to adapt if a signature changes.
@@ -329,32 +329,32 @@ pub trait ParamSet {
     fn ct_bytes(ct: &Self::Ct) -> Vec<u8>;
 }
 
-pub use mlkem::{MlKem512, MlKem768, MlKem1024};
+pub use lazykem::{MlKem512, MlKem768, MlKem1024};
 
 /// Every parameter set of the library, through its generic types: the operations that
 /// compute run on the backend of [`on_every_backend`].
-impl<P: mlkem::ParameterSet> ParamSet for P {
+impl<P: lazykem::ParameterSet> ParamSet for P {
     const NAME: &'static str = P::NAME;
     const K: usize = P::K;
     const EK_SIZE: usize = P::ENCAPSULATION_KEY_SIZE;
     const DK_SIZE: usize = P::DECAPSULATION_KEY_SIZE;
     const CT_SIZE: usize = P::CIPHERTEXT_SIZE;
 
-    type Ek = mlkem::EncapsulationKey<P>;
-    type Dk = mlkem::DecapsulationKey<P>;
-    type Ct = mlkem::Ciphertext<P>;
+    type Ek = lazykem::EncapsulationKey<P>;
+    type Dk = lazykem::DecapsulationKey<P>;
+    type Ct = lazykem::Ciphertext<P>;
 
     fn ek_from_bytes(bytes: &[u8]) -> Result<Self::Ek, Error> {
-        Self::Ek::from_bytes_on(current_backend(), bytes)
+        lazykem::hazmat::OnBackend::new(current_backend()).encapsulation_key_from_bytes(bytes)
     }
     fn ek_bytes(ek: &Self::Ek) -> Vec<u8> {
         ek.as_bytes().as_ref().to_vec()
     }
     fn encapsulate_deterministic(ek: &Self::Ek, m: &[u8; 32]) -> (Self::Ct, SharedSecret) {
-        ek.encapsulate_deterministic_on(current_backend(), m)
+        lazykem::hazmat::OnBackend::new(current_backend()).encapsulate_deterministic(ek, m)
     }
     fn encapsulate_encoded(ek: &[u8], m: &[u8; 32]) -> Result<(Self::Ct, SharedSecret), Error> {
-        Self::Ek::encapsulate_encoded_deterministic_on(current_backend(), ek, m)
+        lazykem::hazmat::OnBackend::new(current_backend()).encapsulate_encoded_deterministic(ek, m)
     }
     fn encapsulate<R: rand::CryptoRng + ?Sized>(
         ek: &Self::Ek,
@@ -363,16 +363,16 @@ impl<P: mlkem::ParameterSet> ParamSet for P {
         // What `encapsulate` does, on the chosen backend.
         let mut m = [0u8; 32];
         rng.fill_bytes(&mut m);
-        ek.encapsulate_deterministic_on(current_backend(), &m)
+        lazykem::hazmat::OnBackend::new(current_backend()).encapsulate_deterministic(ek, &m)
     }
     fn dk_generate<R: rand::CryptoRng + ?Sized>(rng: &mut R) -> Self::Dk {
         // What `generate` does, on the chosen backend.
         let mut seed = [0u8; 64];
         rng.fill_bytes(&mut seed);
-        Self::Dk::from_seed_on(current_backend(), &seed)
+        lazykem::hazmat::OnBackend::new(current_backend()).decapsulation_key_from_seed(&seed)
     }
     fn dk_from_seed(seed: &[u8; 64]) -> Self::Dk {
-        Self::Dk::from_seed_on(current_backend(), seed)
+        lazykem::hazmat::OnBackend::new(current_backend()).decapsulation_key_from_seed(seed)
     }
     fn dk_from_seed_bytes(bytes: &[u8]) -> Result<Self::Dk, Error> {
         match <&[u8; 64]>::try_from(bytes) {
@@ -382,23 +382,27 @@ impl<P: mlkem::ParameterSet> ParamSet for P {
         }
     }
     fn dk_seed(dk: &Self::Dk) -> Option<[u8; 64]> {
-        // `seed()` lends the zeroize-on-drop `mlkem::Seed`; copy its bytes out.
-        dk.seed().map(|seed: &mlkem::Seed| *seed.as_bytes())
+        // `seed()` lends the zeroize-on-drop `lazykem::Seed`; copy its bytes out.
+        dk.seed().map(|seed: &lazykem::Seed| *seed.as_bytes())
     }
     fn dk_from_expanded(bytes: &[u8]) -> Result<Self::Dk, Error> {
-        Self::Dk::from_expanded_bytes_on(current_backend(), bytes)
+        lazykem::hazmat::OnBackend::new(current_backend())
+            .decapsulation_key_from_expanded_bytes(bytes)
     }
     fn dk_expanded(dk: &Self::Dk) -> Vec<u8> {
-        dk.to_expanded_bytes_on(current_backend()).as_ref().to_vec()
+        lazykem::hazmat::OnBackend::new(current_backend())
+            .to_expanded_bytes(dk)
+            .as_ref()
+            .to_vec()
     }
     fn dk_ek(dk: &Self::Dk) -> &Self::Ek {
         dk.encapsulation_key()
     }
     fn decapsulate(dk: &Self::Dk, ct: &Self::Ct) -> SharedSecret {
-        dk.decapsulate_on(current_backend(), ct)
+        lazykem::hazmat::OnBackend::new(current_backend()).decapsulate(dk, ct)
     }
     fn decapsulate_expanded(dk: &[u8], ct: &Self::Ct) -> Result<SharedSecret, Error> {
-        Self::Dk::decapsulate_expanded_on(current_backend(), dk, ct)
+        lazykem::hazmat::OnBackend::new(current_backend()).decapsulate_expanded(dk, ct)
     }
     fn ek_validate(bytes: &[u8]) -> Result<(), Error> {
         Self::Ek::validate(bytes)

@@ -18,7 +18,7 @@ use super::{
     Expect, ParamSet, SETS, array, array_field, dispatch, expected_dk_check, expected_ek_check, h,
     hex_field, load_json, opt_hex_field, set_name, ss, str_field, tc_id, unreduced_ek_coeffs,
 };
-use mlkem::Error;
+use lazykem::Error;
 use serde_json::Value;
 
 /// Outcome tallies of one file.

@@ -1,4 +1,4 @@
-//! AVX2 Compress_d and Decompress_d (FIPS 203 section 4.2.1), 16 coefficients at a time.
+//! AVX2 Compress_d and Decompress_d (FIPS 203 §4.2.1), 16 coefficients at a time.
 //!
 //! Same results as [`crate::compress`] for every input (tested exhaustively below): Compress
 //! multiplies by the same reciprocal [`COMPRESS_MULTIPLIER`] in 64-bit lanes (`vpmuludq`),

@@ -1,4 +1,4 @@
-//! NEON Compress_d and Decompress_d (FIPS 203 section 4.2.1), 32 coefficients a step.
+//! NEON Compress_d and Decompress_d (FIPS 203 §4.2.1), 32 coefficients a step.
 //!
 //! Same results as [`crate::compress`] for every input (tested exhaustively in
 //! `super::tests`). Compress multiplies by the same reciprocal [`COMPRESS_MULTIPLIER`]:

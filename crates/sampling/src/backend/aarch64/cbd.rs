@@ -1,4 +1,4 @@
-//! SamplePolyCBD_eta (FIPS 203 Algorithm 8) in NEON: eta = 2 on 16 bytes (32 coefficients)
+//! SamplePolyCBD_eta (FIPS 203 Alg. 8) in NEON: eta = 2 on 16 bytes (32 coefficients)
 //! at a time, eta = 3 on 12 bytes (16 coefficients) at a time.
 //!
 //! Constant time: only loads and stores at fixed offsets, fixed `tbl` patterns, shifts,
@@ -37,7 +37,7 @@ fn store8(out: &mut [u16], v: uint16x8_t) {
     unsafe { vst1q_u16(out.as_mut_ptr(), v) };
 }
 
-/// Algorithm 8 with eta = 2 into `coeffs` (values in `[0, q)`), the same output as the
+/// FIPS 203 Alg. 8 with eta = 2 into `coeffs` (values in `[0, q)`), the same output as the
 /// scalar `cbd2_into`.
 #[inline]
 #[target_feature(enable = "neon")]
@@ -86,7 +86,7 @@ const CBD3_SPREAD: [[u8; 16]; 2] = [
     ],
 ];
 
-/// Algorithm 8 with eta = 3 (values in `[0, q)`), the same output as the scalar
+/// FIPS 203 Alg. 8 with eta = 3 (values in `[0, q)`), the same output as the scalar
 /// `cbd3_groups`, on whole 24-byte steps of `bytes` into 32 coefficients of `coeffs` each,
 /// as many as both have (the contract of `Kernels::cbd3_steps`). A group's 24 bits are
 /// `x0 y0 x1 y1 x2 y2 x3 y3`, 3 bits each.

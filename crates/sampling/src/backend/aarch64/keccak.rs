@@ -146,7 +146,7 @@ macro_rules! chi_row {
     }};
 }
 
-/// One round (FIPS 202 section 3.3) on `$a` in place, in the operations `$ops` (a macro,
+/// One round (FIPS 202 §3.3) on `$a` in place, in the operations `$ops` (a macro,
 /// so that it inlines into each `target_feature` function), written so that at most 31
 /// registers are live at once: theta's five parities, then the five `D` in an order that
 /// frees each parity after its second use (at most six of them live); rho and pi along

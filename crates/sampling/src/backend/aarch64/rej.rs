@@ -1,4 +1,4 @@
-//! The `SampleNTT` candidate parser (FIPS 203 Algorithm 7, lines 5-15) in NEON.
+//! The `SampleNTT` candidate parser (FIPS 203 Alg. 7 l. 5-15) in NEON.
 //!
 //! One step takes 24 bytes (8 groups of 3), 16 candidates of 12 bits, as two halves of 12
 //! bytes (8 candidates each):
@@ -107,7 +107,7 @@ fn candidates(raw: uint8x16_t, spread: uint8x16_t, shifts: int16x8_t) -> uint16x
 /// While 8 slots are free, one 16-byte store (the slots past the new fill count get
 /// candidates or zeros, overwritten later or never read); near `N`, the packed lanes go
 /// through a local buffer and only the free slots are written, so that parsing stops
-/// exactly at `N` as FIPS 203 Algorithm 7 does.
+/// exactly at `N` as FIPS 203 Alg. 7 does.
 #[inline]
 #[target_feature(enable = "neon")]
 fn store_accepted(

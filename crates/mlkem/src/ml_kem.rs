@@ -63,6 +63,47 @@ impl<const K: usize> EkState<K> {
     }
 }
 
+/// The modulus check of FIPS 203 §7.2 alone on `ByteEncode_12(t-hat)`, without
+/// building the parsed key (no A-hat, no hashing).
+#[inline(always)]
+pub(crate) fn t_hat_reduced<B: KemBackend, const K: usize>(b: B, t_bytes: &[u8]) -> bool {
+    let mut t_hat = NttVector::<K>::zero();
+    kpke::decode_vector_12_into(b, t_bytes, &mut t_hat)
+}
+
+/// Imports an expanded decapsulation key's parts (lengths checked by the caller) into the
+/// caller's key: the hash check of FIPS 203 §7.3, the modulus check of the embedded
+/// ek, then s-hat decoded (reduced mod q, which FIPS 203 does not check) and cached.
+#[inline(always)]
+pub(crate) fn import_expanded<B: KemBackend, const K: usize>(
+    b: B,
+    dk_pke: &[u8],
+    ek: &[u8],
+    h: &[u8; 32],
+    state: &mut EkState<K>,
+    s_hat: &mut CachedNttVector<K>,
+) -> Result<(), crate::Error> {
+    state.parse_checking_hash_into(b, ek, h)?;
+    let mut decoded = NttVector::<K>::zero();
+    kpke::decode_vector_12_reduced_into::<B, K>(b, dk_pke, &mut decoded);
+    // In place: no unerased temporary of the cached s-hat.
+    decoded.cached_into(b, s_hat);
+    decoded.zeroize();
+    Ok(())
+}
+
+/// `ByteEncode_12(s-hat)` into `out`: the `dk_pke` part of the expanded encoding.
+#[inline(always)]
+pub(crate) fn export_s_hat<B: KemBackend, const K: usize>(
+    b: B,
+    s_hat: &CachedNttVector<K>,
+    out: &mut [u8],
+) {
+    let mut plain = s_hat.to_vector();
+    kpke::encode_vector_12(b, &plain, out);
+    plain.zeroize();
+}
+
 /// Constant-time equality of two byte strings of equal (public) length: the OR of all byte
 /// differences, tested once with `subtle` (a `subtle` comparison per byte would pass every
 /// byte through its optimization barrier, a measurable cost over a whole ciphertext).
@@ -111,6 +152,32 @@ pub(crate) fn encaps_internal<
     let shared = SharedSecret::new(key);
     key.as_mut_slice().zeroize();
     shared
+}
+
+/// The one-shot encapsulation to an encoded key (length checked by the caller): the modulus
+/// check of FIPS 203 §7.2, then `ML-KEM.Encaps_internal`, with the parsed key on the
+/// stack only.
+#[inline(always)]
+pub(crate) fn encaps_encoded<
+    B: KemBackend,
+    const K: usize,
+    const ETA1: usize,
+    const ETA2: usize,
+    const DU: usize,
+    const DV: usize,
+>(
+    b: B,
+    ek: &[u8],
+    m: &[u8; 32],
+    ct_out: &mut [u8],
+) -> Result<SharedSecret, crate::Error> {
+    let mut state = EkState::<K>::zero();
+    if !state.parse_into(b, ek) {
+        return Err(crate::Error::EncapsulationKeyNotReduced);
+    }
+    Ok(encaps_internal::<B, K, ETA1, ETA2, DU, DV>(
+        b, &state, m, ct_out,
+    ))
 }
 
 /// `ML-KEM.Decaps_internal(dk, c)` (FIPS 203 Alg. 18) on a parsed key. Never fails: a
