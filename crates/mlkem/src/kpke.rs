@@ -45,7 +45,7 @@ pub(crate) fn decode_vector_12_into<B: KemBackend, const K: usize>(
 ) -> bool {
     debug_assert_eq!(bytes.len(), K * POLY_BYTES);
     let mut ok = true;
-    for (p, chunk) in out.0.iter_mut().zip(bytes.chunks_exact(POLY_BYTES)) {
+    for (p, chunk) in out.0.iter_mut().zip(poly_chunks(bytes)) {
         let mut raw = [0u16; N];
         b.byte_decode::<12>(chunk, &mut raw);
         if let Some(decoded) = NttPoly::from_coeffs(raw) {
@@ -70,7 +70,7 @@ pub(crate) fn decode_vector_12_reduced_into<B: KemBackend, const K: usize>(
 ) {
     debug_assert_eq!(bytes.len(), K * POLY_BYTES);
     let mut raw = [0u16; N];
-    for (p, chunk) in out.0.iter_mut().zip(bytes.chunks_exact(POLY_BYTES)) {
+    for (p, chunk) in out.0.iter_mut().zip(poly_chunks(bytes)) {
         b.byte_decode::<12>(chunk, &mut raw);
         for (c, &x) in p
             .coeffs_mut(lattice_poly_ntt::__private::WORKSPACE)
@@ -84,6 +84,29 @@ pub(crate) fn decode_vector_12_reduced_into<B: KemBackend, const K: usize>(
     raw.as_mut_slice().zeroize();
 }
 
+/// The consecutive `POLY_BYTES`-byte slices of `bytes` (`384 K` bytes), split off one by
+/// one instead of by `chunks_exact`, whose chunk count is a division of the length: public
+/// here, but at opt-level z it stays a `udiv`/`div` instruction, which the division scan
+/// cannot tell from a secret one.
+#[inline(always)]
+fn poly_chunks(mut bytes: &[u8]) -> impl Iterator<Item = &[u8; POLY_BYTES]> {
+    core::iter::from_fn(move || {
+        let (chunk, rest) = bytes.split_first_chunk::<POLY_BYTES>()?;
+        bytes = rest;
+        Some(chunk)
+    })
+}
+
+/// [`poly_chunks`] of a mutable buffer.
+#[inline(always)]
+fn poly_chunks_mut(mut bytes: &mut [u8]) -> impl Iterator<Item = &mut [u8; POLY_BYTES]> {
+    core::iter::from_fn(move || {
+        let (chunk, rest) = core::mem::take(&mut bytes).split_first_chunk_mut::<POLY_BYTES>()?;
+        bytes = rest;
+        Some(chunk)
+    })
+}
+
 /// `ByteEncode_12` of a vector into `out` (`384 K` bytes).
 #[inline(always)]
 pub(crate) fn encode_vector_12<B: KemBackend, const K: usize>(
@@ -91,7 +114,7 @@ pub(crate) fn encode_vector_12<B: KemBackend, const K: usize>(
     v: &NttVector<K>,
     out: &mut [u8],
 ) {
-    for (p, chunk) in v.0.iter().zip(out.chunks_exact_mut(POLY_BYTES)) {
+    for (p, chunk) in v.0.iter().zip(poly_chunks_mut(out)) {
         b.byte_encode::<12>(p.coeffs(), chunk);
     }
 }
@@ -507,7 +530,7 @@ impl<B: KemBackend, const K: usize> Feed for KeyGenFeed<'_, B, K> {
 /// matching 384 bytes of `out`.
 #[inline(always)]
 fn add_and_encode<B: KemBackend>(b: B, t: &mut [NttPoly], e: &[NttPoly], out: &mut [u8]) {
-    for ((t, e), out) in t.iter_mut().zip(e).zip(out.chunks_exact_mut(POLY_BYTES)) {
+    for ((t, e), out) in t.iter_mut().zip(e).zip(poly_chunks_mut(out)) {
         t.add_assign(b, e);
         b.byte_encode::<12>(t.coeffs(), out);
     }

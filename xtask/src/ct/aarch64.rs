@@ -36,16 +36,13 @@
 //! instructions between functions but creates or removes no division, so the scan sees the
 //! divisions of the shipped code, each in the function it came from.
 //!
-//! # Opt-level z: six divisions without a source
-//! With the outliner off, the `z` build still has six `udiv`s the allow rule cannot place:
-//! in `<MlKem* as Sealed>::export_s_hat` and `::decaps_expanded`, `mov w8, #384` then
-//! `udiv x8, xN, x8` with `xN` a slice length argument (`out.len()`, `dk_pke.len()`): the
-//! `chunks_exact(384)` of ByteEncode_12 / ByteDecode_12, hoisted to the function entry,
-//! where the debug info keeps only the outer function (`addr2line -i` agrees). Their
-//! operands are public, but the scan cannot tell them from a `secret / q`, so they are
-//! reported; CI runs the `release` level (no division at all) until the library gives
-//! those loops compile-time lengths (`as_chunks::<384>()` or arrays of `384 * K` bytes,
-//! which the optimizer needs no division for).
+//! # Opt-level z: lengths split without division
+//! At `z` LLVM keeps a `udiv` for a division by a constant (it is shorter than the multiply
+//! and shift), so a `chunks_exact(384)` over a slice whose length is only known at run time
+//! becomes `mov w8, #384; udiv ..`, hoisted to the entry of the function it was inlined
+//! into, where the debug info no longer names the iterator. The 12-bit vector encodings
+//! therefore split their 384-byte slices off one by one (`kpke::poly_chunks`), and every
+//! level, `z` included, scans clean.
 //!
 //! # Key generation and rho
 //! Key generation's trace depends on rho by design: A-hat is rejection-sampled from it
