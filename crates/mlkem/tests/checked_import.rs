@@ -107,3 +107,35 @@ fn lamps_both_form_with_altered_s_hat_is_rejected() {
         Some(KeyFormatError::SeedMismatch)
     );
 }
+
+/// The LAMPS draft's own negative examples (`vectors/lamps/bad-ML-KEM-512-{1..4}.priv`,
+/// draft-ietf-lamps-kyber-certificates, "Private Key Consistency Testing"): 1, a `both` key
+/// whose seed and expanded key differ; 2, an `expandedKey` with a mutated s_0 and a valid
+/// H(ek), which FIPS 203 §7.3 alone accepts; 3, an `expandedKey` with a mutated H(ek); 4, a
+/// `both` key whose halves differ only in z. Each is rejected when imported and then checked
+/// for pairwise consistency, and key 2 is the one the plain import lets through.
+#[test]
+fn lamps_draft_bad_keys_are_all_rejected() {
+    for n in 1..=4 {
+        let pem = common::read_text(&format!("lamps/bad-ML-KEM-512-{n}.priv"));
+        let imported = DecapsulationKey::<MlKem512>::from_private_key_pem(&pem);
+        if n == 2 {
+            let dk = imported.expect("bad key 2 passes the checks of FIPS 203 §7.3");
+            assert_eq!(
+                dk.check_pairwise_consistency(),
+                Err(Error::DecapsulationKeyInconsistent),
+                "bad key 2"
+            );
+            let expanded = dk.to_expanded_bytes();
+            assert_eq!(
+                DecapsulationKey::<MlKem512>::from_expanded_bytes_checked(expanded.as_ref()).err(),
+                Some(Error::DecapsulationKeyInconsistent),
+                "bad key 2, checked import of its expanded bytes"
+            );
+        } else {
+            let err = imported.err();
+            assert!(err.is_some(), "bad key {n} must be rejected at import");
+            eprintln!("bad key {n}: {}", err.unwrap());
+        }
+    }
+}
