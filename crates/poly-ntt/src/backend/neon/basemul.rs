@@ -3,13 +3,16 @@
 //! `2` forms on the high halves), one Barrett reduction per coefficient at the end.
 //!
 //! # Layout
-//! A block of 32 coefficients (16 pairs) is loaded with `ld4 {.8h}`: vector `k` holds
-//! coefficients `4j + k`, so vectors 0-1 are `(x0, x1)` of the even pairs and 2-3 those of
-//! the odd pairs; the cache's 16 entries with `ld2 {.8h}` (even pairs, odd pairs). Per term
-//! and block, 16 multiply(-accumulate)s make the eight 4-lane sums
-//! `[c0 even lo, hi, c1 even lo, hi, c0 odd lo, hi, c1 odd lo, hi]`, which is also the
-//! order of the in-memory accumulator ([`super::neon_accumulator_coefficient`]). The reduced
-//! vectors are stored with `st4 {.8h}`, back in FIPS 203 order.
+//! A block of 32 coefficients (16 pairs) is loaded as two halves with `ld2 {.8h}`: vectors
+//! 0-1 are `(x0, x1)` of pairs 0-7 of the block and 2-3 those of pairs 8-15; the cache's 16
+//! entries are two plain vectors (pairs 0-7, 8-15). Per term and block, 16
+//! multiply(-accumulate)s make the eight 4-lane sums
+//! `[c0 lo lo, hi, c1 lo, hi, c0 hi lo, hi, c1 hi lo, hi]` (pairs 0-7 then 8-15), which is
+//! also the order of the in-memory accumulator ([`super::neon_accumulator_coefficient`]).
+//! The reduced vectors are stored with two `st2 {.8h}`, back in FIPS 203 order. (`ld4`/`st4`
+//! `{.8h}` would need one instruction less per 32 coefficients but are 12 micro-ops each in
+//! `llvm-mca`'s Apple-M1 model and `st4` 16 in its Neoverse-V2 model, against 4 and 6 for
+//! `ld2`/`st2`.)
 //!
 //! # Bounds
 //! Canonical operands (and cache): every term adds at most
@@ -25,11 +28,11 @@ use super::{NeonLanes, Q_I16, WIDE_V};
 use crate::backend::DotTerm;
 use crate::mlkem::{MlKem, N, PAIRS};
 use core::arch::aarch64::{
-    int16x8_t, int16x8x2_t, int16x8x4_t, int32x4_t, int32x4x4_t, uint16x8x4_t, vdupq_n_s16,
-    vdupq_n_s32, vget_low_s16, vld1q_s32_x4, vld2q_s16, vld4q_s16, vld4q_u16, vmlal_high_s16,
-    vmlal_s16, vmlsq_s16, vmull_high_s16, vmull_s16, vqdmulhq_n_s32, vreinterpretq_s16_s32,
+    int16x8_t, int16x8x2_t, int32x4_t, int32x4x4_t, vdupq_n_s16, vdupq_n_s32, vget_low_s16,
+    vld1q_s16_x2, vld1q_s32_x4, vld1q_u16, vld2q_s16, vld2q_u16, vmlal_high_s16, vmlal_s16,
+    vmlsq_s16, vmull_high_s16, vmull_s16, vqdmulhq_n_s32, vreinterpretq_s16_s32,
     vreinterpretq_s16_u16, vreinterpretq_u16_s16, vshrn_high_n_s32, vshrn_n_s32, vst1q_s32_x4,
-    vst2q_s16, vst4q_s16, vuzp1q_s16,
+    vst1q_u16, vst2q_s16, vuzp1q_s16, vuzp2q_u16,
 };
 
 #[inline(always)]
@@ -38,9 +41,11 @@ fn chunk<const C: usize, T, const M: usize>(f: &[T; M], c: usize) -> &[T; C] {
 }
 
 /// `out[i] = b[2i+1] gamma_i mod q`, canonical: Barrett products of canonical lanes are in
-/// `(-q, q)`, one conditional addition of q. 32 coefficients a step: `ld4 {.8h}` puts the
-/// odd coefficients of the even and of the odd pairs in two vectors, `st2 {.8h}`
-/// interleaves their products back into pair order.
+/// `(-q, q)`, one conditional addition of q. 32 coefficients a step: four plain loads and
+/// two `uzp2` put the odd coefficients of pairs 0-7 and 8-15 in two vectors, whose products
+/// are the step's 16 outputs in order. Plain loads and stores take immediate offsets, so
+/// the unrolled loop needs no address arithmetic; `ld4 {.8h}` + `st2` (or `ld2`) cost more
+/// micro-ops in `llvm-mca`'s Apple-M1 and Neoverse-V2 models (38 -> 27 cycles on V2).
 #[inline(never)]
 #[target_feature(enable = "neon")]
 pub(super) fn mul_cache_neon(b: &[u16; N], out: &mut [u16; PAIRS]) {
@@ -49,23 +54,26 @@ pub(super) fn mul_cache_neon(b: &[u16; N], out: &mut [u16; PAIRS]) {
     for (m, g) in table.iter().enumerate() {
         let src: &[u16; 32] = chunk(b, m);
         // SAFETY: `src` is 64 readable bytes.
-        let x = unsafe { vld4q_s16(src.as_ptr().cast()) };
-        let g = g.as_chunks::<2>().0;
-        let [z0, zt0] = l.twiddles2(&g[0]);
-        let [z1, zt1] = l.twiddles2(&g[1]);
-        let even = l.bmul(x.1, z0, zt0);
-        let odd = l.bmul(x.3, z1, zt1);
-        let r = int16x8x2_t(l.add_q_if_negative(even), l.add_q_if_negative(odd));
+        let x: [_; 4] = core::array::from_fn(|i| unsafe { vld1q_u16(src.as_ptr().add(8 * i)) });
+        let (lo, hi) = (vuzp2q_u16(x[0], x[1]), vuzp2q_u16(x[2], x[3]));
+        let (lo, hi) = (vreinterpretq_s16_u16(lo), vreinterpretq_s16_u16(hi));
+        let [z0, zt0, z1, zt1] = g.each_ref().map(|t| l.twiddles(t));
+        let (lo, hi) = (l.bmul(lo, z0, zt0), l.bmul(hi, z1, zt1));
+        let (lo, hi) = (l.add_q_if_negative(lo), l.add_q_if_negative(hi));
         let dst = &mut out.as_chunks_mut::<16>().0[m];
         // SAFETY: `dst` is 32 writable bytes.
-        unsafe { vst2q_s16(store_address(dst).cast(), r) };
+        unsafe {
+            vst1q_u16(dst.as_mut_ptr(), vreinterpretq_u16_s16(lo));
+            vst1q_u16(dst.as_mut_ptr().add(8), vreinterpretq_u16_s16(hi));
+        }
     }
 }
 
 /// The eight 4-lane sums of a block (see the module docs).
 type Sums = [int32x4_t; 8];
 
-/// One term's operands of one block: `ld4` of `a` and `b`, `ld2` of the cache.
+/// One term's operands of one block: two `ld2` each of `a` and `b`, the cache as two
+/// vectors.
 #[inline(always)]
 fn load_term(
     blk: usize,
@@ -77,15 +85,20 @@ fn load_term(
         (chunk(a, blk), chunk(b, blk), chunk(bz, blk));
     // SAFETY: 64, 64 and 32 readable bytes; no alignment needed.
     unsafe {
-        let x = vld4q_s16(a.as_ptr().cast());
-        let y = vld4q_s16(b.as_ptr().cast());
-        let z = vld2q_s16(bz.as_ptr().cast());
-        ([x.0, x.1, x.2, x.3], [y.0, y.1, y.2, y.3], [z.0, z.1])
+        let (a, b) = (a.as_ptr().cast::<i16>(), b.as_ptr().cast::<i16>());
+        let (x0, x1) = (vld2q_s16(a), vld2q_s16(a.add(16)));
+        let (y0, y1) = (vld2q_s16(b), vld2q_s16(b.add(16)));
+        let z = vld1q_s16_x2(bz.as_ptr().cast());
+        (
+            [x0.0, x0.1, x1.0, x1.1],
+            [y0.0, y0.1, y1.0, y1.1],
+            [z.0, z.1],
+        )
     }
 }
 
 /// The operand pairs of each sum: `c0 = x0 y0 + x1 (y1 gamma)`, `c1 = x0 y1 + x1 y0`, for
-/// the even then the odd pairs.
+/// pairs 0-7 then 8-15 of the block.
 #[inline(always)]
 fn factors(
     x: [int16x8_t; 4],
@@ -133,7 +146,7 @@ fn add_products(s: &mut Sums, x: [int16x8_t; 4], y: [int16x8_t; 4], z: [int16x8_
 }
 
 /// Reduces the sums of a block (each in `[0, NEON_ACCUMULATOR_LIMIT]`) to canonical, in
-/// the order `c0 even, c1 even, c0 odd, c1 odd` (`st4` makes FIPS order of them): per 8
+/// the order `c0, c1` of pairs 0-7, then of pairs 8-15 (`st2` makes FIPS order of them): per 8
 /// lanes `sqdmulh` x2, `shrn`, `shrn2`, `uzp1`, `mls` ([`super::model::reduce_wide`]).
 #[inline(always)]
 pub(super) fn reduce_sums(s: &Sums) -> [int16x8_t; 4] {
@@ -152,16 +165,15 @@ pub(super) fn reduce_sums(s: &Sums) -> [int16x8_t; 4] {
     }
 }
 
-/// Stores four reduced vectors of a block in FIPS order.
+/// Stores four reduced vectors of a block in FIPS order (two `st2`).
 #[inline(always)]
 fn store_block(out: &mut [u16; N], blk: usize, r: [int16x8_t; 4]) {
     let dst = &mut out.as_chunks_mut::<32>().0[blk];
     // SAFETY: `dst` is 64 writable bytes.
     unsafe {
-        vst4q_s16(
-            store_address(dst).cast(),
-            int16x8x4_t(r[0], r[1], r[2], r[3]),
-        );
+        let p = store_address(dst).cast::<i16>();
+        vst2q_s16(p, int16x8x2_t(r[0], r[1]));
+        vst2q_s16(p.add(16), int16x8x2_t(r[2], r[3]));
     };
 }
 
@@ -257,8 +269,8 @@ fn dot_blocks(
                 let p: &[u16; 32] = chunk(plus, blk);
                 // SAFETY: `p` is 64 readable bytes; NEON is in the aarch64 baseline.
                 unsafe {
-                    let uint16x8x4_t(p0, p1, p2, p3) = vld4q_u16(p.as_ptr());
-                    let p = [p0, p1, p2, p3];
+                    let (h0, h1) = (vld2q_u16(p.as_ptr()), vld2q_u16(p.as_ptr().add(16)));
+                    let p = [h0.0, h0.1, h1.0, h1.1];
                     core::array::from_fn(|k| {
                         vreinterpretq_s16_u16(add_mod_q(vreinterpretq_u16_s16(r[k]), p[k]))
                     })

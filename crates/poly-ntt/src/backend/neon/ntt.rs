@@ -162,20 +162,20 @@ pub const INV_A: [[i16; 8]; 2] = pair_of([
     (zeta(1) * INV_128 as u32) % Q as u32,
 ]);
 
-/// Per block `m` of 16 pairs: `[gamma, round(gamma 2^15 / q)]` (centered) of the even
-/// pairs `16m + 2j`, then of the odd pairs `16m + 2j + 1` (the order of `ld4 {.8h}`).
+/// Per block `m` of 16 pairs: `[gamma, round(gamma 2^15 / q)]` (centered) of the pairs
+/// `16m + j`, then of the pairs `16m + 8 + j` (the halves two `ld2 {.8h}` load).
 pub const GAMMA_TABLE: [[[i16; 8]; 4]; 8] = {
     let mut t = [[[0i16; 8]; 4]; 8];
     let mut m = 0;
     while m < 8 {
         let mut j = 0;
         while j < 8 {
-            let even = centered(GAMMAS[16 * m + 2 * j] as u32);
-            let odd = centered(GAMMAS[16 * m + 2 * j + 1] as u32);
-            t[m][0][j] = even;
-            t[m][1][j] = twist(even);
-            t[m][2][j] = odd;
-            t[m][3][j] = twist(odd);
+            let lo = centered(GAMMAS[16 * m + j] as u32);
+            let hi = centered(GAMMAS[16 * m + 8 + j] as u32);
+            t[m][0][j] = lo;
+            t[m][1][j] = twist(lo);
+            t[m][2][j] = hi;
+            t[m][3][j] = twist(hi);
             j += 1;
         }
         m += 1;
