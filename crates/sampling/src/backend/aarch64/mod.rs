@@ -55,7 +55,7 @@ impl Kernels for NeonKernels {
         msf: &mut Msf,
     ) -> usize {
         // SAFETY: NEON is part of the aarch64 baseline.
-        unsafe { rej::parse_candidates_neon(block, coeffs, filled, msf) }
+        unsafe { rej::parse_block_neon(block, coeffs, filled, msf) }
     }
 
     #[inline(always)]
