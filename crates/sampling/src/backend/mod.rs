@@ -25,6 +25,9 @@ pub(crate) mod x86_64;
 #[allow(unsafe_code)]
 pub(crate) mod aarch64;
 
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod compact;
+
 #[allow(unsafe_code)]
 pub(crate) mod speculation;
 

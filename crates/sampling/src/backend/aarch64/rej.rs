@@ -23,6 +23,7 @@
 //! protected with it before it indexes a table or advances the fill position: on a
 //! mispredicted path every mask is 255, so the index and the advance are constants.
 
+use crate::backend::compact::{ACCEPTED, COMPACT};
 use core::arch::aarch64::{
     int16x8_t, uint8x16_t, uint16x8_t, vaddvq_u16, vandq_u16, vcltq_u16, vdupq_n_u16, vld1q_s16,
     vld1q_u8, vld1q_u16, vqtbl1q_u8, vreinterpretq_u8_u16, vreinterpretq_u16_u8, vshlq_u16,
@@ -40,43 +41,6 @@ use crate::kernels::parse_candidates_sct;
 
 /// Input bytes per step: 8 groups of 3 bytes (a 168-byte SHAKE128 block is 7 steps).
 const STEP_BYTES: usize = 24;
-
-/// `COMPACT[m]`: the `tbl` pattern that moves the 16-bit lanes `i` with bit `i` of `m` set to
-/// the front, in increasing order of `i`; the unused tail bytes are `0x80` (out of range:
-/// `tbl` writes zero).
-static COMPACT: [[u8; 16]; 256] = compact_table();
-
-/// `ACCEPTED[m]`: the number of bits set in `m`.
-static ACCEPTED: [u8; 256] = accepted_table();
-
-const fn compact_table() -> [[u8; 16]; 256] {
-    let mut table = [[0x80u8; 16]; 256];
-    let mut m = 0;
-    while m < 256 {
-        let mut next = 0;
-        let mut i = 0;
-        while i < 8 {
-            if m & (1 << i) != 0 {
-                table[m][2 * next] = 2 * i as u8;
-                table[m][2 * next + 1] = 2 * i as u8 + 1;
-                next += 1;
-            }
-            i += 1;
-        }
-        m += 1;
-    }
-    table
-}
-
-const fn accepted_table() -> [u8; 256] {
-    let mut table = [0u8; 256];
-    let mut m = 0;
-    while m < 256 {
-        table[m] = (m as u8).count_ones() as u8;
-        m += 1;
-    }
-    table
-}
 
 /// `tbl` patterns giving each candidate of a half its two bytes: the first half from a
 /// load of step bytes 0..16, the second (step bytes 12..24) from a load of bytes 8..24.
@@ -151,6 +115,60 @@ fn store_accepted(
     filled + take
 }
 
+/// The parsers' constants, in registers.
+#[derive(Clone, Copy)]
+struct StepConstants {
+    spread: [uint8x16_t; 2],
+    shifts: int16x8_t,
+    lane_bits: uint16x8_t,
+    q: uint16x8_t,
+}
+
+impl StepConstants {
+    #[inline]
+    #[target_feature(enable = "neon")]
+    fn load() -> Self {
+        // SAFETY: each constant is 16 readable bytes; `ld1` needs no alignment (the same
+        // for the next two loads).
+        let spread = unsafe { [vld1q_u8(SPREAD[0].as_ptr()), vld1q_u8(SPREAD[1].as_ptr())] };
+        // SAFETY: as above.
+        let shifts = unsafe { vld1q_s16(SHIFTS.as_ptr()) };
+        // SAFETY: as above.
+        let lane_bits = unsafe { vld1q_u16(LANE_BITS.as_ptr()) };
+        Self {
+            spread,
+            shifts,
+            lane_bits,
+            q: vdupq_n_u16(Q),
+        }
+    }
+
+    /// One step: the 16 candidates of `step`, the accepted ones appended at `filled` (at
+    /// most up to `N`, by [`store_accepted`], which protects the masks with `msf`); returns
+    /// the new fill count.
+    #[inline]
+    #[target_feature(enable = "neon")]
+    fn step(
+        self,
+        step: &[u8; STEP_BYTES],
+        coeffs: &mut [u16; N],
+        filled: usize,
+        msf: &mut Msf,
+    ) -> usize {
+        // SAFETY: `step` is 24 readable bytes; the loads read bytes 0..16 and 8..24 of it.
+        let raw = unsafe { [vld1q_u8(step.as_ptr()), vld1q_u8(step[8..].as_ptr())] };
+        let halves = [
+            candidates(raw[0], self.spread[0], self.shifts),
+            candidates(raw[1], self.spread[1], self.shifts),
+        ];
+        // Accepted: candidate < q. The mask of a half is at most 255.
+        let masks = halves
+            .map(|c| usize::from(vaddvq_u16(vandq_u16(vcltq_u16(c, self.q), self.lane_bits))));
+        let filled = store_accepted(coeffs, filled, halves[0], masks[0], msf);
+        store_accepted(coeffs, filled, halves[1], masks[1], msf)
+    }
+}
+
 /// The NEON version of [`parse_candidates_sct`], with the same contract and the same result:
 /// appends the accepted candidates of `bytes` (a whole number of 3-byte groups) to
 /// `coeffs[filled..]`, stops once `N` are filled, and returns the new fill count, under the
@@ -171,15 +189,7 @@ pub(crate) fn parse_candidates_neon(
     msf: &mut Msf,
 ) -> usize {
     debug_assert!(filled <= N);
-    // SAFETY: each constant is 16 readable bytes; `ld1` needs no alignment (the same for
-    // the next two loads).
-    let spread = unsafe { [vld1q_u8(SPREAD[0].as_ptr()), vld1q_u8(SPREAD[1].as_ptr())] };
-    // SAFETY: as above.
-    let shifts = unsafe { vld1q_s16(SHIFTS.as_ptr()) };
-    // SAFETY: as above.
-    let lane_bits = unsafe { vld1q_u16(LANE_BITS.as_ptr()) };
-    let q = vdupq_n_u16(Q);
-
+    let consts = StepConstants::load();
     let mut filled = filled;
     let mut m = *msf;
     let (steps, rest) = bytes.as_chunks::<STEP_BYTES>();
@@ -199,16 +209,7 @@ pub(crate) fn parse_candidates_neon(
         m = update_lt(m, filled_seen, N);
         let step = &steps[i];
         i += 1;
-        // SAFETY: `step` is 24 readable bytes; the loads read bytes 0..16 and 8..24 of it.
-        let raw = unsafe { [vld1q_u8(step.as_ptr()), vld1q_u8(step[8..].as_ptr())] };
-        let halves = [
-            candidates(raw[0], spread[0], shifts),
-            candidates(raw[1], spread[1], shifts),
-        ];
-        // Accepted: candidate < q. The mask of a half is at most 255.
-        let masks = halves.map(|c| usize::from(vaddvq_u16(vandq_u16(vcltq_u16(c, q), lane_bits))));
-        filled = store_accepted(coeffs, filled, halves[0], masks[0], &mut m);
-        filled = store_accepted(coeffs, filled, halves[1], masks[1], &mut m);
+        filled = consts.step(step, coeffs, filled, &mut m);
     }
     // Fewer than 24 bytes left (never for a whole SHAKE128 block: 7 steps).
     let filled = parse_candidates_sct(rest, coeffs, filled, &mut m);
@@ -230,14 +231,7 @@ pub(crate) fn parse_block_neon(
     msf: &mut Msf,
 ) -> usize {
     debug_assert!(filled <= N);
-    // SAFETY: each constant is 16 readable bytes; `ld1` needs no alignment (the same for
-    // the next two loads).
-    let spread = unsafe { [vld1q_u8(SPREAD[0].as_ptr()), vld1q_u8(SPREAD[1].as_ptr())] };
-    // SAFETY: as above.
-    let shifts = unsafe { vld1q_s16(SHIFTS.as_ptr()) };
-    // SAFETY: as above.
-    let lane_bits = unsafe { vld1q_u16(LANE_BITS.as_ptr()) };
-    let q = vdupq_n_u16(Q);
+    let consts = StepConstants::load();
     let mut filled = filled;
     let mut m = *msf;
     let (steps, _) = block.as_chunks::<STEP_BYTES>();
@@ -247,15 +241,7 @@ pub(crate) fn parse_block_neon(
             *msf = update_ge(m, filled_seen, N);
             return N;
         }
-        // SAFETY: `step` is 24 readable bytes; the loads read bytes 0..16 and 8..24 of it.
-        let raw = unsafe { [vld1q_u8(step.as_ptr()), vld1q_u8(step[8..].as_ptr())] };
-        let halves = [
-            candidates(raw[0], spread[0], shifts),
-            candidates(raw[1], spread[1], shifts),
-        ];
-        let masks = halves.map(|c| usize::from(vaddvq_u16(vandq_u16(vcltq_u16(c, q), lane_bits))));
-        filled = store_accepted(coeffs, filled, halves[0], masks[0], &mut m);
-        filled = store_accepted(coeffs, filled, halves[1], masks[1], &mut m);
+        filled = consts.step(step, coeffs, filled, &mut m);
     }
     *msf = m;
     filled

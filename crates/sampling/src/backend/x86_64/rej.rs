@@ -24,6 +24,7 @@
 //! AVX2 path): key generation 119,349 -> 119,452, encapsulation from ek bytes 111,106 ->
 //! 111,181 instructions.
 
+use crate::backend::compact::{ACCEPTED, COMPACT};
 use core::arch::x86_64::{
     __m256i, _mm_storeu_si128, _mm256_and_si256, _mm256_blend_epi16, _mm256_castsi256_si128,
     _mm256_cmpgt_epi16, _mm256_extracti128_si256, _mm256_loadu2_m128i, _mm256_movemask_epi8,
@@ -53,44 +54,6 @@ const STEP_BYTES: usize = 24;
 
 /// Candidates per step: 8 per 128-bit half.
 const STEP_CANDIDATES: usize = 16;
-
-/// `COMPACT[m]`: the `vpshufb` pattern that moves the 16-bit words `i` with bit `i` of `m`
-/// set to the front of a 16-byte half, in increasing order of `i`; the unused tail bytes
-/// are `0x80` (zero).
-static COMPACT: [[u8; 16]; 256] = compact_table();
-
-/// `ACCEPTED[m]`: the number of bits set in `m` (the popcount, without assuming the CPU
-/// has a `popcnt` instruction, which the AVX2 check does not cover).
-static ACCEPTED: [u8; 256] = accepted_table();
-
-const fn compact_table() -> [[u8; 16]; 256] {
-    let mut table = [[0x80u8; 16]; 256];
-    let mut m = 0;
-    while m < 256 {
-        let mut next = 0;
-        let mut i = 0;
-        while i < 8 {
-            if m & (1 << i) != 0 {
-                table[m][2 * next] = 2 * i as u8;
-                table[m][2 * next + 1] = 2 * i as u8 + 1;
-                next += 1;
-            }
-            i += 1;
-        }
-        m += 1;
-    }
-    table
-}
-
-const fn accepted_table() -> [u8; 256] {
-    let mut table = [0u8; 256];
-    let mut m = 0;
-    while m < 256 {
-        table[m] = (m as u8).count_ones() as u8;
-        m += 1;
-    }
-    table
-}
 
 /// One AVX2 step (a macro: a function with the `avx2` feature is not always inlined, and
 /// the whole-block walk is straight-line code): the accepted candidates of `$step` (24
