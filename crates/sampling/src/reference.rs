@@ -132,3 +132,32 @@ fn noise_into(
         }
     }
 }
+
+/// The first `count` seeds (`n` little-endian in the first 4 bytes, for n = 0, 1, ..) whose
+/// SampleNTT needs a fourth SHAKE128 block (about 1 in 100): the batches' extra-block path.
+pub(crate) fn seeds_needing_a_fourth_block(
+    count: usize,
+) -> std::vec::Vec<[u8; crate::job::SAMPLE_NTT_SEED_BYTES]> {
+    use sha3::Shake128;
+    use sha3::digest::{ExtendableOutput, Update, XofReader};
+    let needs_fourth = |seed: &[u8; crate::job::SAMPLE_NTT_SEED_BYTES]| {
+        let mut xof = Shake128::default();
+        xof.update(seed);
+        let mut bytes = [0u8; INITIAL_BYTES];
+        XofReader::read(&mut xof.finalize_xof(), &mut bytes);
+        let mut coeffs = [0u16; lattice_poly_ntt::mlkem::N];
+        crate::kernels::parse_candidates(&bytes, &mut coeffs, 0) < lattice_poly_ntt::mlkem::N
+    };
+    let mut special = std::vec::Vec::new();
+    for n in 0u32.. {
+        let mut seed = [0u8; crate::job::SAMPLE_NTT_SEED_BYTES];
+        seed[..4].copy_from_slice(&n.to_le_bytes());
+        if needs_fourth(&seed) {
+            special.push(seed);
+            if special.len() == count {
+                break;
+            }
+        }
+    }
+    special
+}

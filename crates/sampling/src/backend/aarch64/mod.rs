@@ -133,11 +133,9 @@ mod tests {
     use super::*;
     use crate::cbd::Eta;
     use crate::job::SAMPLE_NTT_SEED_BYTES;
-    use crate::reference::{INITIAL_BYTES, sample_noise_polys_portable, sample_ntt_batch_portable};
+    use crate::reference::{sample_noise_polys_portable, sample_ntt_batch_portable};
     use lattice_poly_ntt::mlkem::{NttPoly, Poly};
     use proptest::prelude::*;
-    use sha3::Shake128;
-    use sha3::digest::{ExtendableOutput, Update, XofReader};
     use std::vec::Vec;
 
     /// An entry point under test, with its name.
@@ -203,25 +201,7 @@ mod tests {
     fn sample_ntt_batch_with_fourth_blocks() {
         // Seeds that need a fourth block (about 1 in 100), in both lane positions of a
         // batch and alone: the parser's tail path near N, from blocks that end mid-step.
-        let needs_fourth = |seed: &[u8; SAMPLE_NTT_SEED_BYTES]| {
-            let mut xof = Shake128::default();
-            xof.update(seed);
-            let mut bytes = [0u8; INITIAL_BYTES];
-            xof.finalize_xof().read(&mut bytes);
-            let mut coeffs = [0u16; N];
-            crate::kernels::parse_candidates(&bytes, &mut coeffs, 0) < N
-        };
-        let mut special = Vec::new();
-        for n in 0u32.. {
-            let mut seed = [0u8; SAMPLE_NTT_SEED_BYTES];
-            seed[..4].copy_from_slice(&n.to_le_bytes());
-            if needs_fourth(&seed) {
-                special.push(seed);
-                if special.len() == 2 {
-                    break;
-                }
-            }
-        }
+        let special = crate::reference::seeds_needing_a_fourth_block(2);
         let plain = seeds(&[9; 32], 3);
         for &seed in &special {
             for pos in 0..3 {

@@ -175,7 +175,7 @@ mod tests {
     const P: Portable = Portable;
     use crate::cbd::Eta;
     use crate::job::SAMPLE_NTT_SEED_BYTES;
-    use crate::reference::{INITIAL_BYTES, sample_noise_polys_portable, sample_ntt_batch_portable};
+    use crate::reference::{sample_noise_polys_portable, sample_ntt_batch_portable};
     use lattice_poly_ntt::mlkem::{NttPoly, Poly};
     use proptest::prelude::*;
     use sha3::Shake128;
@@ -292,25 +292,7 @@ mod tests {
         // Seeds that need a fourth block (about 1 in 100), each placed in every lane
         // position of a 4-way batch and alone, so the extra-block loop runs with lanes
         // that are already full.
-        let needs_fourth = |seed: &[u8; SAMPLE_NTT_SEED_BYTES]| {
-            let mut xof = Shake128::default();
-            xof.update(seed);
-            let mut bytes = [0u8; INITIAL_BYTES];
-            xof.finalize_xof().read(&mut bytes);
-            let mut coeffs = [0u16; N];
-            crate::kernels::parse_candidates(&bytes, &mut coeffs, 0) < N
-        };
-        let mut special = Vec::new();
-        for n in 0u32.. {
-            let mut seed = [0u8; SAMPLE_NTT_SEED_BYTES];
-            seed[..4].copy_from_slice(&n.to_le_bytes());
-            if needs_fourth(&seed) {
-                special.push(seed);
-                if special.len() == 3 {
-                    break;
-                }
-            }
-        }
+        let special = crate::reference::seeds_needing_a_fourth_block(3);
         let plain = seeds(&[9; 32], 4);
         for &seed in &special {
             for pos in 0..4 {
