@@ -187,6 +187,23 @@ fn check_pem_label(label: &str, expected: &str) -> Result<(), KeyFormatError> {
     }
 }
 
+/// The DER of a PEM `PRIVATE KEY` (checked label), erased on drop.
+#[cfg(feature = "pem")]
+fn private_key_pem(pem: &str) -> Result<SecretDocument, KeyFormatError> {
+    let (label, der) = SecretDocument::from_pem(pem)?;
+    check_pem_label(label, "PRIVATE KEY")?;
+    Ok(der)
+}
+
+/// The decrypted `PrivateKeyInfo` of a PBES2 `EncryptedPrivateKeyInfo`, erased on drop.
+#[cfg(feature = "encryption")]
+fn decrypt_pkcs8(der: &[u8], password: impl AsRef<[u8]>) -> Result<SecretDocument, KeyFormatError> {
+    ::pkcs8::EncryptedPrivateKeyInfoRef::try_from(der)
+        .map_err(|_| KeyFormatError::Encryption)?
+        .decrypt(password)
+        .map_err(|_| KeyFormatError::Encryption)
+}
+
 /// The algorithm identifier of `P`, parameters absent.
 const fn algorithm<P: ParameterSet>() -> AlgorithmIdentifierRef<'static> {
     AlgorithmIdentifierRef {
@@ -330,9 +347,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// label.
     #[cfg(feature = "pem")]
     pub fn from_private_key_pem(pem: &str) -> Result<Self, KeyFormatError> {
-        let (label, der) = SecretDocument::from_pem(pem)?;
-        check_pem_label(label, "PRIVATE KEY")?;
-        Self::from_pkcs8(der.as_bytes())
+        Self::from_pkcs8(private_key_pem(pem)?.as_bytes())
     }
 
     /// Reads a password-encrypted PKCS#8 key (`EncryptedPrivateKeyInfo`, PBES2, as OpenSSL
@@ -365,11 +380,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
         der: &[u8],
         password: impl AsRef<[u8]>,
     ) -> Result<Self, KeyFormatError> {
-        let encrypted = ::pkcs8::EncryptedPrivateKeyInfoRef::try_from(der)
-            .map_err(|_| KeyFormatError::Encryption)?;
-        let plain = encrypted
-            .decrypt(password)
-            .map_err(|_| KeyFormatError::Encryption)?;
+        let plain = decrypt_pkcs8(der, password)?;
         Self::from_pkcs8(plain.as_bytes())
     }
 
@@ -638,9 +649,7 @@ impl AnyDecapsulationKey {
     /// Those of [`Self::from_pkcs8_der`]; [`KeyFormatError::Der`] for malformed PEM.
     #[cfg(feature = "pem")]
     pub fn from_pkcs8_pem(pem: &str) -> Result<Self, KeyFormatError> {
-        let (label, der) = SecretDocument::from_pem(pem)?;
-        check_pem_label(label, "PRIVATE KEY")?;
-        Self::from_pkcs8_der(der.as_bytes())
+        Self::from_pkcs8_der(private_key_pem(pem)?.as_bytes())
     }
 
     /// [`Self::from_pkcs8_der`] of a password-encrypted PKCS#8 key. Feature `encryption`.
@@ -652,11 +661,7 @@ impl AnyDecapsulationKey {
         der: &[u8],
         password: impl AsRef<[u8]>,
     ) -> Result<Self, KeyFormatError> {
-        let encrypted = ::pkcs8::EncryptedPrivateKeyInfoRef::try_from(der)
-            .map_err(|_| KeyFormatError::Encryption)?;
-        let plain = encrypted
-            .decrypt(password)
-            .map_err(|_| KeyFormatError::Encryption)?;
+        let plain = decrypt_pkcs8(der, password)?;
         Self::from_pkcs8_der(plain.as_bytes())
     }
 
