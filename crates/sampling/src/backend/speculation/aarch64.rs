@@ -116,6 +116,30 @@ pub(super) fn or(value: usize, msf: usize) -> usize {
     out
 }
 
+/// `value` if `msf` is 0, `fallback` if it is all ones: `cmp` + `csel` on `ne`.
+#[allow(
+    clippy::pointers_in_nomem_asm_block,
+    reason = "the pointers are selected, not dereferenced"
+)]
+#[inline(always)]
+pub(super) fn select<T>(value: *const T, fallback: *const T, msf: usize) -> *const T {
+    let out: *const T;
+    // SAFETY: register-only arithmetic (`cmp`, `csel`): no memory, no stack; the flags it
+    // changes are declared clobbered by default.
+    unsafe {
+        asm!(
+            "cmp {msf}, #0",
+            "csel {out}, {fallback}, {value}, ne",
+            msf = in(reg) msf,
+            fallback = in(reg) fallback,
+            value = in(reg) value,
+            out = lateout(reg) out,
+            options(pure, nomem, nostack),
+        );
+    }
+    out
+}
+
 /// `value` through a register (no instruction).
 #[inline(always)]
 pub(super) fn launder(value: usize) -> usize {

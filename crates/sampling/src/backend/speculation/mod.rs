@@ -157,6 +157,27 @@ pub(crate) fn protect(value: usize, msf: Msf) -> usize {
     arch::or(value, msf.0)
 }
 
+/// `value` on the architectural path, `fallback` once the flag is set: the *address* a
+/// kernel reads is selected, so that every value it loads (and every index or offset it
+/// derives from them) comes from `fallback`, a constant, on a mispredicted path. One
+/// selection per call instead of a [`protect`] per derived index, for kernels whose loads
+/// are all at fixed offsets of one buffer (the NEON block parser).
+#[cfg_attr(
+    not(target_arch = "aarch64"),
+    allow(dead_code, reason = "used by the NEON parser so far")
+)]
+#[inline(always)]
+pub(crate) fn protect_ref<'a, T>(value: &'a T, fallback: &'a T, msf: Msf) -> &'a T {
+    let selected = arch::select(
+        core::ptr::from_ref(value),
+        core::ptr::from_ref(fallback),
+        msf.0,
+    );
+    // SAFETY: `selected` is the address of `value` or of `fallback` (the flag is 0 or all
+    // ones), both references alive for `'a`.
+    unsafe { &*selected }
+}
+
 #[cfg(test)]
 std::thread_local! {
     static FORCED: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
@@ -228,6 +249,17 @@ mod tests {
             assert_eq!(protect(v, Msf(0)), v);
             assert_eq!(protect(v, Msf(usize::MAX)), usize::MAX);
         }
+    }
+
+    #[test]
+    fn protect_ref_selects_the_fallback_when_set() {
+        let (value, fallback) = ([1u8; 3], [2u8; 3]);
+        let got = [
+            protect_ref(&value, &fallback, Msf(0)),
+            protect_ref(&value, &fallback, Msf(usize::MAX)),
+        ];
+        assert!(core::ptr::eq(got[0], &raw const value));
+        assert!(core::ptr::eq(got[1], &raw const fallback));
     }
 
     #[test]

@@ -37,6 +37,12 @@ pub(super) fn or(value: usize, msf: usize) -> usize {
     value | msf
 }
 
+/// `value` if `msf` is 0, else `fallback`.
+#[inline(always)]
+pub(super) fn select<T>(value: *const T, fallback: *const T, msf: usize) -> *const T {
+    if msf == 0 { value } else { fallback }
+}
+
 /// `value` (no opaque copy on this target).
 #[inline(always)]
 pub(super) fn launder(value: usize) -> usize {

@@ -109,6 +109,29 @@ pub(super) fn or(value: usize, msf: usize) -> usize {
     value
 }
 
+/// `value` if `msf` is 0, `fallback` if it is all ones: `test` + `cmovnz`.
+#[allow(
+    clippy::pointers_in_nomem_asm_block,
+    reason = "the pointers are selected, not dereferenced"
+)]
+#[inline(always)]
+pub(super) fn select<T>(value: *const T, fallback: *const T, msf: usize) -> *const T {
+    let mut out = value;
+    // SAFETY: register-only arithmetic (`test`, `cmov`): no memory, no stack; the flags it
+    // changes are declared clobbered by default.
+    unsafe {
+        asm!(
+            "test {msf}, {msf}",
+            "cmovnz {out}, {fallback}",
+            msf = in(reg) msf,
+            fallback = in(reg) fallback,
+            out = inout(reg) out,
+            options(pure, nomem, nostack),
+        );
+    }
+    out
+}
+
 /// `value` through a register (no instruction).
 #[inline(always)]
 pub(super) fn launder(value: usize) -> usize {
