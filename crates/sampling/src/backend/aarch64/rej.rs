@@ -119,46 +119,45 @@ impl StepConstants {
             q: vdupq_n_u16(Q),
         }
     }
+}
 
-    /// One step: the accepted candidates of `step`, packed in order, stored at
-    /// `out[at..]` (16 free slots: two 16-byte stores); returns `at` plus their number.
-    /// With `PROTECT`, the masks are protected with `msf` first (255 on a mispredicted
-    /// path); without it, the caller selected `step` with the flag (see the module docs).
-    #[inline]
-    #[target_feature(enable = "neon")]
-    fn step<const PROTECT: bool>(
-        self,
-        step: &[u8; STEP_BYTES],
-        out: &mut [u16],
-        at: usize,
-        msf: Msf,
-    ) -> usize {
+/// One step (a macro: a `target_feature` function is not always inlined, and LLVM outlined
+/// the later steps of the block walk with their constants spilled): the accepted
+/// candidates of `$step` (24 bytes), packed in order, stored at `$out[$at..]` (16 free
+/// slots: two 16-byte stores); evaluates to `$at` plus their number. Each acceptance mask
+/// goes through `$mask` before it indexes the tables: the identity where the caller
+/// selected the block with the flag (see the module docs), [`protect`] otherwise.
+macro_rules! step_neon {
+    ($consts:expr, $step:expr, $out:expr, $at:expr, $mask:expr) => {{
+        let (consts, step, out, at): (&StepConstants, &[u8; STEP_BYTES], &mut [u16], usize) =
+            ($consts, $step, $out, $at);
         assert!(at + STEP_CANDIDATES <= out.len(), "16 free slots");
         // SAFETY: `step` is 24 readable bytes; the loads read bytes 0..16 and 8..24 of it.
         let raw = unsafe { [vld1q_u8(step.as_ptr()), vld1q_u8(step[8..].as_ptr())] };
         let halves = [
-            candidates(raw[0], self.spread[0], self.shifts),
-            candidates(raw[1], self.spread[1], self.shifts),
+            candidates(raw[0], consts.spread[0], consts.shifts),
+            candidates(raw[1], consts.spread[1], consts.shifts),
         ];
         let mut at = at;
         for half in halves {
             // Accepted: candidate < q. `addv` of the lane bits is at most 255.
             let mask = usize::from(vaddvq_u16(vandq_u16(
-                vcltq_u16(half, self.q),
-                self.lane_bits,
+                vcltq_u16(half, consts.q),
+                consts.lane_bits,
             )));
-            let mask = if PROTECT { protect(mask, msf) } else { mask } & 0xff;
+            let mask = $mask(mask) & 0xff;
             // SAFETY: the table entry is 16 readable bytes.
             let pattern = unsafe { vld1q_u8(COMPACT[mask].as_ptr()) };
             let packed = vqtbl1q_u8(vreinterpretq_u8_u16(half), pattern);
             // SAFETY: `at + 8 <= out.len()`: the first half stores at the `at` asserted
             // above, the second at most 8 slots later (a popcount of 8 lanes, asserted at
-            // compile time), each 8 writable words (16 bytes); `st1` needs no alignment.
+            // compile time); each store is 8 writable words (16 bytes), `st1` needs no
+            // alignment.
             unsafe { vst1q_u8(out.as_mut_ptr().add(at).cast(), packed) };
             at += usize::from(ACCEPTED[mask]);
         }
         at
-    }
+    }};
 }
 
 /// The NEON version of `kernels::parse_candidates` on one whole SHAKE128 block, with the
@@ -193,7 +192,7 @@ pub(crate) fn parse_block_neon(
                 m = update_gt_const::<LAST_STEP_AT>(m, filled);
                 break $exit;
             }
-            filled = consts.step::<false>(&steps[$i], coeffs, filled, m);
+            filled = step_neon!(&consts, &steps[$i], coeffs, filled, |mask| mask);
             s = $i + 1;
         };
     }
@@ -225,7 +224,13 @@ pub(crate) fn parse_block_neon(
         m = update_lt(m, filled_seen, N);
         // N - 16 < filled < N: the steps above stop only past N - 16.
         window[..STEP_CANDIDATES].copy_from_slice(&coeffs[LAST_STEP_AT..]);
-        let end = consts.step::<true>(&steps[s], &mut window, filled - LAST_STEP_AT, m);
+        let end = step_neon!(
+            &consts,
+            &steps[s],
+            &mut window,
+            filled - LAST_STEP_AT,
+            |mask| protect(mask, m)
+        );
         coeffs[LAST_STEP_AT..].copy_from_slice(&window[..STEP_CANDIDATES]);
         filled = (LAST_STEP_AT + end).min(N);
         s += 1;
