@@ -167,9 +167,8 @@ macro_rules! step_neon {
 /// SCT: the block read is `block` or [`ZERO_BLOCK`] as the flag says; the seven steps are
 /// straight-line code whose only branch is each step's exit past `N - 16`, updated on its
 /// exit side (a mispredicted "continue" runs a step on the same block, its stores up to 16
-/// slots past the fill position: the Spectre v1.1 case `SECURITY.md` leaves uncovered); the
-/// last slots walk in a loop whose two exits update the flag on both sides, with their
-/// masks protected.
+/// slots past the fill position: the Spectre v1.1 case `SECURITY.md` leaves uncovered);
+/// then [`last_slots`].
 #[inline]
 #[target_feature(enable = "neon")]
 pub(crate) fn parse_block_neon(
@@ -184,19 +183,18 @@ pub(crate) fn parse_block_neon(
     let block = protect_ref(block, &ZERO_BLOCK, m);
     let (steps, _) = block.as_chunks::<STEP_BYTES>();
     let mut filled = filled;
-    let mut s = 0;
     macro_rules! step {
         ($exit:lifetime, $i:literal) => {
             // (No `launder`: `filled > N - 16` leaves `filled` more than one value.)
             if filled > LAST_STEP_AT {
                 m = update_gt_const::<LAST_STEP_AT>(m, filled);
-                break $exit;
+                break $exit $i;
             }
             filled = step_neon!(&consts, &steps[$i], coeffs, filled, |mask| mask);
-            s = $i + 1;
         };
     }
-    'block: {
+    // The step the walk stopped at, past `N - 16`.
+    let s = 'block: {
         step!('block, 0);
         step!('block, 1);
         step!('block, 2);
@@ -204,25 +202,46 @@ pub(crate) fn parse_block_neon(
         step!('block, 4);
         step!('block, 5);
         step!('block, 6);
-    }
+        // The whole block in steps (no branch left to update the flag for).
+        return filled;
+    };
     const { assert!(BLOCK_STEPS == 7) };
-    // The last slots (fewer than 16 free): whole steps into a window over the last 16 slots
-    // with room for a step past its end, copied back, the count stopping at `N` (the
-    // candidates past `N` are dropped; the slots before `filled` go back unchanged).
+    *msf = m;
+    last_slots(steps, s, coeffs, filled, msf)
+}
+
+/// The last slots (fewer than 16 free), from step `s` of the block on: whole steps into a
+/// window over the last 16 slots with room for a step past its end, copied back, the count
+/// stopping at `N` (the candidates past `N` are dropped; the slots before `filled` go back
+/// unchanged). At most twice per polynomial, so out of line (a tail call: the block walk
+/// keeps no stack frame). SCT: the walk's two exits update the flag on both sides and each
+/// step's masks are protected.
+#[cold]
+#[inline(never)]
+#[target_feature(enable = "neon")]
+fn last_slots(
+    steps: &[[u8; STEP_BYTES]],
+    s: usize,
+    coeffs: &mut [u16; N],
+    filled: usize,
+    msf: &mut Msf,
+) -> usize {
+    let consts = StepConstants::load();
+    let (mut s, mut filled, mut m) = (s, filled, *msf);
     let mut window = [0u16; 2 * STEP_CANDIDATES];
     loop {
         let (s_seen, filled_seen) = (launder(s), launder(filled));
-        if s >= BLOCK_STEPS {
-            m = update_ge(m, s_seen, BLOCK_STEPS);
+        if s >= steps.len() {
+            m = update_ge(m, s_seen, steps.len());
             break;
         }
-        m = update_lt(m, s_seen, BLOCK_STEPS);
+        m = update_lt(m, s_seen, steps.len());
         if filled >= N {
             m = update_ge(m, filled_seen, N);
             break;
         }
         m = update_lt(m, filled_seen, N);
-        // N - 16 < filled < N: the steps above stop only past N - 16.
+        // N - 16 < filled < N: the block walk stops only past N - 16.
         window[..STEP_CANDIDATES].copy_from_slice(&coeffs[LAST_STEP_AT..]);
         let end = step_neon!(
             &consts,
