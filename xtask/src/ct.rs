@@ -86,6 +86,7 @@ mod divscan;
 mod memcheck;
 
 pub(crate) use aarch64::run as run_aarch64;
+pub(crate) use aarch64::{build as build_aarch64, build_dev as build_aarch64_dev};
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -56,6 +56,15 @@ pub(crate) fn build_plugin(root: &Path, name: &str) -> Result<PathBuf, String> {
     }
 }
 
+/// The Cargo profile of a build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Profile {
+    /// `--release`, into `release/`.
+    Release,
+    /// The dev profile (opt-level 0, the tests' code generation), into `debug/`.
+    Dev,
+}
+
 /// `cargo build --release --target aarch64-unknown-linux-gnu -p <package>` into
 /// `target_dir`, with `env` set; returns `target_dir/aarch64-unknown-linux-gnu/release/<bin>`.
 pub(crate) fn build_aarch64(
@@ -65,11 +74,27 @@ pub(crate) fn build_aarch64(
     target_dir: &Path,
     env: &[(&str, Option<&str>)],
 ) -> Result<PathBuf, String> {
+    build_aarch64_profile(root, package, bin, target_dir, Profile::Release, env)
+}
+
+/// [`build_aarch64`] in `profile`; returns `target_dir/aarch64-unknown-linux-gnu/<release or
+/// debug>/<bin>`.
+pub(crate) fn build_aarch64_profile(
+    root: &Path,
+    package: &str,
+    bin: &str,
+    target_dir: &Path,
+    profile: Profile,
+    env: &[(&str, Option<&str>)],
+) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut command = Command::new(cargo);
+    command.current_dir(root).arg("build");
+    if profile == Profile::Release {
+        command.arg("--release");
+    }
     command
-        .current_dir(root)
-        .args(["build", "--release", "--quiet", "--target", AARCH64, "-p"])
+        .args(["--quiet", "--target", AARCH64, "-p"])
         .arg(package)
         .arg("--target-dir")
         .arg(target_dir);
@@ -87,7 +112,11 @@ pub(crate) fn build_aarch64(
             "building {package} for {AARCH64} failed ({status})"
         ));
     }
-    Ok(target_dir.join(AARCH64).join("release").join(bin))
+    let dir = match profile {
+        Profile::Release => "release",
+        Profile::Dev => "debug",
+    };
+    Ok(target_dir.join(AARCH64).join(dir).join(bin))
 }
 
 /// Runs `binary args` under `qemu-aarch64 -cpu <cpu>` with `plugin` (its options appended

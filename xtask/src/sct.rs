@@ -1,135 +1,284 @@
 //! `cargo xtask sct`: the misspeculation flag of the sampling kernels (issue 32,
-//! `lattice_sampling::backend::speculation`), checked in the machine code.
+//! `lattice_sampling::backend::speculation`), checked in the machine code, on x86-64 and
+//! aarch64.
 //!
-//! The flag's updates are `cmp` + `cmov` and its masking an `or`, each in an `asm!` block
-//! the compiler cannot rewrite; what it can do is drop them: inline a parser somewhere the
+//! The flag's updates are a compare and a conditional move (x86-64 `cmp` and `cmov`,
+//! aarch64 `cmp` and `csel`) and its masking an `or` (`orr`), each in an `asm!` block the
+//! compiler cannot rewrite; what it can do is drop them: inline a parser somewhere the
 //! source forgot to pass the flag, build a configuration where the module falls back to
-//! the portable identity, or fold an update whose operands it knows. This command builds
-//! `ct-harness` (which links every x86 parser and the lane scheduler) at every opt-level
-//! `cargo xtask ct` checks (sharing its target directories, so CI builds once) and in the
-//! dev profile, disassembles it with source lines (`objdump -d -l`), and requires, for
-//! every function of the binary that contains code of a protected function (even inlined):
-//! - a `cmov` from the flag's update blocks (`speculation::x86_64::set_if_*`) where the
-//!   protected code updates the flag, and an `or` from the masking block
-//!   (`speculation::x86_64::or`) where it masks (`PROTECTED` says which does which);
-//! - no conditional jump inside those blocks;
+//! the portable identity, or fold an update whose operands it knows. For each instruction
+//! set ([`Isa`]), this command builds `ct-harness` (which links every parser of that
+//! instruction set and the lane scheduler) at every opt-level `cargo xtask ct` checks and
+//! in the dev profile, sharing the target directories of `cargo xtask ct` (x86-64) and
+//! `cargo xtask ct-aarch64` (aarch64, cross-compiled) so CI builds once, disassembles it
+//! with source lines (`objdump -d -l`; `aarch64-linux-gnu-objdump` for aarch64), and
+//! requires, for every function of the binary that contains code of a protected function
+//! (even inlined):
+//! - a conditional move from the flag's update blocks (`speculation::<arch>::set_if_*`)
+//!   where the protected code updates the flag, and an `or`/`orr` from the masking block
+//!   (`speculation::<arch>::or`) where it masks (the ISA's `protected` list says which
+//!   does which);
+//! - no conditional branch inside those blocks (`j*` but `jmp`; `b.cond`, `cbz`, `cbnz`,
+//!   `tbz`, `tbnz`);
 //!
-//! and, for the whole binary, the `lfence` of `init_msf`, at least one function holding
-//! each of the AVX2 parser, the VBMI2 parser and the scheduler's round (so that a renamed
-//! function cannot make the check pass vacuously).
+//! and, for the whole binary, the barrier of `init_msf` (`lfence`; `dsb nsh; isb; csdb`),
+//! at least one function holding each production parser and the scheduler's round (the
+//! ISA's `required` list, so that a renamed function cannot make the check pass vacuously).
+//!
+//! Usage: `cargo xtask sct [--levels release,1,s,z] [--isa x86_64|aarch64] [--verbose]`
+//! (default: all levels plus dev, both instruction sets; `--verbose` lists the functions
+//! holding protected code). The aarch64 part needs the cross linker and
+//! `aarch64-linux-gnu-objdump` (installed with apt-get when missing) and the rustup target
+//! (`cargo xtask cross` adds it).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Instant;
 
-use crate::ct::{LEVELS, build, ensure_tool, parse_levels, workspace_root};
+use crate::ct::{
+    LEVELS, Level, build, build_aarch64, build_aarch64_dev, ensure_tool, parse_levels,
+    workspace_root,
+};
 
-/// Inlined-function names (as `objdump -l -C` prints them) of the protected code, and what
-/// each contains itself: flag updates (a `cmov`) and masking (an `or`). A function holding
-/// any of them (inlined or not) must contain what they do.
-const PROTECTED: [(&str, Needs); 9] = [
-    (
+/// What the check knows of one instruction set: its build, its disassembler, the flag's
+/// instructions, and the protected code.
+struct Isa {
+    /// Its name in `--isa` and in the reports.
+    name: &'static str,
+    /// The harness at one opt-level, and in the dev profile.
+    build: fn(&Path, Level) -> Result<PathBuf, String>,
+    build_dev: fn(&Path) -> Result<PathBuf, String>,
+    /// Tools the check runs, each with the Debian package that installs it.
+    tools: &'static [(&'static str, &'static str)],
+    /// The disassembler, and its options besides `-d -l -C --no-show-raw-insn`.
+    objdump: &'static str,
+    objdump_options: &'static [&'static str],
+    /// The flag's module (as the debug info names it), whose blocks are `set_if_*` (the
+    /// updates), `or` (the masking) and `barrier`.
+    speculation: &'static str,
+    /// The updates' conditional move (a mnemonic prefix: `cmova`, `cmovb`, ..).
+    update: &'static str,
+    /// The masking instruction.
+    mask: &'static str,
+    /// The barrier's instructions (one barrier has each of them).
+    barrier: &'static [&'static str],
+    /// Whether a mnemonic is a conditional branch.
+    is_conditional_branch: fn(&str) -> bool,
+    /// Inlined-function names (as `objdump -l -C` prints them, generic arguments as `_`)
+    /// of the protected code, and what each contains itself (flag updates, masking). A
+    /// function holding any of them (inlined or not) must contain what they do.
+    protected: &'static [(&'static str, Needs)],
+    /// Protected code that must be found somewhere in the binary (the production parsers
+    /// and the scheduler's round).
+    required: &'static [&'static str],
+}
+
+const X86_64: Isa = Isa {
+    name: "x86_64",
+    build,
+    build_dev: build_dev_x86_64,
+    tools: &[("objdump", "binutils")],
+    objdump: "objdump",
+    objdump_options: &["-M", "intel"],
+    speculation: "lattice_sampling::backend::speculation::x86_64::",
+    update: "cmov",
+    mask: "or",
+    barrier: &["lfence"],
+    is_conditional_branch: |m| m.starts_with('j') && m != "jmp",
+    protected: &[
+        (
+            "lattice_sampling::backend::x86_64::rej::parse_block_avx2",
+            BOTH,
+        ),
+        (
+            "lattice_sampling::backend::x86_64::rej::parse_candidates_avx2",
+            BOTH,
+        ),
+        // Its masking is in `accept`, its last updates in `store_accepted` (functions of
+        // their own in the dev profile).
+        (
+            "lattice_sampling::backend::x86_64::rej::parse_candidates_vbmi2",
+            UPDATES,
+        ),
+        ("lattice_sampling::backend::x86_64::rej::accept", MASKING),
+        (
+            "lattice_sampling::backend::x86_64::rej::store_accepted",
+            UPDATES,
+        ),
+        ("lattice_sampling::kernels::parse_candidates_sct", BOTH),
+        (
+            "lattice_sampling::kernels::parse_three_byte_candidates",
+            BOTH,
+        ),
+        ("lattice_sampling::scheduler::Lanes<_, _>::round", UPDATES),
+        ("lattice_sampling::scheduler::finish_alone", NONE),
+    ],
+    required: &[
         "lattice_sampling::backend::x86_64::rej::parse_block_avx2",
-        BOTH,
-    ),
-    (
-        "lattice_sampling::backend::x86_64::rej::parse_candidates_avx2",
-        BOTH,
-    ),
-    // Its masking is in `accept`, its last updates in `store_accepted` (functions of their
-    // own in the dev profile).
-    (
         "lattice_sampling::backend::x86_64::rej::parse_candidates_vbmi2",
-        UPDATES,
-    ),
-    ("lattice_sampling::backend::x86_64::rej::accept", MASKING),
-    (
-        "lattice_sampling::backend::x86_64::rej::store_accepted",
-        UPDATES,
-    ),
-    ("lattice_sampling::kernels::parse_candidates_sct", BOTH),
-    (
-        "lattice_sampling::kernels::parse_three_byte_candidates",
-        BOTH,
-    ),
-    ("lattice_sampling::scheduler::Lanes<_, _>::round", UPDATES),
-    ("lattice_sampling::scheduler::finish_alone", NONE),
-];
+        "lattice_sampling::scheduler::Lanes<_, _>::round",
+    ],
+};
+
+/// The NEON parser's names (`backend/aarch64/rej.rs`): adjust here when they change.
+const NEON_BLOCK: &str = "lattice_sampling::backend::aarch64::rej::parse_block_neon";
+const NEON_CANDIDATES: &str = "lattice_sampling::backend::aarch64::rej::parse_candidates_neon";
+const NEON_STEP: &str = "lattice_sampling::backend::aarch64::rej::StepConstants::step";
+const NEON_STORE: &str = "lattice_sampling::backend::aarch64::rej::store_accepted";
+
+const AARCH64: Isa = Isa {
+    name: "aarch64",
+    build: build_aarch64,
+    build_dev: build_aarch64_dev,
+    tools: &[
+        ("aarch64-linux-gnu-objdump", "binutils-aarch64-linux-gnu"),
+        ("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"),
+    ],
+    objdump: "aarch64-linux-gnu-objdump",
+    objdump_options: &[],
+    speculation: "lattice_sampling::backend::speculation::aarch64::",
+    update: "csel",
+    mask: "orr",
+    barrier: &["dsb", "isb", "csdb"],
+    is_conditional_branch: |m| {
+        m.starts_with("b.") || m.starts_with("bc.") || matches!(m, "cbz" | "cbnz" | "tbz" | "tbnz")
+    },
+    protected: &[
+        // The walks update the flag; the masking (and the window test's update) is in
+        // `store_accepted`, which `step` calls (functions of their own in the dev profile;
+        // `parse_candidates_neon` is linked by the tests only).
+        (NEON_BLOCK, UPDATES),
+        (NEON_CANDIDATES, UPDATES),
+        (NEON_STEP, NONE),
+        (NEON_STORE, BOTH),
+        ("lattice_sampling::kernels::parse_candidates_sct", BOTH),
+        (
+            "lattice_sampling::kernels::parse_three_byte_candidates",
+            BOTH,
+        ),
+        ("lattice_sampling::scheduler::Lanes<_, _>::round", UPDATES),
+        ("lattice_sampling::scheduler::finish_alone", NONE),
+    ],
+    required: &[
+        NEON_BLOCK,
+        NEON_STORE,
+        "lattice_sampling::scheduler::Lanes<_, _>::round",
+    ],
+};
+
+const ISAS: [&Isa; 2] = [&X86_64, &AARCH64];
 
 /// What a protected function contains of the flag's code.
 #[derive(Clone, Copy, Debug)]
 struct Needs {
-    cmov: bool,
-    or: bool,
+    update: bool,
+    mask: bool,
 }
 const BOTH: Needs = Needs {
-    cmov: true,
-    or: true,
+    update: true,
+    mask: true,
 };
 const UPDATES: Needs = Needs {
-    cmov: true,
-    or: false,
+    update: true,
+    mask: false,
 };
 const MASKING: Needs = Needs {
-    cmov: false,
-    or: true,
+    update: false,
+    mask: true,
 };
 const NONE: Needs = Needs {
-    cmov: false,
-    or: false,
+    update: false,
+    mask: false,
 };
-
-/// Protected code that must be found somewhere in the binary (the production parsers and
-/// the scheduler's round).
-const REQUIRED: [&str; 3] = [
-    "lattice_sampling::backend::x86_64::rej::parse_block_avx2",
-    "lattice_sampling::backend::x86_64::rej::parse_candidates_vbmi2",
-    "lattice_sampling::scheduler::Lanes<_, _>::round",
-];
-
-/// The flag's blocks.
-const UPDATE: &str = "lattice_sampling::backend::speculation::x86_64::set_if_";
-const PROTECT: &str = "lattice_sampling::backend::speculation::x86_64::or";
-const BARRIER: &str = "lattice_sampling::backend::speculation::x86_64::barrier";
 
 /// Runs the command.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
-    if !cfg!(target_arch = "x86_64") {
-        return Err("checks the x86_64 machine code: run it on x86_64".into());
+    let mut isas: Vec<&Isa> = ISAS.to_vec();
+    let mut verbose = false;
+    let mut rest = Vec::new();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        if arg == "--verbose" {
+            verbose = true;
+        } else if arg == "--isa" {
+            let name = args.next().ok_or("--isa needs x86_64 or aarch64")?;
+            isas = vec![
+                *ISAS
+                    .iter()
+                    .find(|isa| isa.name == name)
+                    .ok_or_else(|| format!("unknown ISA `{name}` (x86_64, aarch64)"))?,
+            ];
+        } else {
+            rest.push(arg.clone());
+        }
     }
-    let levels = parse_levels(args)?;
+    let levels = parse_levels(&rest)?;
     let root = workspace_root();
-    ensure_tool("objdump", "binutils")?;
     let mut failures = Vec::new();
-    let mut binaries: Vec<(String, PathBuf)> = Vec::new();
-    for level in &levels {
-        binaries.push((level.name.into(), build(&root, *level)?));
-    }
-    if levels.len() == LEVELS.len() {
-        binaries.push(("dev".into(), build_dev(&root)?));
+    let mut rows = Vec::new();
+    for isa in isas {
+        let start = Instant::now();
+        if isa.name == "x86_64" && !cfg!(target_arch = "x86_64") {
+            return Err(
+                "the x86_64 check builds natively: run it on x86_64 (or --isa aarch64)".into(),
+            );
+        }
+        for (tool, package) in isa.tools {
+            ensure_tool(tool, package)?;
+        }
+        let mut binaries: Vec<(String, PathBuf)> = Vec::new();
+        for level in &levels {
+            binaries.push((level.name.into(), (isa.build)(&root, *level)?));
+        }
+        if levels.len() == LEVELS.len() {
+            binaries.push(("dev".into(), (isa.build_dev)(&root)?));
+        }
+        let built = start.elapsed().as_secs_f64();
+        for (name, binary) in &binaries {
+            let text = disassemble(isa, binary)?;
+            let report = check(&parse(&text), isa);
+            if verbose {
+                println!("\n== sct: {} {name} ==", isa.name);
+                for holder in &report.holders {
+                    println!("{holder}");
+                }
+            }
+            failures.extend(
+                report
+                    .failures
+                    .iter()
+                    .map(|f| format!("[{} {name}] {f}", isa.name)),
+            );
+            rows.push((isa.name, name.clone(), report));
+        }
+        println!(
+            "sct {}: built in {built:.1}s, checked in {:.1}s",
+            isa.name,
+            start.elapsed().as_secs_f64() - built
+        );
     }
     println!("\n== sct: summary ==");
+    println!("(updates: cmov / csel; masks: or / orr; barriers: lfence / dsb nsh; isb; csdb)");
     println!(
-        "{:<8} {:>9} {:>6} {:>5} {:>7}  result",
-        "level", "functions", "cmov", "or", "lfence"
+        "{:<8} {:<8} {:>9} {:>8} {:>6} {:>9}  result",
+        "isa", "level", "functions", "updates", "masks", "barriers"
     );
-    for (name, binary) in &binaries {
-        let text = disassemble(binary)?;
-        let report = check(&parse(&text));
+    for (isa, name, report) in &rows {
         println!(
-            "{:<8} {:>9} {:>6} {:>5} {:>7}  {}",
+            "{:<8} {:<8} {:>9} {:>8} {:>6} {:>9}  {}",
+            isa,
             name,
             report.functions,
-            report.cmovs,
-            report.ors,
-            report.lfences,
+            report.updates,
+            report.masks,
+            report.barriers,
             if report.failures.is_empty() {
                 "ok"
             } else {
                 "FAIL"
             }
         );
-        failures.extend(report.failures.iter().map(|f| format!("[{name}] {f}")));
     }
     for failure in &failures {
         println!("FAIL {failure}");
@@ -141,8 +290,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
 }
 
-/// Builds the harness in the dev profile (opt-level 0, the tests' code generation).
-fn build_dev(root: &Path) -> Result<PathBuf, String> {
+/// Builds the x86-64 harness in the dev profile (opt-level 0, the tests' code generation).
+fn build_dev_x86_64(root: &Path) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let target_dir = root.join("target/ct/dev");
     let status = Command::new(cargo)
@@ -157,14 +306,15 @@ fn build_dev(root: &Path) -> Result<PathBuf, String> {
     Ok(target_dir.join("debug/ct-harness"))
 }
 
-fn disassemble(binary: &Path) -> Result<String, String> {
-    let output = Command::new("objdump")
-        .args(["-d", "-l", "-C", "--no-show-raw-insn", "-M", "intel"])
+fn disassemble(isa: &Isa, binary: &Path) -> Result<String, String> {
+    let output = Command::new(isa.objdump)
+        .args(["-d", "-l", "-C", "--no-show-raw-insn"])
+        .args(isa.objdump_options)
         .arg(binary)
         .output()
-        .map_err(|e| format!("cannot run objdump: {e}"))?;
+        .map_err(|e| format!("cannot run {}: {e}", isa.objdump))?;
     if !output.status.success() {
-        return Err(format!("objdump failed on {}", binary.display()));
+        return Err(format!("{} failed on {}", isa.objdump, binary.display()));
     }
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
@@ -223,10 +373,15 @@ fn parse(text: &str) -> BTreeMap<String, Vec<Instruction>> {
 
 #[derive(Debug, Default)]
 struct Report {
+    /// Functions holding protected code.
     functions: usize,
-    cmovs: usize,
-    ors: usize,
-    lfences: usize,
+    /// Conditional moves of the update blocks and masking instructions, in those functions.
+    updates: usize,
+    masks: usize,
+    /// Whole barriers in the binary.
+    barriers: usize,
+    /// Each function holding protected code: what it holds and contains (`--verbose`).
+    holders: Vec<String>,
     failures: Vec<String>,
 }
 
@@ -267,41 +422,56 @@ fn generic_erased(name: &str) -> String {
     out
 }
 
-fn check(functions: &BTreeMap<String, Vec<Instruction>>) -> Report {
+fn check(functions: &BTreeMap<String, Vec<Instruction>>, isa: &Isa) -> Report {
     let mut report = Report::default();
     let mut found: BTreeSet<&str> = BTreeSet::new();
+    let update_block = format!("{}set_if_", isa.speculation);
+    let mask_block = format!("{}or", isa.speculation);
+    let barrier_block = format!("{}barrier", isa.speculation);
     for (symbol, instructions) in functions {
         let names: BTreeSet<String> = instructions
             .iter()
             .map(|i| generic_erased(&i.inlined))
             .collect();
-        let protected: Vec<(&str, Needs)> = PROTECTED
+        let protected: Vec<(&str, Needs)> = isa
+            .protected
             .iter()
             .copied()
             .filter(|(name, _)| names.contains(*name))
             .collect();
-        let in_block = |prefix: &str, mnemonic: &dyn Fn(&str) -> bool| {
+        let in_block = |block: &str, mnemonic: &dyn Fn(&str) -> bool| {
             instructions
                 .iter()
-                .filter(|i| i.inlined.starts_with(prefix) && mnemonic(&i.mnemonic))
+                .filter(|i| i.inlined == block && mnemonic(&i.mnemonic))
                 .count()
         };
-        let cmovs = in_block(UPDATE, &|m| m.starts_with("cmov"));
-        let ors = in_block(PROTECT, &|m| m == "or");
-        report.lfences += in_block(BARRIER, &|m| m == "lfence");
-        let jumps = in_block(UPDATE, &|m| m.starts_with('j') && m != "jmp")
-            + in_block(PROTECT, &|m| m.starts_with('j') && m != "jmp");
-        if jumps > 0 {
+        let in_updates = |mnemonic: &dyn Fn(&str) -> bool| {
+            instructions
+                .iter()
+                .filter(|i| i.inlined.starts_with(&update_block) && mnemonic(&i.mnemonic))
+                .count()
+        };
+        let updates = in_updates(&|m| m.starts_with(isa.update));
+        let masks = in_block(&mask_block, &|m| m == isa.mask);
+        report.barriers += isa
+            .barrier
+            .iter()
+            .map(|b| in_block(&barrier_block, &|m| m == *b))
+            .min()
+            .unwrap_or(0);
+        let branches = in_updates(&|m| (isa.is_conditional_branch)(m))
+            + in_block(&mask_block, &|m| (isa.is_conditional_branch)(m));
+        if branches > 0 {
             report.failures.push(format!(
-                "{symbol}: a conditional jump inside the flag's blocks"
+                "{symbol}: a conditional branch inside the flag's blocks"
             ));
         }
         if protected.is_empty() {
             continue;
         }
         report.functions += 1;
-        report.cmovs += cmovs;
-        report.ors += ors;
+        report.updates += updates;
+        report.masks += masks;
         found.extend(protected.iter().map(|(name, _)| *name));
         let names = || {
             protected
@@ -310,30 +480,39 @@ fn check(functions: &BTreeMap<String, Vec<Instruction>>) -> Report {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        if protected.iter().any(|(_, needs)| needs.cmov) && cmovs == 0 {
+        report.holders.push(format!(
+            "{symbol}: {updates} {}, {masks} {}; holding {}",
+            isa.update,
+            isa.mask,
+            names()
+        ));
+        if protected.iter().any(|(_, needs)| needs.update) && updates == 0 {
             report.failures.push(format!(
-                "{symbol} (holding {}): no cmov of the flag's updates",
-                names()
+                "{symbol} (holding {}): no {} of the flag's updates",
+                names(),
+                isa.update
             ));
         }
-        if protected.iter().any(|(_, needs)| needs.or) && ors == 0 {
+        if protected.iter().any(|(_, needs)| needs.mask) && masks == 0 {
             report.failures.push(format!(
-                "{symbol} (holding {}): no `or` masking with the flag",
-                names()
+                "{symbol} (holding {}): no `{}` masking with the flag",
+                names(),
+                isa.mask
             ));
         }
     }
-    for name in REQUIRED {
+    for name in isa.required {
         if !found.contains(name) {
             report.failures.push(format!(
                 "no function holds {name}: renamed, or the check is broken"
             ));
         }
     }
-    if report.lfences == 0 {
-        report
-            .failures
-            .push("no lfence of init_msf in the binary".into());
+    if report.barriers == 0 {
+        report.failures.push(format!(
+            "no barrier of init_msf ({}) in the binary",
+            isa.barrier.join("; ")
+        ));
     }
     report
 }
@@ -366,8 +545,8 @@ lattice_sampling::backend::x86_64::rej::parse_block_avx2():
     fn finds_the_blocks_and_a_parser_without_them() {
         let functions = parse(SAMPLE);
         assert_eq!(functions.len(), 2);
-        let report = check(&functions);
-        assert_eq!((report.functions, report.cmovs, report.ors), (2, 1, 0));
+        let report = check(&functions, &X86_64);
+        assert_eq!((report.functions, report.updates, report.masks), (2, 1, 0));
         // run_avx2 has its cmov (not a parser); parse_block_avx2 has neither its cmov
         // nor its `or`; no function holds the VBMI2 parser; the barrier is not in a block
         // named `barrier` here.
@@ -381,6 +560,131 @@ lattice_sampling::backend::x86_64::rej::parse_block_avx2():
             "{failures}"
         );
         assert!(!failures.contains("run_avx2 (holding"), "{failures}");
+    }
+
+    /// `aarch64-linux-gnu-objdump -d -l -C` prints inlined functions without `()`.
+    const AARCH64_SAMPLE: &str = "\
+00000000000a8000 <lattice_sampling::backend::aarch64::run_neon>:
+lattice_sampling::backend::aarch64::run_neon:
+/w/crates/sampling/src/backend/aarch64/mod.rs:130
+   a8000:\tmov\tx8, xzr
+lattice_sampling::backend::speculation::aarch64::barrier:
+/w/crates/sampling/src/backend/speculation/aarch64.rs:13
+   a8004:\tdsb\tnsh
+   a8008:\tisb
+   a800c:\tcsdb
+lattice_sampling::scheduler::Lanes<_,K>::round:
+/w/crates/sampling/src/scheduler.rs:200
+   a8010:\tcmp\tx9, #0x3
+lattice_sampling::backend::speculation::aarch64::set_if_b:
+/w/crates/sampling/src/backend/speculation/aarch64.rs:44
+   a8014:\tcmp\tx16, x13
+   a8018:\tcsel\tx8, x14, x8, cc\t// cc = lo, ul, last
+lattice_sampling::backend::aarch64::rej::parse_block_neon:
+/w/crates/sampling/src/backend/aarch64/rej.rs:240
+   a801c:\tcmp\tx2, #0xff
+   a8020:\tb.hi\ta8040 <lattice_sampling::backend::aarch64::run_neon+0x40>  // b.pmore
+lattice_sampling::backend::aarch64::rej::store_accepted:
+/w/crates/sampling/src/backend/aarch64/rej.rs:88
+   a8024:\tumov\tw15, v6.h[0]
+lattice_sampling::backend::speculation::aarch64::or:
+/w/crates/sampling/src/backend/speculation/aarch64.rs:108
+   a8028:\torr\tx15, x15, x8
+
+00000000000a9000 <lattice_sampling::backend::aarch64::rej::parse_block_neon>:
+lattice_sampling::backend::aarch64::rej::parse_block_neon:
+/w/crates/sampling/src/backend/aarch64/rej.rs:240
+   a9000:\tcmp\tx2, #0xff
+   a9004:\tb.hi\ta9040 <lattice_sampling::backend::aarch64::rej::parse_block_neon+0x40>
+lattice_sampling::backend::aarch64::rej::store_accepted:
+/w/crates/sampling/src/backend/aarch64/rej.rs:88
+   a9008:\torr\tx15, x15, x8
+core::cmp::Ord::min:
+/rustc/0/library/core/src/cmp.rs:1076
+   a900c:\tcsel\tx16, x16, x15, cc
+
+00000000000aa000 <lattice_sampling::kernels::parse_candidates_sct>:
+lattice_sampling::kernels::parse_candidates_sct:
+/w/crates/sampling/src/kernels.rs:90
+   aa000:\tldrb\tw8, [x0]
+lattice_sampling::backend::speculation::aarch64::set_if_ae:
+/w/crates/sampling/src/backend/speculation/aarch64.rs:24
+   aa004:\tcmp\tx8, x9
+   aa008:\tcbnz\tx8, aa010 <lattice_sampling::kernels::parse_candidates_sct+0x10>
+   aa00c:\tcsel\tx10, x11, x10, hs
+lattice_sampling::backend::speculation::aarch64::or:
+/w/crates/sampling/src/backend/speculation/aarch64.rs:108
+   aa010:\torr\tx8, x8, x10
+";
+
+    #[test]
+    fn finds_the_aarch64_blocks_and_a_parser_without_them() {
+        let functions = parse(AARCH64_SAMPLE);
+        assert_eq!(functions.len(), 3);
+        let report = check(&functions, &AARCH64);
+        // run_neon: its csel, its orr, the barrier; parse_block_neon: neither (an `orr`
+        // outside the masking block, a `csel` of `min`); parse_candidates_sct: both, and a
+        // `cbnz` inside an update block.
+        assert_eq!(
+            (
+                report.functions,
+                report.updates,
+                report.masks,
+                report.barriers
+            ),
+            (3, 2, 2, 1)
+        );
+        let failures = report.failures.join("\n");
+        let symbol = "lattice_sampling::backend::aarch64::rej::parse_block_neon (holding";
+        assert!(
+            failures.contains(&format!("{symbol} {NEON_BLOCK}, {NEON_STORE}): no csel")),
+            "{failures}"
+        );
+        assert!(
+            failures.contains(&format!("{symbol} {NEON_BLOCK}, {NEON_STORE}): no `orr`")),
+            "{failures}"
+        );
+        assert!(
+            failures
+                .contains("lattice_sampling::kernels::parse_candidates_sct: a conditional branch"),
+            "{failures}"
+        );
+        assert!(!failures.contains("run_neon"), "{failures}");
+        assert!(!failures.contains("no function holds"), "{failures}");
+        assert!(!failures.contains("barrier"), "{failures}");
+        assert_eq!(report.failures.len(), 3, "{failures}");
+    }
+
+    #[test]
+    fn aarch64_conditional_branches() {
+        for m in [
+            "b.eq", "b.hs", "b.pl", "bc.ne", "cbz", "cbnz", "tbz", "tbnz",
+        ] {
+            assert!((AARCH64.is_conditional_branch)(m), "{m}");
+        }
+        for m in ["b", "bl", "br", "blr", "ret", "bic", "bsl", "bfi", "csel"] {
+            assert!(!(AARCH64.is_conditional_branch)(m), "{m}");
+        }
+        for m in ["ja", "jne", "jae"] {
+            assert!((X86_64.is_conditional_branch)(m), "{m}");
+        }
+        assert!(!(X86_64.is_conditional_branch)("jmp"));
+    }
+
+    /// Without the barrier's every instruction, no barrier.
+    #[test]
+    fn a_partial_aarch64_barrier_is_none() {
+        let text = AARCH64_SAMPLE.replace("   a8008:\tisb\n", "");
+        let report = check(&parse(&text), &AARCH64);
+        assert_eq!(report.barriers, 0);
+        assert!(
+            report
+                .failures
+                .iter()
+                .any(|f| f.contains("no barrier of init_msf")),
+            "{:?}",
+            report.failures
+        );
     }
 
     #[test]

@@ -235,8 +235,8 @@ fn summary(rows: &[Row], cpus: &[String]) {
     }
 }
 
-/// Builds the aarch64 harness for one level.
-fn build(root: &Path, level: Level) -> Result<PathBuf, String> {
+/// Builds the aarch64 harness for one level (`cargo xtask sct` checks the same builds).
+pub(crate) fn build(root: &Path, level: Level) -> Result<PathBuf, String> {
     qemu::build_aarch64(
         root,
         "ct-harness",
@@ -246,6 +246,22 @@ fn build(root: &Path, level: Level) -> Result<PathBuf, String> {
             ("CARGO_PROFILE_RELEASE_DEBUG", Some("true")),
             ("CARGO_PROFILE_RELEASE_OPT_LEVEL", level.opt),
             // See "The machine outliner" in the module documentation.
+            ("CARGO_ENCODED_RUSTFLAGS", Some(NO_OUTLINER)),
+            ("RUSTFLAGS", None),
+        ],
+    )
+}
+
+/// Builds the aarch64 harness in the dev profile (`target/ct-aarch64/dev/`, for `cargo
+/// xtask sct`), with the rust flags of [`build`].
+pub(crate) fn build_dev(root: &Path) -> Result<PathBuf, String> {
+    qemu::build_aarch64_profile(
+        root,
+        "ct-harness",
+        "ct-harness",
+        &qemu::target_base(root).join("ct-aarch64").join("dev"),
+        qemu::Profile::Dev,
+        &[
             ("CARGO_ENCODED_RUSTFLAGS", Some(NO_OUTLINER)),
             ("RUSTFLAGS", None),
         ],
