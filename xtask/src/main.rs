@@ -7,7 +7,7 @@
 //! | `ct` | constant-time check under valgrind memcheck with secrets marked undefined |
 //! | `ct-aarch64 [--levels L] [--cpus C]` | aarch64 constant time: division scan and trace equivalence under qemu |
 //! | `icount [--cpus C] [--sets S]` | instructions per KEM operation and per function under qemu-aarch64 (a proxy, not time) |
-//! | `sct [--levels ...] [--isa x86_64|aarch64]` | the speculative constant-time flag in the machine code of every protected function, x86-64 and aarch64 |
+//! | `sct [--levels ...] [--isa ISA]` | the speculative constant-time flag in the machine code of every protected function, x86-64 and aarch64 |
 //! | `cross [--no-install]` | the library crates on aarch64 (clippy, tests under qemu `max` and `cortex-a72`) and wasm32 (clippy) |
 //! | `bench-report` | KEM benchmark table and SVG charts in `target/bench-report/` |
 
