@@ -31,7 +31,8 @@
 //! `aarch64-linux-gnu-objdump` (installed with apt-get when missing) and the rustup target
 //! (`cargo xtask cross` adds it).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -215,49 +216,19 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
     let levels = parse_levels(&rest)?;
     let root = workspace_root();
-    let mut failures = Vec::new();
     let mut rows = Vec::new();
     for isa in isas {
-        let start = Instant::now();
-        if isa.name == "x86_64" && !cfg!(target_arch = "x86_64") {
-            return Err(
-                "the x86_64 check builds natively: run it on x86_64 (or --isa aarch64)".into(),
-            );
-        }
-        for (tool, package) in isa.tools {
-            ensure_tool(tool, package)?;
-        }
-        let mut binaries: Vec<(String, PathBuf)> = Vec::new();
-        for level in &levels {
-            binaries.push((level.name.into(), (isa.build)(&root, *level)?));
-        }
-        if levels.len() == LEVELS.len() {
-            binaries.push(("dev".into(), (isa.build_dev)(&root)?));
-        }
-        let built = start.elapsed().as_secs_f64();
-        for (name, binary) in &binaries {
-            let text = disassemble(isa, binary)?;
-            let report = check(&parse(&text), isa);
-            if verbose {
-                println!("\n== sct: {} {name} ==", isa.name);
-                for holder in &report.holders {
-                    println!("{holder}");
-                }
-            }
-            failures.extend(
-                report
-                    .failures
-                    .iter()
-                    .map(|f| format!("[{} {name}] {f}", isa.name)),
-            );
-            rows.push((isa.name, name.clone(), report));
-        }
-        println!(
-            "sct {}: built in {built:.1}s, checked in {:.1}s",
-            isa.name,
-            start.elapsed().as_secs_f64() - built
-        );
+        rows.extend(check_isa(&root, isa, &levels, verbose)?);
     }
+    let failures: Vec<String> = rows
+        .iter()
+        .flat_map(|(isa, name, report)| {
+            report
+                .failures
+                .iter()
+                .map(move |f| format!("[{isa} {name}] {f}"))
+        })
+        .collect();
     println!("\n== sct: summary ==");
     println!("(updates: cmov / csel; masks: or / orr; barriers: lfence / dsb nsh; isb; csdb)");
     println!(
@@ -290,6 +261,56 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
 }
 
+/// Builds and checks the harness of one instruction set at `levels` (and in the dev profile
+/// when they are all of them): one row per build, its ISA, name and report.
+fn check_isa(
+    root: &Path,
+    isa: &'static Isa,
+    levels: &[Level],
+    verbose: bool,
+) -> Result<Vec<(&'static str, String, Report)>, String> {
+    let start = Instant::now();
+    if isa.name == "x86_64" && !cfg!(target_arch = "x86_64") {
+        return Err("the x86_64 check builds natively: run it on x86_64 (or --isa aarch64)".into());
+    }
+    for (tool, package) in isa.tools {
+        ensure_tool(tool, package)?;
+    }
+    let mut binaries: Vec<(String, PathBuf)> = Vec::new();
+    for level in levels {
+        binaries.push((level.name.into(), (isa.build)(root, *level)?));
+    }
+    if levels.len() == LEVELS.len() {
+        binaries.push(("dev".into(), (isa.build_dev)(root)?));
+    }
+    let built = start.elapsed().as_secs_f64();
+    let mut rows = Vec::new();
+    for (name, binary) in binaries {
+        let text = disassemble(isa, &binary)?;
+        let sources = Sources::default();
+        let mut report = check(&parse(&text), isa, &|source| sources.is_asm_line(source));
+        report.failures.extend(
+            sources
+                .unreadable()
+                .into_iter()
+                .map(|path| format!("cannot read {path}, a source file of the flag's blocks")),
+        );
+        if verbose {
+            println!("\n== sct: {} {name} ==", isa.name);
+            for holder in &report.holders {
+                println!("{holder}");
+            }
+        }
+        rows.push((isa.name, name, report));
+    }
+    println!(
+        "sct {}: built in {built:.1}s, checked in {:.1}s",
+        isa.name,
+        start.elapsed().as_secs_f64() - built
+    );
+    Ok(rows)
+}
+
 /// Builds the x86-64 harness in the dev profile (opt-level 0, the tests' code generation).
 fn build_dev_x86_64(root: &Path) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -319,11 +340,52 @@ fn disassemble(isa: &Isa, binary: &Path) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-/// One instruction: the (innermost, inlined) function its source line belongs to and its
-/// mnemonic.
+/// The source files of the flag's blocks, read once each, for [`check`]'s `is_asm_line`.
+#[derive(Default)]
+struct Sources {
+    files: RefCell<HashMap<String, Option<Vec<String>>>>,
+}
+
+impl Sources {
+    /// Whether `source` (`/path/file.rs:123`) is a line invoking `asm!` (the line the debug
+    /// info gives the instructions of an `asm!` block); false if the file cannot be read
+    /// (listed by [`Self::unreadable`]).
+    fn is_asm_line(&self, source: &str) -> bool {
+        let Some((path, line)) = source.rsplit_once(':') else {
+            return false;
+        };
+        let Ok(line) = line.parse::<usize>() else {
+            return false;
+        };
+        let mut files = self.files.borrow_mut();
+        let lines = files.entry(path.to_owned()).or_insert_with(|| {
+            std::fs::read_to_string(path)
+                .ok()
+                .map(|text| text.lines().map(str::to_owned).collect())
+        });
+        lines
+            .as_ref()
+            .and_then(|lines| lines.get(line.checked_sub(1)?))
+            .is_some_and(|text| text.contains("asm!"))
+    }
+
+    /// The files that could not be read.
+    fn unreadable(&self) -> Vec<String> {
+        self.files
+            .borrow()
+            .iter()
+            .filter(|(_, lines)| lines.is_none())
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+}
+
+/// One instruction: the (innermost, inlined) function its source line belongs to, that
+/// line (`/path/file.rs:123`) and its mnemonic.
 #[derive(Debug)]
 struct Instruction {
     inlined: String,
+    source: String,
     mnemonic: String,
 }
 
@@ -332,6 +394,7 @@ fn parse(text: &str) -> BTreeMap<String, Vec<Instruction>> {
     let mut functions: BTreeMap<String, Vec<Instruction>> = BTreeMap::new();
     let mut current: Option<String> = None;
     let mut inlined = String::new();
+    let mut source = String::new();
     for line in text.lines() {
         // `0000000000401000 <name>:` starts a symbol.
         if let Some(rest) = line.strip_suffix(">:")
@@ -340,6 +403,7 @@ fn parse(text: &str) -> BTreeMap<String, Vec<Instruction>> {
         {
             current = Some(name.to_string());
             inlined = name.to_string();
+            source.clear();
             continue;
         }
         let Some(symbol) = &current else { continue };
@@ -354,14 +418,22 @@ fn parse(text: &str) -> BTreeMap<String, Vec<Instruction>> {
                 .or_default()
                 .push(Instruction {
                     inlined: inlined.clone(),
+                    source: source.clone(),
                     mnemonic,
                 });
             continue;
         }
-        // `name():` or `name:` (objdump -l) names the function the next lines come from;
-        // `/path/file.rs:123` lines are skipped.
+        // `/path/file.rs:123` (maybe followed by ` (discriminator 2)`) is the source line
+        // of the next instructions.
+        if line.starts_with('/') {
+            line.split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .clone_into(&mut source);
+            continue;
+        }
+        // `name():` or `name:` (objdump -l) names the function the next lines come from.
         if let Some(name) = line.strip_suffix(':')
-            && !line.starts_with('/')
             && !line.starts_with(' ')
             && !name.is_empty()
         {
@@ -422,12 +494,60 @@ fn generic_erased(name: &str) -> String {
     out
 }
 
-fn check(functions: &BTreeMap<String, Vec<Instruction>>, isa: &Isa) -> Report {
+/// The flag's code in one function.
+#[derive(Debug, Default)]
+struct FlagCode {
+    /// Conditional moves of the update blocks, masking instructions, whole barriers, each
+    /// from an `asm!` line.
+    updates: usize,
+    masks: usize,
+    barriers: usize,
+    /// Conditional moves and masking instructions of the blocks not from an `asm!` line:
+    /// compiled from Rust (the module's portable fallback, or a block rewritten without
+    /// `asm!`), so the compiler may fold or branch them.
+    compiled: usize,
+    /// Conditional branches inside the update and masking blocks.
+    branches: usize,
+}
+
+impl FlagCode {
+    fn of(instructions: &[Instruction], isa: &Isa, is_asm_line: &dyn Fn(&str) -> bool) -> Self {
+        let update_prefix = format!("{}set_if_", isa.speculation);
+        let mask_name = format!("{}or", isa.speculation);
+        let barrier_name = format!("{}barrier", isa.speculation);
+        let in_updates = |i: &Instruction| i.inlined.starts_with(&update_prefix);
+        let in_mask = |i: &Instruction| i.inlined == mask_name;
+        let is_update = |i: &Instruction| in_updates(i) && i.mnemonic.starts_with(isa.update);
+        let is_mask = |i: &Instruction| in_mask(i) && i.mnemonic == isa.mask;
+        let count =
+            |what: &dyn Fn(&Instruction) -> bool| instructions.iter().filter(|i| what(i)).count();
+        let asm = |i: &Instruction| is_asm_line(&i.source);
+        Self {
+            updates: count(&|i| is_update(i) && asm(i)),
+            masks: count(&|i| is_mask(i) && asm(i)),
+            barriers: isa
+                .barrier
+                .iter()
+                .map(|b| count(&|i| i.inlined == barrier_name && i.mnemonic == *b && asm(i)))
+                .min()
+                .unwrap_or(0),
+            compiled: count(&|i| (is_update(i) || is_mask(i)) && !asm(i)),
+            branches: count(&|i| {
+                (in_updates(i) || in_mask(i)) && (isa.is_conditional_branch)(&i.mnemonic)
+            }),
+        }
+    }
+}
+
+/// Checks the parsed binary; `is_asm_line(source)` says whether a source line
+/// (`/path/file.rs:123`) is an `asm!` invocation.
+fn check(
+    functions: &BTreeMap<String, Vec<Instruction>>,
+    isa: &Isa,
+    is_asm_line: &dyn Fn(&str) -> bool,
+) -> Report {
     let mut report = Report::default();
     let mut found: BTreeSet<&str> = BTreeSet::new();
-    let update_block = format!("{}set_if_", isa.speculation);
-    let mask_block = format!("{}or", isa.speculation);
-    let barrier_block = format!("{}barrier", isa.speculation);
     for (symbol, instructions) in functions {
         let names: BTreeSet<String> = instructions
             .iter()
@@ -439,28 +559,21 @@ fn check(functions: &BTreeMap<String, Vec<Instruction>>, isa: &Isa) -> Report {
             .copied()
             .filter(|(name, _)| names.contains(*name))
             .collect();
-        let in_block = |block: &str, mnemonic: &dyn Fn(&str) -> bool| {
-            instructions
-                .iter()
-                .filter(|i| i.inlined == block && mnemonic(&i.mnemonic))
-                .count()
-        };
-        let in_updates = |mnemonic: &dyn Fn(&str) -> bool| {
-            instructions
-                .iter()
-                .filter(|i| i.inlined.starts_with(&update_block) && mnemonic(&i.mnemonic))
-                .count()
-        };
-        let updates = in_updates(&|m| m.starts_with(isa.update));
-        let masks = in_block(&mask_block, &|m| m == isa.mask);
-        report.barriers += isa
-            .barrier
-            .iter()
-            .map(|b| in_block(&barrier_block, &|m| m == *b))
-            .min()
-            .unwrap_or(0);
-        let branches = in_updates(&|m| (isa.is_conditional_branch)(m))
-            + in_block(&mask_block, &|m| (isa.is_conditional_branch)(m));
+        let FlagCode {
+            updates,
+            masks,
+            barriers,
+            compiled,
+            branches,
+        } = FlagCode::of(instructions, isa, is_asm_line);
+        report.barriers += barriers;
+        if compiled > 0 {
+            report.failures.push(format!(
+                "{symbol}: {compiled} `{}*`/`{}` of the flag's blocks not on an `asm!` line \
+                 (compiled from Rust)",
+                isa.update, isa.mask
+            ));
+        }
         if branches > 0 {
             report.failures.push(format!(
                 "{symbol}: a conditional branch inside the flag's blocks"
@@ -488,14 +601,14 @@ fn check(functions: &BTreeMap<String, Vec<Instruction>>, isa: &Isa) -> Report {
         ));
         if protected.iter().any(|(_, needs)| needs.update) && updates == 0 {
             report.failures.push(format!(
-                "{symbol} (holding {}): no {} of the flag's updates",
+                "{symbol} (holding {}): no {} of the flag's updates (from their `asm!`)",
                 names(),
                 isa.update
             ));
         }
         if protected.iter().any(|(_, needs)| needs.mask) && masks == 0 {
             report.failures.push(format!(
-                "{symbol} (holding {}): no `{}` masking with the flag",
+                "{symbol} (holding {}): no `{}` masking with the flag (from its `asm!`)",
                 names(),
                 isa.mask
             ));
@@ -545,7 +658,7 @@ lattice_sampling::backend::x86_64::rej::parse_block_avx2():
     fn finds_the_blocks_and_a_parser_without_them() {
         let functions = parse(SAMPLE);
         assert_eq!(functions.len(), 2);
-        let report = check(&functions, &X86_64);
+        let report = check(&functions, &X86_64, &|_| true);
         assert_eq!((report.functions, report.updates, report.masks), (2, 1, 0));
         // run_avx2 has its cmov (not a parser); parse_block_avx2 has neither its cmov
         // nor its `or`; no function holds the VBMI2 parser; the barrier is not in a block
@@ -617,11 +730,23 @@ lattice_sampling::backend::speculation::aarch64::or:
    aa010:\torr\tx8, x8, x10
 ";
 
+    /// The `asm!` lines of the sample's flag blocks.
+    fn aarch64_asm_lines(source: &str) -> bool {
+        [
+            "aarch64.rs:13",
+            "aarch64.rs:24",
+            "aarch64.rs:44",
+            "aarch64.rs:108",
+        ]
+        .iter()
+        .any(|line| source.ends_with(line))
+    }
+
     #[test]
     fn finds_the_aarch64_blocks_and_a_parser_without_them() {
         let functions = parse(AARCH64_SAMPLE);
         assert_eq!(functions.len(), 3);
-        let report = check(&functions, &AARCH64);
+        let report = check(&functions, &AARCH64, &aarch64_asm_lines);
         // run_neon: its csel, its orr, the barrier; parse_block_neon: neither (an `orr`
         // outside the masking block, a `csel` of `min`); parse_candidates_sct: both, and a
         // `cbnz` inside an update block.
@@ -675,7 +800,7 @@ lattice_sampling::backend::speculation::aarch64::or:
     #[test]
     fn a_partial_aarch64_barrier_is_none() {
         let text = AARCH64_SAMPLE.replace("   a8008:\tisb\n", "");
-        let report = check(&parse(&text), &AARCH64);
+        let report = check(&parse(&text), &AARCH64, &aarch64_asm_lines);
         assert_eq!(report.barriers, 0);
         assert!(
             report
@@ -685,6 +810,42 @@ lattice_sampling::backend::speculation::aarch64::or:
             "{:?}",
             report.failures
         );
+    }
+
+    /// An `orr` in the masking block but not from its `asm!` (the block written in Rust)
+    /// does not count, and fails.
+    #[test]
+    fn a_compiled_orr_is_not_the_mask() {
+        let text = AARCH64_SAMPLE.replacen("aarch64.rs:108", "aarch64.rs:104", 1);
+        let report = check(&parse(&text), &AARCH64, &aarch64_asm_lines);
+        assert_eq!(report.masks, 1);
+        let failures = report.failures.join("\n");
+        assert!(
+            failures.contains(
+                "lattice_sampling::backend::aarch64::run_neon: 1 `csel*`/`orr` of the flag's \
+                 blocks not on an `asm!` line"
+            ),
+            "{failures}"
+        );
+        assert!(
+            failures.contains("run_neon (holding") && failures.contains("no `orr`"),
+            "{failures}"
+        );
+    }
+
+    #[test]
+    fn asm_lines_are_read_from_the_source() {
+        let sources = Sources::default();
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/src/sct.rs");
+        let line = include_str!("sct.rs")
+            .lines()
+            .position(|l| l.contains("asm!") && l.contains("the line the debug"))
+            .expect("the doc line above")
+            + 1;
+        assert!(sources.is_asm_line(&format!("{file}:{line}")));
+        assert!(!sources.is_asm_line(&format!("{file}:1")));
+        assert!(!sources.is_asm_line("/nonexistent/x.rs:1"));
+        assert_eq!(sources.unreadable(), ["/nonexistent/x.rs"]);
     }
 
     #[test]
