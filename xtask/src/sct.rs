@@ -17,7 +17,10 @@
 //! - a conditional move from the flag's update blocks (`speculation::<arch>::set_if_*`)
 //!   where the protected code updates the flag, and an `or`/`orr` from the masking block
 //!   (`speculation::<arch>::or`) where it masks (the ISA's `protected` list says which
-//!   does which);
+//!   does which), each on a source line invoking `asm!` (the debug info gives an `asm!`
+//!   block's instructions that line; the source is read to check it): the same block
+//!   written in Rust compiles to the same instruction in the same inlined function, but
+//!   one the compiler may fold or branch, and fails;
 //! - no conditional branch inside those blocks (`j*` but `jmp`; `b.cond`, `cbz`, `cbnz`,
 //!   `tbz`, `tbnz`);
 //!
