@@ -13,16 +13,15 @@
 //! `cargo xtask ct-aarch64` (aarch64, cross-compiled) so CI builds once, disassembles it
 //! with source lines (`objdump -d -l`; `aarch64-linux-gnu-objdump` for aarch64), and
 //! requires, for every function of the binary that contains code of a protected function
-//! (even inlined):
+//! (even inlined; an out-of-line closure counts as part of its function):
 //! - a conditional move from the flag's update blocks (`speculation::<arch>::set_if_*`)
-//!   where the protected code updates the flag, and an `or`/`orr` from the masking block
-//!   (`speculation::<arch>::or`) where it masks, and the conditional move of the
-//!   address selection (`speculation::<arch>::select`, `protect_ref`) where it selects
-//!   what it reads (the ISA's `protected` list says which does what), each on a source
-//!   line invoking `asm!` (the debug info gives an `asm!`
-//!   block's instructions that line; the source is read to check it): the same block
-//!   written in Rust compiles to the same instruction in the same inlined function, but
-//!   one the compiler may fold or branch, and fails;
+//!   where the protected code updates the flag, an `or`/`orr` from the masking block
+//!   (`speculation::<arch>::or`) where it masks, and the conditional move of the address
+//!   selection (`speculation::<arch>::select`, `protect_ref`) where it selects what it
+//!   reads (the ISA's `protected` list says which does what), each on a source line
+//!   invoking `asm!` (the line the debug info gives an `asm!` block's instructions; the
+//!   source is read to check it): the same block written in Rust compiles to the same
+//!   instruction in the same inlined function, but one the compiler may fold or branch;
 //! - no conditional branch inside those blocks (`j*` but `jmp`; `b.cond`, `cbz`, `cbnz`,
 //!   `tbz`, `tbnz`);
 //!
