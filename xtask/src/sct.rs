@@ -113,6 +113,8 @@ const X86_64: Isa = Isa {
             "lattice_sampling::backend::x86_64::rej::store_accepted",
             UPDATES,
         ),
+        // The last slots of both AVX2 parsers (`backend/walk.rs`, generic over the step).
+        (WALK_LAST_SLOTS, UPDATES),
         ("lattice_sampling::kernels::parse_candidates_sct", BOTH),
         (
             "lattice_sampling::kernels::parse_three_byte_candidates",
@@ -131,6 +133,8 @@ const X86_64: Isa = Isa {
 /// The NEON parser's names (`backend/aarch64/rej.rs`): adjust here when they change.
 const NEON_BLOCK: &str = "lattice_sampling::backend::aarch64::rej::parse_block_neon";
 const NEON_LAST_SLOTS: &str = "lattice_sampling::backend::aarch64::rej::last_slots";
+/// The last-slots walk both instruction sets' parsers share (`backend/walk.rs`).
+const WALK_LAST_SLOTS: &str = "lattice_sampling::backend::walk::last_slots";
 
 const AARCH64: Isa = Isa {
     name: "aarch64",
@@ -154,6 +158,9 @@ const AARCH64: Isa = Isa {
         // exits; the last slots (a function of their own) update and mask.
         (NEON_BLOCK, SELECTS_AND_UPDATES),
         (NEON_LAST_SLOTS, BOTH),
+        // The walk of the last slots shared with the AVX2 parsers (generic over the step:
+        // a function of its own in the dev profile).
+        (WALK_LAST_SLOTS, UPDATES),
         ("lattice_sampling::kernels::parse_candidates_sct", BOTH),
         (
             "lattice_sampling::kernels::parse_three_byte_candidates",

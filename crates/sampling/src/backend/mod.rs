@@ -28,6 +28,9 @@ pub(crate) mod aarch64;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod compact;
 
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod walk;
+
 #[allow(unsafe_code)]
 pub(crate) mod speculation;
 

@@ -39,23 +39,9 @@ use core::arch::aarch64::{
 use lattice_field::gf3329::Q;
 use lattice_poly_ntt::mlkem::N;
 
-use crate::backend::speculation::{
-    Msf, launder, protect, protect_ref, update_ge, update_gt_const, update_lt,
-};
+use crate::backend::speculation::{Msf, protect, protect_ref};
+use crate::backend::walk::{self, BLOCK_STEPS, STEP_BYTES, STEP_CANDIDATES, block_walk};
 use crate::keccak::SHAKE128_RATE;
-
-/// Input bytes per step: 8 groups of 3 bytes (a 168-byte SHAKE128 block is 7 steps).
-const STEP_BYTES: usize = 24;
-
-/// Candidates per step: 8 per half.
-const STEP_CANDIDATES: usize = 16;
-
-/// Steps of a whole SHAKE128 block.
-const BLOCK_STEPS: usize = 7;
-const _: () = assert!(BLOCK_STEPS * STEP_BYTES == SHAKE128_RATE);
-
-/// The last fill count at which a step stores straight into the polynomial.
-const LAST_STEP_AT: usize = N - STEP_CANDIDATES;
 
 /// What the parser reads on a mispredicted path: every candidate is 0 (accepted), so the
 /// masks are 255 and the fill advances by 8 per half, whatever the real block holds.
@@ -183,39 +169,24 @@ pub(crate) fn parse_block_neon(
     let block = protect_ref(block, &ZERO_BLOCK, m);
     let (steps, _) = block.as_chunks::<STEP_BYTES>();
     let mut filled = filled;
-    macro_rules! step {
-        ($exit:lifetime, $i:literal) => {
-            // (No `launder`: `filled > N - 16` leaves `filled` more than one value.)
-            if filled > LAST_STEP_AT {
-                m = update_gt_const::<LAST_STEP_AT>(m, filled);
-                break $exit $i;
-            }
-            filled = step_neon!(&consts, &steps[$i], coeffs, filled, |mask| mask);
-        };
-    }
-    // The step the walk stopped at, past `N - 16`.
-    let s = 'block: {
-        step!('block, 0);
-        step!('block, 1);
-        step!('block, 2);
-        step!('block, 3);
-        step!('block, 4);
-        step!('block, 5);
-        step!('block, 6);
+    let s = block_walk!(steps, filled, m, |step| step_neon!(
+        &consts,
+        step,
+        coeffs,
+        filled,
+        |mask| mask
+    ));
+    if s == BLOCK_STEPS {
         // The whole block in steps (no branch left to update the flag for).
         return filled;
-    };
-    const { assert!(BLOCK_STEPS == 7) };
+    }
     *msf = m;
     last_slots(steps, s, coeffs, filled, msf)
 }
 
-/// The last slots (fewer than 16 free), from step `s` of the block on: whole steps into a
-/// window over the last 16 slots with room for a step past its end, copied back, the count
-/// stopping at `N` (the candidates past `N` are dropped; the slots before `filled` go back
-/// unchanged). At most twice per polynomial, so out of line (a tail call: the block walk
-/// keeps no stack frame). SCT: the walk's two exits update the flag on both sides and each
-/// step's masks are protected.
+/// The last slots (`walk::last_slots`, fewer than 16 free) from step `s` on, each step's
+/// masks protected. At most twice per polynomial, so out of line (a tail call: the block
+/// walk keeps no stack frame).
 #[cold]
 #[inline(never)]
 #[target_feature(enable = "neon")]
@@ -227,34 +198,15 @@ fn last_slots(
     msf: &mut Msf,
 ) -> usize {
     let consts = StepConstants::load();
-    let (mut s, mut filled, mut m) = (s, filled, *msf);
-    let mut window = [0u16; 2 * STEP_CANDIDATES];
-    loop {
-        let (s_seen, filled_seen) = (launder(s), launder(filled));
-        if s >= steps.len() {
-            m = update_ge(m, s_seen, steps.len());
-            break;
-        }
-        m = update_lt(m, s_seen, steps.len());
-        if filled >= N {
-            m = update_ge(m, filled_seen, N);
-            break;
-        }
-        m = update_lt(m, filled_seen, N);
-        // N - 16 < filled < N: the block walk stops only past N - 16.
-        window[..STEP_CANDIDATES].copy_from_slice(&coeffs[LAST_STEP_AT..]);
-        let end = step_neon!(
-            &consts,
-            &steps[s],
-            &mut window,
-            filled - LAST_STEP_AT,
-            |mask| protect(mask, m)
-        );
-        coeffs[LAST_STEP_AT..].copy_from_slice(&window[..STEP_CANDIDATES]);
-        filled = (LAST_STEP_AT + end).min(N);
-        s += 1;
-    }
-    *msf = m;
+    let (mut s, mut filled) = (s, filled);
+    walk::last_slots(
+        steps,
+        &mut s,
+        coeffs,
+        &mut filled,
+        msf,
+        |step, window, at, m| step_neon!(&consts, step, window, at, |mask| protect(mask, m)),
+    );
     filled
 }
 

@@ -46,14 +46,9 @@ use crate::backend::speculation::{
     Msf, launder, protect, update_ge, update_gt, update_gt_const, update_le, update_le_const,
     update_lt, update_nonzero, update_zero,
 };
+use crate::backend::walk::{LAST_STEP_AT, STEP_BYTES, STEP_CANDIDATES, block_walk, last_slots};
 use crate::keccak::SHAKE128_RATE;
 use crate::kernels::parse_candidates_sct;
-
-/// Input bytes per step: 8 groups of 3 bytes.
-const STEP_BYTES: usize = 24;
-
-/// Candidates per step: 8 per 128-bit half.
-const STEP_CANDIDATES: usize = 16;
 
 /// One AVX2 step (a macro: a function with the `avx2` feature is not always inlined, and
 /// the whole-block walk is straight-line code): the accepted candidates of `$step` (24
@@ -108,51 +103,6 @@ macro_rules! step_avx2 {
     }};
 }
 
-/// The last fill count at which an AVX2 step runs (its two stores take 16 slots).
-const LAST_STEP_AT: usize = N - STEP_CANDIDATES;
-
-/// Steps of a whole SHAKE128 block (168 bytes), the scheduler's calls.
-const BLOCK_STEPS: usize = 7;
-const _: () = assert!(BLOCK_STEPS * STEP_BYTES == SHAKE128_RATE);
-
-/// The last slots (fewer than 16 free), for both AVX2 parsers (a macro, as `step_avx2!`):
-/// whole steps of `$steps` from `$s` into a window over the last 16 slots with room for a
-/// step past its end, copied back, the count stopping at N, as the scalar parser does (the
-/// candidates past N are dropped; the slots before `$filled` go back unchanged). The walk's
-/// two exits update `$m` on both sides.
-macro_rules! last_slots_avx2 {
-    ($consts:expr, $steps:expr, $s:ident, $coeffs:expr, $filled:ident, $m:ident) => {
-        let (consts, steps, coeffs): (&StepConstants, &[[u8; STEP_BYTES]], &mut [u16; N]) =
-            ($consts, $steps, $coeffs);
-        let mut window = [0u16; 2 * STEP_CANDIDATES];
-        loop {
-            let (s_seen, filled_seen) = (launder($s), launder($filled));
-            if $s >= steps.len() {
-                $m = update_ge($m, s_seen, steps.len());
-                break;
-            }
-            $m = update_lt($m, s_seen, steps.len());
-            if $filled >= N {
-                $m = update_ge($m, filled_seen, N);
-                break;
-            }
-            $m = update_lt($m, filled_seen, N);
-            // N - 16 < filled < N: the loops above stop only past N - 16.
-            window[..STEP_CANDIDATES].copy_from_slice(&coeffs[N - STEP_CANDIDATES..]);
-            let end = step_avx2!(
-                &consts,
-                &steps[$s],
-                &mut window[..],
-                $filled - (N - STEP_CANDIDATES),
-                $m
-            );
-            coeffs[N - STEP_CANDIDATES..].copy_from_slice(&window[..STEP_CANDIDATES]);
-            $filled = (N - STEP_CANDIDATES + end).min(N);
-            $s += 1;
-        }
-    };
-}
-
 /// The AVX2 version of [`parse_candidates`] on one whole SHAKE128 block (what the scheduler
 /// parses), with the same contract and the same result: appends the accepted candidates
 /// of `block` to `coeffs[filled..]`, stops once `N` are filled, and returns the new fill
@@ -160,8 +110,9 @@ macro_rules! last_slots_avx2 {
 ///
 /// SCT (`crate::backend::speculation`): the seven steps are straight-line code (no walk
 /// branch to mispredict; each step's `filled + 16 <= N` exit updates the flag on its exit
-/// side); the last slots walk in a loop whose two exits update the flag on both sides
-/// (`last_slots_avx2!`); each step's acceptance mask is protected (`step_avx2!`).
+/// side: `walk::block_walk!`); the last slots walk in a loop whose two exits update the
+/// flag on both sides (`walk::last_slots`); each step's acceptance mask is protected
+/// (`step_avx2!`).
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(crate) fn parse_block_avx2(
@@ -175,37 +126,17 @@ pub(crate) fn parse_block_avx2(
     let mut filled = filled;
     let mut m = msf;
     let (steps, _) = block.as_chunks::<STEP_BYTES>();
-    let block: &[[u8; STEP_BYTES]; BLOCK_STEPS] = steps.try_into().expect("7 steps");
-    let mut s = 0;
-    // Straight-line at every optimization level: the only branch is each step's exit,
-    // and every step reads its own bytes of the block, whichever way that exit goes.
-    // So its continuing side does not update the flag (measured: 4 instructions a step,
-    // 0.4 % of an ML-KEM-768 key generation): a mispredicted "continue" runs a step on
-    // bytes of the same public block, whose two stores past the fill position are the
-    // bounds-checked stores of public candidates that "What is not covered" in
-    // `SECURITY.md` lists (Spectre v1.1). The exit side updates it.
-    macro_rules! step {
-        ($exit:lifetime, $i:literal) => {
-            // (No `launder`: `filled > N - 16` leaves `filled` more than one value.)
-            if filled > LAST_STEP_AT {
-                m = update_gt_const::<LAST_STEP_AT>(m, filled);
-                break $exit;
-            }
-            filled = step_avx2!(&consts, &block[$i], coeffs, filled, m);
-            s = $i + 1;
-        };
-    }
-    'block: {
-        step!('block, 0);
-        step!('block, 1);
-        step!('block, 2);
-        step!('block, 3);
-        step!('block, 4);
-        step!('block, 5);
-        step!('block, 6);
-    }
-    const { assert!(BLOCK_STEPS == 7) };
-    last_slots_avx2!(&consts, steps, s, &mut *coeffs, filled, m);
+    let mut s = block_walk!(steps, filled, m, |step| step_avx2!(
+        &consts, step, coeffs, filled, m
+    ));
+    last_slots(
+        steps,
+        &mut s,
+        coeffs,
+        &mut filled,
+        &mut m,
+        |step, window, at, m| step_avx2!(&consts, step, &mut window[..], at, m),
+    );
     (filled, m)
 }
 
@@ -244,7 +175,14 @@ pub(crate) fn parse_candidates_avx2(
         filled = step_avx2!(&consts, &steps[s], coeffs, filled, m);
         s += 1;
     }
-    last_slots_avx2!(&consts, steps, s, &mut *coeffs, filled, m);
+    last_slots(
+        steps,
+        &mut s,
+        coeffs,
+        &mut filled,
+        &mut m,
+        |step, window, at, m| step_avx2!(&consts, step, &mut window[..], at, m),
+    );
     // The slots past `filled` that the stores touched hold candidates (all below q) or
     // zeros, and a later step or parser overwrites them; slots never reached keep their
     // previous value, as with the scalar parser. Bytes past the last whole step (only the
