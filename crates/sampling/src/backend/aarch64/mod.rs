@@ -197,6 +197,35 @@ mod tests {
         }
     }
 
+    /// A whole batch with the scheduler's flag forced set, as if it all ran on a mispredicted
+    /// path: every parse, in both lanes and the lone job's, reads the zero block instead of
+    /// its stream (the flag reaches the parser through the scheduler), so each polynomial is
+    /// all zeros; a parse that read its own bytes would fail.
+    #[test]
+    fn misspeculated_batches_read_the_zero_block() {
+        for (name, run) in entries() {
+            for count in [1, 2, 3, 5] {
+                let seeds = seeds(&[count as u8 ^ 0x5a; 32], count);
+                let mut got = std::vec![NttPoly::zero(); count];
+                crate::backend::speculation::force_misspeculation(|| {
+                    let mut jobs: Vec<Job<'_>> = seeds
+                        .iter()
+                        .zip(&mut got)
+                        .map(|(seed, poly)| Job::SampleNtt {
+                            seed: *seed,
+                            out: poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
+                        })
+                        .collect();
+                    run(&mut jobs);
+                });
+                assert!(
+                    got.iter().all(|p| p.coeffs().iter().all(|&c| c == 0)),
+                    "{name}, {count} seeds"
+                );
+            }
+        }
+    }
+
     #[test]
     fn sample_ntt_batch_with_fourth_blocks() {
         // Seeds that need a fourth block (about 1 in 100), in both lane positions of a
