@@ -113,7 +113,12 @@ const X86_64: Isa = Isa {
             "lattice_sampling::backend::x86_64::rej::store_accepted",
             UPDATES,
         ),
-        // The last slots of both AVX2 parsers (`backend/walk.rs`, generic over the step).
+        // The last slots of both AVX2 parsers: the AVX2 step (masking) in the walk shared
+        // with NEON (`backend/walk.rs`, generic over the step: updates).
+        (
+            "lattice_sampling::backend::x86_64::rej::last_slots_avx2",
+            BOTH,
+        ),
         (WALK_LAST_SLOTS, UPDATES),
         ("lattice_sampling::kernels::parse_candidates_sct", BOTH),
         (

@@ -170,22 +170,31 @@ mod tests {
             .collect()
     }
 
+    /// The `SampleNTT` polynomials of `seeds` by the entry point `run`.
+    fn run_sample_ntt(
+        run: fn(&mut [Job<'_>]),
+        seeds: &[[u8; SAMPLE_NTT_SEED_BYTES]],
+    ) -> Vec<NttPoly> {
+        let mut got = std::vec![NttPoly::zero(); seeds.len()];
+        let mut jobs: Vec<Job<'_>> = seeds
+            .iter()
+            .zip(&mut got)
+            .map(|(seed, poly)| Job::SampleNtt {
+                seed: *seed,
+                out: poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
+            })
+            .collect();
+        run(&mut jobs);
+        drop(jobs);
+        got
+    }
+
     /// Both entry points against the portable batch.
     fn check_sample_ntt(seeds: &[[u8; SAMPLE_NTT_SEED_BYTES]]) {
         let mut want = std::vec![NttPoly::zero(); seeds.len()];
         sample_ntt_batch_portable(seeds, &mut want);
         for (name, run) in entries() {
-            let mut got = std::vec![NttPoly::zero(); seeds.len()];
-            let mut jobs: Vec<Job<'_>> = seeds
-                .iter()
-                .zip(&mut got)
-                .map(|(seed, poly)| Job::SampleNtt {
-                    seed: *seed,
-                    out: poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
-                })
-                .collect();
-            run(&mut jobs);
-            drop(jobs);
+            let got = run_sample_ntt(run, seeds);
             assert_eq!(got, want, "{name}, {} seeds", seeds.len());
         }
     }
@@ -206,17 +215,8 @@ mod tests {
         for (name, run) in entries() {
             for count in [1, 2, 3, 5] {
                 let seeds = seeds(&[count as u8 ^ 0x5a; 32], count);
-                let mut got = std::vec![NttPoly::zero(); count];
-                crate::backend::speculation::force_misspeculation(|| {
-                    let mut jobs: Vec<Job<'_>> = seeds
-                        .iter()
-                        .zip(&mut got)
-                        .map(|(seed, poly)| Job::SampleNtt {
-                            seed: *seed,
-                            out: poly.coeffs_mut(lattice_poly_ntt::__private::WORKSPACE),
-                        })
-                        .collect();
-                    run(&mut jobs);
+                let got = crate::backend::speculation::force_misspeculation(|| {
+                    run_sample_ntt(run, &seeds)
                 });
                 assert!(
                     got.iter().all(|p| p.coeffs().iter().all(|&c| c == 0)),

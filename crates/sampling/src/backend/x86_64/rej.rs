@@ -103,6 +103,23 @@ macro_rules! step_avx2 {
     }};
 }
 
+/// `walk::last_slots` with the AVX2 step (fewer than 16 slots free), for both AVX2
+/// parsers.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn last_slots_avx2(
+    consts: &StepConstants,
+    steps: &[[u8; STEP_BYTES]],
+    s: &mut usize,
+    coeffs: &mut [u16; N],
+    filled: &mut usize,
+    msf: &mut Msf,
+) {
+    last_slots(steps, s, coeffs, filled, msf, |step, window, at, m| {
+        step_avx2!(consts, step, &mut window[..], at, m)
+    });
+}
+
 /// The AVX2 version of [`parse_candidates`] on one whole SHAKE128 block (what the scheduler
 /// parses), with the same contract and the same result: appends the accepted candidates
 /// of `block` to `coeffs[filled..]`, stops once `N` are filled, and returns the new fill
@@ -129,14 +146,7 @@ pub(crate) fn parse_block_avx2(
     let mut s = block_walk!(steps, filled, m, |step| step_avx2!(
         &consts, step, coeffs, filled, m
     ));
-    last_slots(
-        steps,
-        &mut s,
-        coeffs,
-        &mut filled,
-        &mut m,
-        |step, window, at, m| step_avx2!(&consts, step, &mut window[..], at, m),
-    );
+    last_slots_avx2(&consts, steps, &mut s, coeffs, &mut filled, &mut m);
     (filled, m)
 }
 
@@ -175,14 +185,7 @@ pub(crate) fn parse_candidates_avx2(
         filled = step_avx2!(&consts, &steps[s], coeffs, filled, m);
         s += 1;
     }
-    last_slots(
-        steps,
-        &mut s,
-        coeffs,
-        &mut filled,
-        &mut m,
-        |step, window, at, m| step_avx2!(&consts, step, &mut window[..], at, m),
-    );
+    last_slots_avx2(&consts, steps, &mut s, coeffs, &mut filled, &mut m);
     // The slots past `filled` that the stores touched hold candidates (all below q) or
     // zeros, and a later step or parser overwrites them; slots never reached keep their
     // previous value, as with the scalar parser. Bytes past the last whole step (only the
