@@ -683,19 +683,19 @@ mod tests {
     const SAMPLE: &str = "\
 0000000000001000 <lattice_sampling::backend::x86_64::run_avx2>:
 lattice_sampling::backend::x86_64::run_avx2():
-/w/crates/sampling/src/backend/x86_64/mod.rs:150
+/w/crates/lattice-sampling/src/backend/x86_64/mod.rs:150
     1000:\tlfence
 lattice_sampling::scheduler::Lanes<4, lattice_sampling::backend::x86_64::Avx2Kernels>::round():
-/w/crates/sampling/src/scheduler.rs:200
+/w/crates/lattice-sampling/src/scheduler.rs:200
     1004:\tmov    rax,rbx
 lattice_sampling::backend::speculation::x86_64::set_if_above():
-/w/crates/sampling/src/backend/speculation/x86_64.rs:80
+/w/crates/lattice-sampling/src/backend/speculation/x86_64.rs:80
     1008:\tcmp    rcx,0x0
     100c:\tcmova  rax,rdx
 
 0000000000002000 <lattice_sampling::backend::x86_64::rej::parse_block_avx2>:
 lattice_sampling::backend::x86_64::rej::parse_block_avx2():
-/w/crates/sampling/src/backend/x86_64/rej.rs:170
+/w/crates/lattice-sampling/src/backend/x86_64/rej.rs:170
     2000:\tvpmovmskb eax,ymm2
     2004:\tmov    rax,rbx
 ";
@@ -725,35 +725,35 @@ lattice_sampling::backend::x86_64::rej::parse_block_avx2():
     const AARCH64_SAMPLE: &str = "\
 00000000000a8000 <lattice_sampling::backend::aarch64::run_neon>:
 lattice_sampling::backend::aarch64::run_neon:
-/w/crates/sampling/src/backend/aarch64/mod.rs:130
+/w/crates/lattice-sampling/src/backend/aarch64/mod.rs:130
    a8000:\tmov\tx8, xzr
 lattice_sampling::backend::speculation::aarch64::barrier:
-/w/crates/sampling/src/backend/speculation/aarch64.rs:13
+/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:13
    a8004:\tdsb\tnsh
    a8008:\tisb
    a800c:\tcsdb
 lattice_sampling::scheduler::Lanes<_,K>::round:
-/w/crates/sampling/src/scheduler.rs:200
+/w/crates/lattice-sampling/src/scheduler.rs:200
    a8010:\tcmp\tx9, #0x3
 lattice_sampling::backend::speculation::aarch64::set_if_b:
-/w/crates/sampling/src/backend/speculation/aarch64.rs:44
+/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:44
    a8014:\tcmp\tx16, x13
    a8018:\tcsel\tx8, x14, x8, cc\t// cc = lo, ul, last
 lattice_sampling::backend::aarch64::rej::parse_block_neon:
-/w/crates/sampling/src/backend/aarch64/rej.rs:180
+/w/crates/lattice-sampling/src/backend/aarch64/rej.rs:180
    a801c:\tadrp\tx10, 0
 lattice_sampling::backend::speculation::aarch64::select:
-/w/crates/sampling/src/backend/speculation/aarch64.rs:131
+/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:131
    a8020:\tcmp\tx8, #0x0
    a8024:\tcsel\tx0, x10, x0, ne
 lattice_sampling::backend::aarch64::rej::parse_block_neon:
-/w/crates/sampling/src/backend/aarch64/rej.rs:188
+/w/crates/lattice-sampling/src/backend/aarch64/rej.rs:188
    a8028:\tcmp\tx2, #0xf0
    a802c:\tb.hi\ta8040 <lattice_sampling::backend::aarch64::run_neon+0x40>  // b.pmore
 
 00000000000a9000 <lattice_sampling::backend::aarch64::rej::parse_block_neon>:
 lattice_sampling::backend::aarch64::rej::parse_block_neon:
-/w/crates/sampling/src/backend/aarch64/rej.rs:180
+/w/crates/lattice-sampling/src/backend/aarch64/rej.rs:180
    a9000:\tcmp\tx2, #0xf0
    a9004:\tb.hi\ta9040 <lattice_sampling::backend::aarch64::rej::parse_block_neon+0x40>
 core::cmp::Ord::min:
@@ -762,30 +762,30 @@ core::cmp::Ord::min:
 
 00000000000a9800 <lattice_sampling::backend::aarch64::rej::last_slots>:
 lattice_sampling::backend::aarch64::rej::last_slots:
-/w/crates/sampling/src/backend/aarch64/rej.rs:240
+/w/crates/lattice-sampling/src/backend/aarch64/rej.rs:240
    a9800:\tcmp\tx1, #0x6
 lattice_sampling::backend::speculation::aarch64::set_if_ae:
-/w/crates/sampling/src/backend/speculation/aarch64.rs:24
+/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:24
    a9804:\tcmp\tx1, x9
    a9808:\tcsel\tx10, x11, x10, hs
 lattice_sampling::backend::aarch64::rej::last_slots:
-/w/crates/sampling/src/backend/aarch64/rej.rs:251
+/w/crates/lattice-sampling/src/backend/aarch64/rej.rs:251
    a980c:\torr\tx15, x15, x10
 lattice_sampling::backend::speculation::aarch64::or:
-/w/crates/sampling/src/backend/speculation/aarch64.rs:108
+/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:108
    a9810:\tmov\tx15, x15
 
 00000000000aa000 <lattice_sampling::kernels::parse_candidates_sct>:
 lattice_sampling::kernels::parse_candidates_sct:
-/w/crates/sampling/src/kernels.rs:90
+/w/crates/lattice-sampling/src/kernels.rs:90
    aa000:\tldrb\tw8, [x0]
 lattice_sampling::backend::speculation::aarch64::set_if_ae:
-/w/crates/sampling/src/backend/speculation/aarch64.rs:24
+/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:24
    aa004:\tcmp\tx8, x9
    aa008:\tcbnz\tx8, aa010 <lattice_sampling::kernels::parse_candidates_sct+0x10>
    aa00c:\tcsel\tx10, x11, x10, hs
 lattice_sampling::backend::speculation::aarch64::or:
-/w/crates/sampling/src/backend/speculation/aarch64.rs:108
+/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:108
    aa010:\torr\tx8, x8, x10
 ";
 
@@ -845,18 +845,18 @@ lattice_sampling::backend::speculation::aarch64::or:
         let text = "\
 00000000000da07c <lattice_sampling::backend::aarch64::rej::last_slots>:
 lattice_sampling::backend::aarch64::rej::last_slots:
-/w/crates/sampling/src/backend/aarch64/rej.rs:240
+/w/crates/lattice-sampling/src/backend/aarch64/rej.rs:240
    da07c:\tbl\tdc2b4 <lattice_sampling::backend::aarch64::rej::last_slots::{{closure}}>
 lattice_sampling::backend::speculation::aarch64::set_if_ae:
-/w/crates/sampling/src/backend/speculation/aarch64.rs:24
+/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:24
    da080:\tcsel\tx10, x11, x10, hs
 
 00000000000dc2b4 <lattice_sampling::backend::aarch64::rej::last_slots::{{closure}}>:
 lattice_sampling::backend::aarch64::rej::last_slots::{{closure}}:
-/w/crates/sampling/src/backend/aarch64/rej.rs:251
+/w/crates/lattice-sampling/src/backend/aarch64/rej.rs:251
    dc2b4:\tsub\tsp, sp, #0x40
 lattice_sampling::backend::speculation::aarch64::or:
-/w/crates/sampling/src/backend/speculation/aarch64.rs:108
+/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:108
    dc2dc:\torr\tx8, x1, x8
 ";
         let functions = parse(text);

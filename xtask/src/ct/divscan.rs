@@ -578,7 +578,7 @@ ct_harness::leaky::divide_by_secret():
 core::slice::iter::ChunksExactMut<T>::new:
 /rustc/abc/library/core/src/slice/iter.rs:2029
     1040:\tdiv    %rdi
-/w/crates/mlkem/src/kpke.rs:150
+/w/crates/lazykem/src/kpke.rs:150
     1042:\tcall   1060 <keccak::p1600>
     1047:\tcall   1080 <core::panicking::panic_bounds_check>
     104c:\tjne    1042 <lazykem::kpke::encrypt+0x2>
@@ -599,7 +599,7 @@ core::slice::iter::ChunksExactMut<T>::new:
 
 00000000000010a0 <core::array::<impl [T; N]>::map>:
 lazykem::compress::compress:
-/w/crates/mlkem/src/compress.rs:46
+/w/crates/lazykem/src/compress.rs:46
     10a0:\tdiv    %edi
     10a2:\tret
 ";
@@ -758,7 +758,7 @@ ct_harness::leaky::divide_by_secret():
 
 0000000000001070 <core::array::<impl [T; N]>::map>:
 lazykem::compress::compress:
-/w/crates/mlkem/src/compress.rs:46
+/w/crates/lazykem/src/compress.rs:46
     1070:\tsdiv\tw0, w0, w1
     1074:\tfdiv\td0, d0, d1
     1078:\tret

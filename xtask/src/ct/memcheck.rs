@@ -163,9 +163,9 @@ mod tests {
 ==42== Command: ./ct-harness leaky
 ==42== 
 ==42== Conditional jump or move depends on uninitialised value(s)
-==42==    at 0x1470F9: parse_candidates (/w/crates/sampling/src/sample_ntt.rs:90)
-==42==    by 0x1470F9: lattice_sampling::sample_ntt::sample_ntt (/w/crates/sampling/src/sample_ntt.rs:51)
-==42==    by 0x139926: lazykem::kpke::key_gen (/w/crates/mlkem/src/kpke.rs:96)
+==42==    at 0x1470F9: parse_candidates (/w/crates/lattice-sampling/src/sample_ntt.rs:90)
+==42==    by 0x1470F9: lattice_sampling::sample_ntt::sample_ntt (/w/crates/lattice-sampling/src/sample_ntt.rs:51)
+==42==    by 0x139926: lazykem::kpke::key_gen (/w/crates/lazykem/src/kpke.rs:96)
 ==42==    by 0x12A74B: main (in /w/target/ct-harness)
 ==42==  Uninitialised value was created by a client request
 ==42==    at 0x124024: ct_harness::run_kem (/w/ct-harness/src/main.rs:10)
@@ -192,7 +192,7 @@ leaky: program output never lands in the log
         assert_eq!(first.stack[0].function, "parse_candidates");
         assert_eq!(
             first.stack[2].location,
-            "/w/crates/mlkem/src/kpke.rs:96".to_string()
+            "/w/crates/lazykem/src/kpke.rs:96".to_string()
         );
         assert_eq!(first.stack[3].location, "in /w/target/ct-harness");
         assert_eq!(

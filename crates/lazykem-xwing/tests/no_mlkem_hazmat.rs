@@ -29,8 +29,8 @@ fn main() {
 /// Writes the probe crate with `main_rs` and runs `cargo check` on it: (success, stderr).
 fn check_probe(dir: &Path, main_rs: &str) -> (bool, String) {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mlkem = crates.join("mlkem");
-    let xwing = crates.join("xwing");
+    let mlkem = crates.join("lazykem");
+    let xwing = crates.join("lazykem-xwing");
     let workspace_lock = crates.join("../Cargo.lock");
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let manifest = format!(

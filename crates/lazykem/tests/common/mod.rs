@@ -79,7 +79,7 @@ pub const Q: u16 = 3329;
 
 /// Directory holding the `acvp/`, `wycheproof/` and `cctv/` vector folders.
 ///
-/// Defaults to `<workspace root>/vectors` (vendored; this crate is `<root>/crates/mlkem`), and
+/// Defaults to `<workspace root>/vectors` (vendored; this crate is `<root>/crates/lazykem`), and
 /// can be overridden with the `MLKEM_VECTORS_DIR` environment variable.
 pub fn vectors_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("MLKEM_VECTORS_DIR") {

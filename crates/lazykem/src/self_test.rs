@@ -37,7 +37,7 @@
 //! exports, two decapsulations with the parsed key and two from the expanded key, and one
 //! encapsulation from key bytes, plus SHA3-256 of the outputs: once per process (about
 //! 0.3-0.7 ms for all three sets on an AVX-512 machine, measured by the `self_test` bench
-//! of `benches/`); afterwards the check is one atomic load. `generate_checked` costs about
+//! of `mlkem-benches/`); afterwards the check is one atomic load. `generate_checked` costs about
 //! 2.3 times `generate` (the pairwise test).
 
 mod kats;
