@@ -89,6 +89,8 @@ mod backend;
 mod classical;
 mod hybrid;
 mod kem;
+#[cfg(feature = "ring")]
+mod ring_base;
 
 use classical::{EcdhGroup, P256, P384};
 use hybrid::{HybridGroup, Order};
@@ -154,7 +156,9 @@ pub static ALL_KX_GROUPS: &[&dyn SupportedKxGroup] = &[
 /// preferred); its cipher suites, signature algorithms, RNG and key loader are kept.
 ///
 /// ```
-/// let provider = rustls_lazykem::provider_with(rustls::crypto::ring::default_provider());
+/// // rustls's aws-lc-rs provider (rustls's `aws_lc_rs` feature) with these groups instead of
+/// // AWS-LC's: the same as `aws_lc_rs_provider()`.
+/// let provider = rustls_lazykem::provider_with(rustls::crypto::aws_lc_rs::default_provider());
 /// assert_eq!(provider.kx_groups[0].name(), rustls::NamedGroup::X25519MLKEM768);
 /// ```
 #[must_use]
@@ -176,7 +180,7 @@ pub fn provider_with(base: CryptoProvider) -> CryptoProvider {
 #[cfg_attr(docsrs, doc(cfg(feature = "ring")))]
 #[must_use]
 pub fn ring_provider() -> CryptoProvider {
-    provider_with(rustls::crypto::ring::default_provider())
+    ring_base::provider()
 }
 
 /// rustls's `aws-lc-rs` provider (ciphers, signatures, RNG) with this crate's groups in
