@@ -115,8 +115,9 @@
 //!   exchange's time and it is the faster of the two (figures in the repository's
 //!   `docs/performance-history.md`, "TLS key exchange").
 //! - P-256 and P-384: RustCrypto's `p256` and `p384`.
-//! - Cipher suites, signatures and the handshake's RNG: the provider's (`ring` or
-//!   `aws-lc-rs`); key shares draw from the operating system's RNG (`getrandom`).
+//! - Cipher suites and signatures: the provider's (`ring` or `aws-lc-rs`). Key shares draw
+//!   from the operating system's RNG (`getrandom`), and so does the rest of the handshake
+//!   with [`ring_provider()`]; [`aws_lc_rs_provider()`] keeps AWS-LC's RNG.
 //!
 //! [rustls]: https://docs.rs/rustls/0.23
 #![forbid(unsafe_code)]
@@ -212,8 +213,13 @@ pub fn provider_with(base: CryptoProvider) -> CryptoProvider {
     }
 }
 
-/// rustls's `ring` provider (ciphers, signatures, RNG) with this crate's groups,
-/// X25519MLKEM768 preferred. Enabled by the `ring` feature (default).
+/// rustls's `ring` cipher suites, signature verification and private-key loading with this
+/// crate's groups, X25519MLKEM768 preferred, and the operating system's RNG (`getrandom`, the
+/// source `ring` uses too). Enabled by the `ring` feature (default).
+///
+/// The same provider as rustls's `crypto::ring::default_provider` but for the groups, built
+/// from rustls's and webpki's public `ring` items: rustls 0.23.48 deprecated that function
+/// for its lack of post-quantum groups, which this one has.
 ///
 /// ```
 /// let provider = rustls_lazykem::ring_provider();
