@@ -40,9 +40,9 @@ pub(crate) trait Curve: Send + Sync + 'static {
     fn agree(own: Self::Secret, peer: &[u8], secret: &mut Vec<u8>) -> Result<(), Error>;
 }
 
-/// X25519 (RFC 7748 section 5): graviola's formally verified assembly where it runs
-/// (x86_64 with AVX2, BMI2 and ADX; aarch64), x25519-dalek everywhere else; chosen by
-/// measurement (see the crate docs, "Which X25519").
+/// X25519 (RFC 7748 section 5): graviola's formally verified assembly where graviola's CPU
+/// check passes, x25519-dalek everywhere else (see the crate docs, "Which implementations
+/// run").
 #[derive(Debug)]
 pub(crate) struct X25519;
 

@@ -1,14 +1,52 @@
-//! Post-quantum key exchange for [rustls] 0.23 on this workspace's ML-KEM (FIPS 203): the
+//! Post-quantum key exchange for [rustls] 0.23 on the `lazykem` ML-KEM (FIPS 203): the
 //! hybrid groups of draft-ietf-tls-ecdhe-mlkem (`X25519MLKEM768`, `SecP256r1MLKEM768`,
 //! `SecP384r1MLKEM1024`) and the pure ML-KEM groups of draft-ietf-tls-mlkem (`MLKEM512`,
 //! `MLKEM768`, `MLKEM1024`), each a `&'static dyn SupportedKxGroup` that any rustls
-//! `CryptoProvider` can take.
+//! `CryptoProvider` can take, and [`ring_provider()`] / [`aws_lc_rs_provider()`], rustls's
+//! providers with these groups, X25519MLKEM768 preferred.
+//!
+//! # Example
+//! A TLS 1.3 server and client on 127.0.0.1 with a self-signed certificate (from the `rcgen`
+//! crate), both on [`ring_provider()`]: each side prints the group it negotiated,
+//! X25519MLKEM768. This is the crate's `loopback` example; it needs
+//! `rustls = { version = "0.23", default-features = false, features = ["std"] }` and
+//! `rcgen = "0.14"` beside this crate in `[dependencies]`.
 //!
 //! ```
-//! use std::sync::Arc;
+#![doc = include_str!("../examples/loopback.rs")]
+//! ```
+//!
+//! # Features
+//! | feature | gives | enables in rustls |
+//! |---|---|---|
+//! | `ring` (default) | [`ring_provider()`]: rustls's `ring` cipher suites, signature verification, key loading and these groups | `ring` (and `rustls-webpki`'s `ring`) |
+//! | `aws-lc-rs` | [`aws_lc_rs_provider()`]: rustls's `aws-lc-rs` provider with these groups instead of AWS-LC's (builds AWS-LC: needs a C compiler) | `aws_lc_rs` |
+//!
+//! rustls is always taken with `default-features = false, features = ["std"]`.
+//! - default (`ring`): [`ring_provider()`] and everything below.
+//! - `default-features = false, features = ["aws-lc-rs"]`: [`aws_lc_rs_provider()`], no
+//!   `ring` in the build.
+//! - `features = ["aws-lc-rs"]` (with the default): both providers.
+//! - `default-features = false`: no provider of its own; the group statics,
+//!   [`ALL_KX_GROUPS`] and [`provider_with`], which puts the groups into any
+//!   `CryptoProvider` (a third-party one, or rustls's own).
+//!
+//! A provider's TLS 1.2 cipher suites are present when rustls's `tls12` feature is on in
+//! the build; the post-quantum groups are for TLS 1.3 only.
+//!
+//! # Checking the group
+//! `negotiated_key_exchange_group()` on a `ClientConnection` or `ServerConnection` names
+//! the group after the handshake (the example asserts X25519MLKEM768). A peer without
+//! post-quantum support negotiates a plain group of [`ALL_KX_GROUPS`]; a provider whose
+//! `kx_groups` holds only post-quantum groups refuses such peers.
+//!
+//! # One key exchange by hand
+//! What rustls does with a group during a handshake:
+//!
+//! ```
 //! use rustls_lazykem::X25519MLKEM768;
 //!
-//! // One key exchange by hand: the client's key share, the server's answer, the client's end.
+//! // The client's key share, the server's answer, the client's end.
 //! let client = X25519MLKEM768.start()?;
 //! assert_eq!(client.pub_key().len(), 1184 + 32); // ML-KEM-768 ek || X25519 share
 //! let server = X25519MLKEM768.start_and_complete(client.pub_key())?;
@@ -16,13 +54,13 @@
 //! let secret = client.complete(&server.pub_key)?;
 //! assert_eq!(secret.secret_bytes(), server.secret.secret_bytes()); // 64 bytes
 //!
-//! // In a TLS configuration: rustls's `ring` ciphers and signatures with these groups,
-//! // X25519MLKEM768 preferred (the `ring` feature).
+//! // In a client configuration that trusts no certificate yet (add yours to `roots`).
 //! # #[cfg(feature = "ring")] {
-//! let provider = Arc::new(rustls_lazykem::ring_provider());
+//! let roots = rustls::RootCertStore::empty();
+//! let provider = std::sync::Arc::new(rustls_lazykem::ring_provider());
 //! let config = rustls::ClientConfig::builder_with_provider(provider)
 //!     .with_safe_default_protocol_versions()?
-//!     .with_root_certificates(rustls::RootCertStore::empty())
+//!     .with_root_certificates(roots)
 //!     .with_no_client_auth();
 //! # let _ = config; }
 //! # Ok::<(), rustls::Error>(())
@@ -68,12 +106,18 @@
 //! buffer that is erased on failure and otherwise handed to rustls's `SharedSecret`, which
 //! erases it when dropped. No type of this crate prints a secret in its `Debug` output.
 //!
-//! # Which X25519
-//! graviola 0.4.4's X25519 (formally verified s2n-bignum assembly) on CPUs it supports
-//! (x86_64 with AVX2, BMI2 and ADX, checked at run time; aarch64), x25519-dalek 3 elsewhere.
-//! X25519 is most of a hybrid exchange's time, and graviola's is about as fast as AWS-LC's
-//! and about 2.5 times as fast as x25519-dalek's (`cargo bench -p mlkem-benches --features
-//! tls --bench tls_kx`, AMD Zen 4).
+//! # Which implementations run
+//! - ML-KEM: `lazykem`, on the best backend the CPU has (detected at run time).
+//! - X25519: graviola 0.4's (formally verified s2n-bignum assembly) where graviola's CPU
+//!   check passes, tested at run time (x86-64 with AES-NI, PCLMULQDQ, BMI1, ADX, AVX and
+//!   AVX2; aarch64 with the AES, PMULL and SHA-2 extensions); x25519-dalek 3 elsewhere,
+//!   including every other architecture. graviola's because X25519 is most of a hybrid
+//!   exchange's time and it is the faster of the two (figures in the repository's
+//!   `docs/performance-history.md`, "TLS key exchange").
+//! - P-256 and P-384: RustCrypto's `p256` and `p384`.
+//! - Cipher suites and signatures: the provider's (`ring` or `aws-lc-rs`). Key shares draw
+//!   from the operating system's RNG (`getrandom`), and so does the rest of the handshake
+//!   with [`ring_provider()`]; [`aws_lc_rs_provider()`] keeps AWS-LC's RNG.
 //!
 //! [rustls]: https://docs.rs/rustls/0.23
 #![forbid(unsafe_code)]
@@ -89,6 +133,8 @@ mod backend;
 mod classical;
 mod hybrid;
 mod kem;
+#[cfg(feature = "ring")]
+mod ring_base;
 
 use classical::{EcdhGroup, P256, P384};
 use hybrid::{HybridGroup, Order};
@@ -124,7 +170,7 @@ pub static MLKEM768: &dyn SupportedKxGroup = &KemGroup::<MlKem768>::new(NamedGro
 pub static MLKEM1024: &dyn SupportedKxGroup = &KemGroup::<MlKem1024>::new(NamedGroup::MLKEM1024);
 
 /// Plain X25519 (0x001D, RFC 8446 / RFC 7748): the classical half of [`X25519MLKEM768`],
-/// through graviola where the CPU runs it, else `x25519-dalek` (see "Which X25519" above).
+/// through graviola where the CPU runs it, else `x25519-dalek` (see "Which implementations run" above).
 pub static X25519: &dyn SupportedKxGroup = &EcdhGroup::<classical::X25519>::new();
 
 /// Plain secp256r1 (0x0017) ECDHE through RustCrypto `p256`: the classical half of
@@ -154,7 +200,9 @@ pub static ALL_KX_GROUPS: &[&dyn SupportedKxGroup] = &[
 /// preferred); its cipher suites, signature algorithms, RNG and key loader are kept.
 ///
 /// ```
-/// let provider = rustls_lazykem::provider_with(rustls::crypto::ring::default_provider());
+/// // rustls's aws-lc-rs provider (rustls's `aws_lc_rs` feature) with these groups instead of
+/// // AWS-LC's: the same as `aws_lc_rs_provider()`.
+/// let provider = rustls_lazykem::provider_with(rustls::crypto::aws_lc_rs::default_provider());
 /// assert_eq!(provider.kx_groups[0].name(), rustls::NamedGroup::X25519MLKEM768);
 /// ```
 #[must_use]
@@ -165,8 +213,13 @@ pub fn provider_with(base: CryptoProvider) -> CryptoProvider {
     }
 }
 
-/// rustls's `ring` provider (ciphers, signatures, RNG) with this crate's groups,
-/// X25519MLKEM768 preferred. Enabled by the `ring` feature (default).
+/// rustls's `ring` cipher suites, signature verification and private-key loading with this
+/// crate's groups, X25519MLKEM768 preferred, and the operating system's RNG (`getrandom`, the
+/// source `ring` uses too). Enabled by the `ring` feature (default).
+///
+/// The same provider as rustls's `crypto::ring::default_provider` but for the groups, built
+/// from rustls's and webpki's public `ring` items: rustls 0.23.48 deprecated that function
+/// for its lack of post-quantum groups, which this one has.
 ///
 /// ```
 /// let provider = rustls_lazykem::ring_provider();
@@ -176,7 +229,7 @@ pub fn provider_with(base: CryptoProvider) -> CryptoProvider {
 #[cfg_attr(docsrs, doc(cfg(feature = "ring")))]
 #[must_use]
 pub fn ring_provider() -> CryptoProvider {
-    provider_with(rustls::crypto::ring::default_provider())
+    ring_base::provider()
 }
 
 /// rustls's `aws-lc-rs` provider (ciphers, signatures, RNG) with this crate's groups in
@@ -201,6 +254,12 @@ pub(crate) const INVALID_KEY_SHARE: Error = Error::PeerMisbehaved(PeerMisbehaved
 pub(crate) fn random_failed() -> Error {
     Error::from(GetRandomFailed)
 }
+
+/// The README's examples (the loopback server and client, the post-quantum-only provider),
+/// compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,7 @@
 //! The X25519 implementations, the only code of this crate that names an instruction set:
-//! graviola's formally verified assembly where the target and CPU have it (x86_64 with
-//! AVX2, BMI2 and ADX; aarch64), x25519-dalek everywhere else; chosen by measurement (see
-//! the crate docs, "Which X25519").
+//! graviola's formally verified assembly where the target is x86_64 or aarch64 and
+//! graviola's run-time CPU check passes, x25519-dalek everywhere else. graviola's because it
+//! is the faster (figures: docs/performance-history.md, "TLS key exchange").
 
 use alloc::vec::Vec;
 

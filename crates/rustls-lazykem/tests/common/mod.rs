@@ -40,7 +40,7 @@ fn identity() -> &'static (CertificateDer<'static>, PrivatePkcs8KeyDer<'static>)
 /// Which stack's ciphers, signatures and RNG a configuration uses.
 #[derive(Clone, Copy, Debug)]
 pub enum Stack {
-    /// rustls's ring provider, the base of `rustls_lazykem::ring_provider`.
+    /// rustls's ring ciphers and signatures, as `rustls_lazykem::ring_provider` assembles them.
     Ring,
     /// rustls's aws-lc-rs provider (AWS-LC, an independent ML-KEM and X25519).
     AwsLc,
@@ -48,7 +48,7 @@ pub enum Stack {
 
 fn provider(stack: Stack, groups: &[Group]) -> Arc<CryptoProvider> {
     let base = match stack {
-        Stack::Ring => rustls::crypto::ring::default_provider(),
+        Stack::Ring => rustls_lazykem::ring_provider(),
         Stack::AwsLc => rustls::crypto::aws_lc_rs::default_provider(),
     };
     Arc::new(CryptoProvider {
