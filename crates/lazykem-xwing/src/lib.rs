@@ -85,8 +85,9 @@ const _: () = assert!(PK_M + 32 == ENCAPSULATION_KEY_SIZE && CT_M + 32 == CIPHER
 /// `XWingLabel`: the ASCII bytes `\./` `/^\` (draft section 5.3).
 const LABEL: [u8; 6] = *b"\\.//^\\";
 
-/// Why an input was rejected. The length errors have the shape of `lazykem::Error`'s
-/// (`expected`, `actual`).
+/// Why an operation failed: every fallible function of this crate returns it, except the
+/// `try_*` functions that take the caller's fallible RNG and return that RNG's error. The
+/// length errors have the shape of `lazykem::Error`'s (`expected`, `actual`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
@@ -113,6 +114,10 @@ pub enum Error {
     },
     /// The ML-KEM-768 part of an encapsulation key fails the check of FIPS 203 §7.2.
     MlKem(lazykem::Error),
+    /// The operating system's random number generator failed (feature `getrandom`:
+    /// `generate_with_os_rng`, `encapsulate_with_os_rng`). Carries `getrandom`'s error.
+    #[cfg(feature = "getrandom")]
+    Rng(getrandom::Error),
 }
 
 impl fmt::Display for Error {
@@ -133,11 +138,33 @@ impl fmt::Display for Error {
                 "X-Wing decapsulation key is {actual} bytes, expected {expected}"
             ),
             Self::MlKem(e) => write!(f, "X-Wing encapsulation key: {e}"),
+            #[cfg(feature = "getrandom")]
+            Self::Rng(e) => write!(
+                f,
+                "the operating system's random number generator failed: {e}"
+            ),
         }
     }
 }
 
-impl core::error::Error for Error {}
+impl core::error::Error for Error {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::MlKem(e) => Some(e),
+            #[cfg(feature = "getrandom")]
+            Self::Rng(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// The OS RNG's failure, so that `?` takes it into this crate's error.
+#[cfg(feature = "getrandom")]
+impl From<getrandom::Error> for Error {
+    fn from(e: getrandom::Error) -> Self {
+        Self::Rng(e)
+    }
+}
 
 /// SHA3-256 on the best backend.
 fn sha3_256(parts: &[&[u8]]) -> [u8; 32] {
@@ -287,11 +314,18 @@ impl EncapsulationKey {
     /// [`Self::encapsulate`] with the operating system's RNG. Enabled by the `getrandom`
     /// feature.
     ///
+    /// ```
+    /// let dk = lazykem_xwing::DecapsulationKey::generate_with_os_rng()?;
+    /// let (ct, secret) = dk.encapsulation_key().encapsulate_with_os_rng()?;
+    /// assert_eq!(dk.decapsulate(&ct), secret);
+    /// # Ok::<(), lazykem_xwing::Error>(())
+    /// ```
+    ///
     /// # Errors
-    /// The OS RNG's error, if it fails.
+    /// [`Error::Rng`] with the OS RNG's error, if it fails.
     #[cfg(feature = "getrandom")]
-    pub fn encapsulate_with_os_rng(&self) -> Result<(Ciphertext, SharedSecret), getrandom::Error> {
-        self.try_encapsulate(&mut getrandom::SysRng)
+    pub fn encapsulate_with_os_rng(&self) -> Result<(Ciphertext, SharedSecret), Error> {
+        Ok(self.try_encapsulate(&mut getrandom::SysRng)?)
     }
 
     /// `EncapsulateDerand(pk, eseed)` (draft section 5.4.1).
@@ -421,10 +455,10 @@ impl DecapsulationKey {
     /// feature.
     ///
     /// # Errors
-    /// The OS RNG's error, if it fails.
+    /// [`Error::Rng`] with the OS RNG's error, if it fails.
     #[cfg(feature = "getrandom")]
-    pub fn generate_with_os_rng() -> Result<Self, getrandom::Error> {
-        Self::try_generate(&mut getrandom::SysRng)
+    pub fn generate_with_os_rng() -> Result<Self, Error> {
+        Ok(Self::try_generate(&mut getrandom::SysRng)?)
     }
 
     /// `GenerateKeyPairDerand(sk)` (draft section 5.2.1): the key of a 32-byte seed, which
