@@ -187,8 +187,7 @@ fn os_rng_errors_and_trait_methods() {
     );
     assert!(core::error::Error::source(&err).is_some());
 
-    use lazykem_xwing::kem_traits::XWing;
-    let (dk, ek) = <XWing as kem::Kem>::generate_keypair();
+    let (dk, ek) = <lazykem_xwing::kem_traits::XWing as kem::Kem>::generate_keypair();
     let (ct, sender) = Encapsulate::encapsulate(&ek);
     assert_eq!(Decapsulate::decapsulate(&dk, &ct), sender);
     let other = <DecapsulationKey as kem::Generate>::generate();

@@ -5,8 +5,9 @@ use core::fmt;
 /// Why an operation failed: every fallible function of this crate returns it (the `try_*`
 /// functions that take the caller's fallible RNG return that RNG's error instead; see the
 /// crate docs, section "Errors"). Every check of FIPS 203 §7.2 and FIPS 203 §7.3 has its
-/// own variant; with the `getrandom` feature [`Error::Rng`] names a failed OS RNG. No
-/// function of this crate panics on malformed input.
+/// own variant; with the `getrandom` feature [`Error::Rng`] names a failed OS RNG, with
+/// `pkcs8` [`Error::KeyFile`] what was wrong with a key file. No function of this crate
+/// panics on malformed input.
 ///
 /// ```
 /// # #[cfg(feature = "getrandom")] {
@@ -74,6 +75,12 @@ pub enum Error {
     /// without an RNG argument). Carries `getrandom`'s error (its OS error code, if any).
     #[cfg(feature = "getrandom")]
     Rng(getrandom::Error),
+    /// A key file (PKCS#8, SPKI, PEM; feature `pkcs8`) is malformed, of another algorithm or
+    /// kind, or cannot be decrypted or written: [`crate::pkcs8::KeyFileError`] says which.
+    /// A key that a file carries well but that fails a check of FIPS 203 is reported by
+    /// that check's own variant (for instance [`Error::EncapsulationKeyNotReduced`]).
+    #[cfg(feature = "pkcs8")]
+    KeyFile(crate::pkcs8::KeyFileError),
 }
 
 impl fmt::Display for Error {
@@ -117,6 +124,8 @@ impl fmt::Display for Error {
                 f,
                 "the operating system's random number generator failed: {e}"
             ),
+            #[cfg(feature = "pkcs8")]
+            Self::KeyFile(e) => fmt::Display::fmt(e, f),
         }
     }
 }
@@ -126,6 +135,10 @@ impl core::error::Error for Error {
         #[cfg(feature = "getrandom")]
         if let Self::Rng(e) = self {
             return Some(e);
+        }
+        #[cfg(feature = "pkcs8")]
+        if let Self::KeyFile(e) = self {
+            return e.source();
         }
         None
     }
@@ -137,5 +150,12 @@ impl core::error::Error for Error {
 impl From<getrandom::Error> for Error {
     fn from(e: getrandom::Error) -> Self {
         Self::Rng(e)
+    }
+}
+
+#[cfg(feature = "pkcs8")]
+impl From<crate::pkcs8::KeyFileError> for Error {
+    fn from(e: crate::pkcs8::KeyFileError) -> Self {
+        Self::KeyFile(e)
     }
 }

@@ -61,7 +61,7 @@
 //! | `getrandom` | no | the OS-RNG conveniences above (`getrandom` 0.4) |
 //! | `pkcs8` | no | PKCS#8 private keys (seed, expandedKey, both) and SPKI public keys in the IETF LAMPS format, DER (module `pkcs8`; uses `alloc`) |
 //! | `pem` | no | the same in PEM |
-//! | `encryption` | no | password-encrypted PKCS#8 (PBES2), read and written in every private form (`DecapsulationKey::from_pkcs8_encrypted`, `to_pkcs8_encrypted_der_as`, and the `pkcs8` traits' `*_encrypted_*` methods) |
+//! | `encryption` | no | password-encrypted PKCS#8 (PBES2), read and written in every private form (`from_pkcs8_encrypted_der` / `_pem`, `to_pkcs8_encrypted_der_as` / `_pem_as`) |
 //! | `kem` | no | the RustCrypto `kem` 0.3 traits, as RustCrypto `ml-kem` 0.3 implements them (module `kem_traits`) |
 //!
 //! # Coming from RustCrypto `ml-kem`

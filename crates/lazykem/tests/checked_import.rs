@@ -7,7 +7,7 @@
 
 mod common;
 
-use lazykem::pkcs8::{DecodePrivateKey, KeyFormatError};
+use lazykem::pkcs8::KeyFileError;
 use lazykem::{DecapsulationKey, Error, MlKem512, MlKem768, MlKem1024, ParameterSet};
 
 /// The expanded FIPS 203 `dk` of the LAMPS example `ML-KEM-{n}-expanded.priv`.
@@ -103,8 +103,8 @@ fn lamps_both_form_with_altered_s_hat_is_rejected() {
         .expect("expanded key inside");
     der[at] ^= 1;
     assert_eq!(
-        DecapsulationKey::<MlKem768>::from_pkcs8(&der).err(),
-        Some(KeyFormatError::SeedMismatch)
+        DecapsulationKey::<MlKem768>::from_pkcs8_der(&der).err(),
+        Some(Error::KeyFile(KeyFileError::SeedMismatch))
     );
 }
 
@@ -118,7 +118,7 @@ fn lamps_both_form_with_altered_s_hat_is_rejected() {
 fn lamps_draft_bad_keys_are_all_rejected() {
     for n in 1..=4 {
         let pem = common::read_text(&format!("lamps/bad-ML-KEM-512-{n}.priv"));
-        let imported = DecapsulationKey::<MlKem512>::from_private_key_pem(&pem);
+        let imported = DecapsulationKey::<MlKem512>::from_pkcs8_pem(&pem);
         if n == 2 {
             let dk = imported.expect("bad key 2 passes the checks of FIPS 203 §7.3");
             assert_eq!(
