@@ -145,10 +145,10 @@ extern crate alloc;
 
 mod backend;
 mod ciphertext;
-pub mod compress;
+mod compress;
 mod decapsulation_key;
 mod encapsulation_key;
-pub mod encode;
+mod encode;
 mod error;
 mod hash;
 #[cfg(feature = "hazmat")]
@@ -165,7 +165,7 @@ mod secret;
 #[cfg(feature = "self-test")]
 pub mod self_test;
 
-pub use backend::{AnyBackend, BackendKind, backend};
+pub use backend::{BackendKind, backend};
 pub use ciphertext::Ciphertext;
 pub use decapsulation_key::DecapsulationKey;
 pub use encapsulation_key::EncapsulationKey;
@@ -250,7 +250,8 @@ pub mod ml_kem_1024 {
 /// guarantee; do not call it.
 #[doc(hidden)]
 pub mod __xwing_internal {
-    use crate::{AnyBackend, SharedSecret, ml_kem_768};
+    use crate::backend::AnyBackend;
+    use crate::{SharedSecret, ml_kem_768};
 
     /// `ML-KEM.Encaps_internal` (FIPS 203 Alg. 17) with the message X-Wing derives
     /// from its own randomness (draft-connolly-cfrg-xwing-kem section 5.4).
@@ -261,6 +262,18 @@ pub mod __xwing_internal {
     ) -> (ml_kem_768::Ciphertext, SharedSecret) {
         ek.encapsulate_internal(AnyBackend::best(), m)
     }
+}
+
+/// Not part of the API: what `cargo xtask bounds` reads to prove Compress/Decompress exact
+/// (the reciprocal constants and the two functions on every input). Compiled only with the
+/// hidden `bounds-probe` feature; no semver guarantee.
+#[cfg(feature = "bounds-probe")]
+#[doc(hidden)]
+pub mod __bounds {
+    pub use crate::compress::{
+        COMPRESS_D_MAX, COMPRESS_MULTIPLIER, COMPRESS_NUMERATOR_MAX, COMPRESS_SHIFT, compress,
+        decompress,
+    };
 }
 
 /// The README's example, compiled and run as a doctest.

@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 
 use std::cell::Cell;
 
-use lazykem::{AnyBackend, BackendKind, Error, SharedSecret};
+use lazykem::hazmat::AnyBackend;
+use lazykem::{BackendKind, Error, SharedSecret};
 use serde_json::Value;
 
 // The suites, each a set of functions that run on the backend `on_every_backend` selected
