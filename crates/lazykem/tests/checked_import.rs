@@ -78,6 +78,9 @@ fn check_set<P: ParameterSet>() -> usize {
 
 #[test]
 fn lamps_bad_keys_are_all_rejected_by_the_checked_import() {
+    if common::skip_without_vectors() {
+        return;
+    }
     let rejected = check_set::<MlKem512>() + check_set::<MlKem768>() + check_set::<MlKem1024>();
     assert_eq!(rejected, 15);
 }
@@ -86,6 +89,9 @@ fn lamps_bad_keys_are_all_rejected_by_the_checked_import() {
 /// expanded half has an altered s-hat is rejected by the plain import already.
 #[test]
 fn lamps_both_form_with_altered_s_hat_is_rejected() {
+    if common::skip_without_vectors() {
+        return;
+    }
     use lazykem::pkcs8::PrivateKeyForm;
     let dk = DecapsulationKey::<MlKem768>::from_pkcs8_pem(&common::read_text(
         "lamps/ML-KEM-768-both.priv",
@@ -116,6 +122,9 @@ fn lamps_both_form_with_altered_s_hat_is_rejected() {
 /// for pairwise consistency, and key 2 is the one the plain import lets through.
 #[test]
 fn lamps_draft_bad_keys_are_all_rejected() {
+    if common::skip_without_vectors() {
+        return;
+    }
     for n in 1..=4 {
         let pem = common::read_text(&format!("lamps/bad-ML-KEM-512-{n}.priv"));
         let imported = DecapsulationKey::<MlKem512>::from_pkcs8_pem(&pem);
