@@ -280,8 +280,3 @@ pub mod __bounds {
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct CrateReadmeDoctests;
-
-/// The README's example, compiled and run as a doctest.
-#[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-struct ReadmeDoctests;
