@@ -49,6 +49,39 @@
 //! # Secrets
 //! The seed, the expanded ML-KEM key, the X25519 secrets and the shared secret are erased on
 //! drop or after use; `Debug` prints none of them.
+//!
+//! # Errors
+//! One error type, [`Error`], for every fallible function of the crate: a length
+//! (`expected`, `actual`), the ML-KEM part of a key failing FIPS 203 §7.2 ([`Error::MlKem`],
+//! carrying `lazykem`'s error), or the OS RNG ([`Error::Rng`], feature `getrandom`). The one
+//! rule beside it: `try_generate` and `try_encapsulate` take the caller's fallible RNG and
+//! return that RNG's own error type (`From<getrandom::Error>` lets `?` convert it when that
+//! RNG is `getrandom::SysRng`). The `kem` trait impls return what their traits declare.
+//!
+//! # Features
+//! Every feature is off by default; the crate is `#![no_std]` and does not allocate.
+//!
+//! | feature | what it adds |
+//! |---|---|
+//! | `getrandom` | `generate_with_os_rng`, `encapsulate_with_os_rng` (`getrandom` 0.4), [`Error::Rng`] |
+//! | `kem` | the RustCrypto `kem` 0.3 traits, as RustCrypto `x-wing` 0.1 implements them (module [`kem_traits`], [`kem_traits::XWing`]), and the re-export [`kem`] |
+//! | `hazmat` | `EncapsulationKey::encapsulate_deterministic` (`EncapsulateDerand`), for known-answer tests only; it does not turn on `lazykem`'s `hazmat` |
+//!
+//! | features | what they give together |
+//! |---|---|
+//! | `getrandom` + `kem` | the `kem` traits' OS-RNG methods, `Kem::generate_keypair()`, `Encapsulate::encapsulate()`, `Generate::generate()` (this turns on `kem`'s own `getrandom` feature) |
+//! | no feature | X-Wing with the caller's RNG, for any `no_std` target |
+//!
+//! ```
+//! # #[cfg(all(feature = "getrandom", feature = "kem"))] {
+//! use lazykem_xwing::kem::{Decapsulate, Encapsulate, Kem};
+//! use lazykem_xwing::kem_traits::XWing;
+//!
+//! let (dk, ek) = XWing::generate_keypair();
+//! let (ct, sender) = Encapsulate::encapsulate(&ek);
+//! assert_eq!(Decapsulate::decapsulate(&dk, &ct), sender);
+//! # }
+//! ```
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
@@ -58,6 +91,12 @@ extern crate std;
 
 #[cfg(feature = "kem")]
 pub mod kem_traits;
+
+/// The RustCrypto `kem` crate (feature `kem`), whose traits [`kem_traits`] implements: code
+/// written for RustCrypto `x-wing` names `lazykem_xwing::kem::Encapsulate` without a
+/// dependency of its own.
+#[cfg(feature = "kem")]
+pub use ::kem;
 
 use core::fmt;
 use lattice_poly_ntt::backend::AnyBackend;

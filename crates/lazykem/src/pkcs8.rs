@@ -20,19 +20,7 @@
 //! parameter set, checked) and on [`AnyDecapsulationKey`] / [`AnyEncapsulationKey`] (the
 //! set read from the file).
 //!
-//! | function | reads / writes | feature |
-//! |---|---|---|
-//! | `DecapsulationKey::from_pkcs8_der` | DER `PrivateKeyInfo`, any private form | `pkcs8` |
-//! | `DecapsulationKey::from_pkcs8_pem` | PEM `PRIVATE KEY` | `pem` |
-//! | `DecapsulationKey::from_pkcs8_encrypted_der` | DER `EncryptedPrivateKeyInfo` (PBES2) and a password | `encryption` |
-//! | `DecapsulationKey::from_pkcs8_encrypted_pem` | PEM `ENCRYPTED PRIVATE KEY` and a password | `encryption` + `pem` |
-//! | `DecapsulationKey::to_pkcs8_der` / `to_pkcs8_der_as(form)` | DER, the seed form (expanded for a key without a seed) / the [`PrivateKeyForm`] given | `pkcs8` |
-//! | `DecapsulationKey::to_pkcs8_pem` / `to_pkcs8_pem_as(form, line_ending)` | PEM `PRIVATE KEY` | `pem` |
-//! | `DecapsulationKey::to_pkcs8_encrypted_der_as(form, rng, password)` | encrypted DER, salt and IV from the caller's RNG | `encryption` |
-//! | `DecapsulationKey::to_pkcs8_encrypted_pem_as(form, rng, password, line_ending)` | PEM `ENCRYPTED PRIVATE KEY` | `encryption` + `pem` |
-//! | `DecapsulationKey::to_pkcs8_encrypted_der(password)` / `_pem(password, line_ending)` | the same, default form, the OS RNG | `encryption` + `getrandom` (+ `pem`) |
-//! | `EncapsulationKey::from_public_key_der` / `to_public_key_der` | DER `SubjectPublicKeyInfo` | `pkcs8` |
-//! | `EncapsulationKey::from_public_key_pem` / `to_public_key_pem(line_ending)` | PEM `PUBLIC KEY` | `pem` |
+//! [The crate docs](crate#key-files) list every function with its format and feature.
 //!
 //! The RustCrypto traits are implemented too, for code generic over them: [`DecodePrivateKey`]
 //! (through `TryFrom<PrivateKeyInfoRef>`), [`EncodePrivateKey`], [`DecodePublicKey`]
