@@ -89,10 +89,10 @@ fn lamps_bad_keys_are_all_rejected_by_the_checked_import() {
 /// expanded half has an altered s-hat is rejected by the plain import already.
 #[test]
 fn lamps_both_form_with_altered_s_hat_is_rejected() {
+    use lazykem::pkcs8::PrivateKeyForm;
     if common::skip_without_vectors() {
         return;
     }
-    use lazykem::pkcs8::PrivateKeyForm;
     let dk = DecapsulationKey::<MlKem768>::from_pkcs8_pem(&common::read_text(
         "lamps/ML-KEM-768-both.priv",
     ))

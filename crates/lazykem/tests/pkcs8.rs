@@ -472,10 +472,10 @@ fn encrypted_pkcs8_round_trips_in_every_form() {
 /// private form, through `AnyDecapsulationKey` / `AnyEncapsulationKey`.
 #[test]
 fn any_parameter_set_imports_every_lamps_file() {
+    use lazykem::pkcs8::{AnyDecapsulationKey, AnyEncapsulationKey};
     if common::skip_without_vectors() {
         return;
     }
-    use lazykem::pkcs8::{AnyDecapsulationKey, AnyEncapsulationKey};
     let mut count = 0;
     for n in ["512", "768", "1024"] {
         let name = format!("ML-KEM-{n}");
