@@ -33,7 +33,8 @@
 #![allow(clippy::cast_precision_loss)]
 
 use crate::ops::{Kem, MlKem768};
-use lazykem::{AnyBackend, BackendKind};
+use lazykem::BackendKind;
+use lazykem::hazmat::AnyBackend;
 use sha3::digest::{ExtendableOutput, Update, XofReader};
 use sha3::{Digest, Sha3_512, Shake128, Shake256};
 use std::cell::{Cell, RefCell};

@@ -73,7 +73,8 @@ mod residue;
 mod trace;
 mod valgrind;
 
-use lazykem::{AnyBackend, BackendKind};
+use lazykem::BackendKind;
+use lazykem::hazmat::AnyBackend;
 use ops::{Kem, MlKem512, MlKem768, MlKem1024};
 use sha3::Shake256;
 use sha3::digest::{ExtendableOutput, Update, XofReader};

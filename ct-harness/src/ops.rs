@@ -16,7 +16,8 @@
 //! `ct_harness::ops`); the driver code in `main.rs` only moves bytes and compares
 //! declassified results.
 
-use lazykem::{AnyBackend, Error, SharedSecret};
+use lazykem::hazmat::AnyBackend;
+use lazykem::{Error, SharedSecret};
 
 /// One ML-KEM parameter set, as the harness drives it.
 pub(crate) trait Kem {

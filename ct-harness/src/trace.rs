@@ -37,7 +37,8 @@
 //! Natively (or without the plugin) the markers do nothing and the mode is a functional run.
 
 use crate::ops::{Kem, MlKem512, MlKem768, MlKem1024};
-use lazykem::{AnyBackend, BackendKind};
+use lazykem::BackendKind;
+use lazykem::hazmat::AnyBackend;
 use std::hint::black_box;
 
 /// Start of a traced segment: the plugin matches this function's symbol.

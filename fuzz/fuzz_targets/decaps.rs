@@ -33,7 +33,7 @@
 mod backend;
 
 use backend::backend_of;
-use lazykem::AnyBackend;
+use lazykem::hazmat::AnyBackend;
 use lazykem::{Ciphertext, DecapsulationKey, Error, MlKem512, MlKem768, MlKem1024, ParameterSet};
 use libfuzzer_sys::fuzz_target;
 use sha3::digest::{ExtendableOutput, Update, XofReader};

@@ -24,7 +24,7 @@
 mod backend;
 
 use backend::backend_of;
-use lazykem::AnyBackend;
+use lazykem::hazmat::AnyBackend;
 use libfuzzer_sys::fuzz_target;
 use ml_kem::array::Array;
 use ml_kem::{Decapsulate, ExpandedKeyEncoding, KeyExport};

@@ -25,7 +25,7 @@
 mod backend;
 
 use backend::backend_of;
-use lazykem::AnyBackend;
+use lazykem::hazmat::AnyBackend;
 use lazykem::{EncapsulationKey, Error, MlKem512, MlKem768, MlKem1024, ParameterSet};
 use libfuzzer_sys::fuzz_target;
 

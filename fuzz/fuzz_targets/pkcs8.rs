@@ -25,8 +25,8 @@ fn check<P: ParameterSet>(pem: bool, bytes: &[u8]) {
         let _ = EncapsulationKey::<P>::from_public_key_pem(text);
         return;
     }
-    let inherent = DecapsulationKey::<P>::from_pkcs8(bytes);
-    let via_trait = DecapsulationKey::<P>::from_pkcs8_der(bytes);
+    let inherent = DecapsulationKey::<P>::from_pkcs8_der(bytes);
+    let via_trait = <DecapsulationKey<P> as DecodePrivateKey>::from_pkcs8_der(bytes);
     assert_eq!(
         inherent.is_ok(),
         via_trait.is_ok(),
@@ -41,21 +41,25 @@ fn check<P: ParameterSet>(pem: bool, bytes: &[u8]) {
         let der = key.to_pkcs8_der_as(form).expect("an accepted key encodes");
         assert_eq!(
             der.as_bytes(),
-            key.to_pkcs8_der().expect("encodes").as_bytes(),
+            EncodePrivateKey::to_pkcs8_der(&key)
+                .expect("encodes")
+                .as_bytes(),
             "the trait writes the seed form, or the expanded one"
         );
-        let again = DecapsulationKey::<P>::from_pkcs8(der.as_bytes()).expect("re-parses");
+        let again = DecapsulationKey::<P>::from_pkcs8_der(der.as_bytes()).expect("re-parses");
         assert_eq!(again.encapsulation_key(), key.encapsulation_key());
     }
-    let public = EncapsulationKey::<P>::from_spki_der(bytes);
+    let public = EncapsulationKey::<P>::from_public_key_der(bytes);
     assert_eq!(
         public.is_ok(),
-        EncapsulationKey::<P>::from_public_key_der(bytes).is_ok(),
+        <EncapsulationKey<P> as DecodePublicKey>::from_public_key_der(bytes).is_ok(),
         "SPKI: trait and inherent parser disagree"
     );
     if let Ok(ek) = public {
         assert_eq!(
-            ek.to_public_key_der().expect("encodes").as_bytes(),
+            EncodePublicKey::to_public_key_der(&ek)
+                .expect("encodes")
+                .as_bytes(),
             bytes,
             "SPKI re-encoding"
         );

@@ -15,8 +15,8 @@
 //! Prints the backend; a checksum of the outputs, passed to `black_box`, keeps the optimizer
 //! from dropping an operation.
 
-use lazykem::hazmat::OnBackend;
-use lazykem::{AnyBackend, BackendKind, Ciphertext, MlKem512, MlKem768, MlKem1024, ParameterSet};
+use lazykem::hazmat::{AnyBackend, OnBackend};
+use lazykem::{BackendKind, Ciphertext, MlKem512, MlKem768, MlKem1024, ParameterSet};
 use std::hint::black_box;
 use std::process::ExitCode;
 

@@ -26,7 +26,8 @@
 //! crate's plain API selects) or [`PortableOnly`] (label `ours-portable`).
 
 use core::marker::PhantomData;
-use lazykem::{AnyBackend, BackendKind};
+use lazykem::BackendKind;
+use lazykem::hazmat::AnyBackend;
 use std::fmt::Write as _;
 
 /// The measured KEM operations (see the module documentation), in table order.

@@ -23,3 +23,10 @@ pub mod interleaved;
 pub mod kem;
 #[cfg(feature = "peers")]
 pub mod peers;
+
+/// The workspace README's examples, compiled and run as doctests of this workspace-only
+/// crate: the published `lazykem` package does not carry the workspace README, and its own
+/// doctests must build from its own files.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct WorkspaceReadmeDoctests;

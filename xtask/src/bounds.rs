@@ -6,7 +6,7 @@
 //! (`lattice_field::{gf3329, gf8380417}::{*_INPUT_MAX, BARRETT_*}`,
 //! `lattice_poly_ntt::mlkem::{PRODUCT_TERM_MAX, ACCUMULATOR_MAX_TERMS, MAX_RANK,
 //! NTT_OUTPUT_MAX}`, `lattice_poly_ntt::mldsa::{PRODUCT_TERM_MAX, ACCUMULATOR_MAX_TERMS,
-//! MAX_COLUMNS}`, `lazykem::compress::COMPRESS_*`), so the table cannot drift from the code.
+//! MAX_COLUMNS}`, `lazykem::__bounds::COMPRESS_*`), so the table cannot drift from the code.
 //!
 //! | part | module | how |
 //! |---|---|---|

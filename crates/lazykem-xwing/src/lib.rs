@@ -49,6 +49,39 @@
 //! # Secrets
 //! The seed, the expanded ML-KEM key, the X25519 secrets and the shared secret are erased on
 //! drop or after use; `Debug` prints none of them.
+//!
+//! # Errors
+//! One error type, [`Error`], for every fallible function of the crate: a length
+//! (`expected`, `actual`), the ML-KEM part of a key failing FIPS 203 §7.2 ([`Error::MlKem`],
+//! carrying `lazykem`'s error), or the OS RNG ([`Error::Rng`], feature `getrandom`). The one
+//! rule beside it: `try_generate` and `try_encapsulate` take the caller's fallible RNG and
+//! return that RNG's own error type (`From<getrandom::Error>` lets `?` convert it when that
+//! RNG is `getrandom::SysRng`). The `kem` trait impls return what their traits declare.
+//!
+//! # Features
+//! Every feature is off by default; the crate is `#![no_std]` and does not allocate.
+//!
+//! | feature | what it adds |
+//! |---|---|
+//! | `getrandom` | `generate_with_os_rng`, `encapsulate_with_os_rng` (`getrandom` 0.4), [`Error::Rng`] |
+//! | `kem` | the RustCrypto `kem` 0.3 traits, as RustCrypto `x-wing` 0.1 implements them (module [`kem_traits`], [`kem_traits::XWing`]), and the re-export [`kem`] |
+//! | `hazmat` | `EncapsulationKey::encapsulate_deterministic` (`EncapsulateDerand`), for known-answer tests only; it does not turn on `lazykem`'s `hazmat` |
+//!
+//! | features | what they give together |
+//! |---|---|
+//! | `getrandom` + `kem` | the `kem` traits' OS-RNG methods, `Kem::generate_keypair()`, `Encapsulate::encapsulate()`, `Generate::generate()` (this turns on `kem`'s own `getrandom` feature) |
+//! | no feature | X-Wing with the caller's RNG, for any `no_std` target |
+//!
+//! ```
+//! # #[cfg(all(feature = "getrandom", feature = "kem"))] {
+//! use lazykem_xwing::kem::{Decapsulate, Encapsulate, Kem};
+//! use lazykem_xwing::kem_traits::XWing;
+//!
+//! let (dk, ek) = XWing::generate_keypair();
+//! let (ct, sender) = Encapsulate::encapsulate(&ek);
+//! assert_eq!(Decapsulate::decapsulate(&dk, &ct), sender);
+//! # }
+//! ```
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
@@ -58,6 +91,12 @@ extern crate std;
 
 #[cfg(feature = "kem")]
 pub mod kem_traits;
+
+/// The RustCrypto `kem` crate (feature `kem`), whose traits [`kem_traits`] implements: code
+/// written for RustCrypto `x-wing` names `lazykem_xwing::kem::Encapsulate` without a
+/// dependency of its own.
+#[cfg(feature = "kem")]
+pub use ::kem;
 
 use core::fmt;
 use lattice_poly_ntt::backend::AnyBackend;
@@ -85,8 +124,9 @@ const _: () = assert!(PK_M + 32 == ENCAPSULATION_KEY_SIZE && CT_M + 32 == CIPHER
 /// `XWingLabel`: the ASCII bytes `\./` `/^\` (draft section 5.3).
 const LABEL: [u8; 6] = *b"\\.//^\\";
 
-/// Why an input was rejected. The length errors have the shape of `lazykem::Error`'s
-/// (`expected`, `actual`).
+/// Why an operation failed: every fallible function of this crate returns it, except the
+/// `try_*` functions that take the caller's fallible RNG and return that RNG's error. The
+/// length errors have the shape of `lazykem::Error`'s (`expected`, `actual`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
@@ -113,6 +153,10 @@ pub enum Error {
     },
     /// The ML-KEM-768 part of an encapsulation key fails the check of FIPS 203 §7.2.
     MlKem(lazykem::Error),
+    /// The operating system's random number generator failed (feature `getrandom`:
+    /// `generate_with_os_rng`, `encapsulate_with_os_rng`). Carries `getrandom`'s error.
+    #[cfg(feature = "getrandom")]
+    Rng(getrandom::Error),
 }
 
 impl fmt::Display for Error {
@@ -133,11 +177,33 @@ impl fmt::Display for Error {
                 "X-Wing decapsulation key is {actual} bytes, expected {expected}"
             ),
             Self::MlKem(e) => write!(f, "X-Wing encapsulation key: {e}"),
+            #[cfg(feature = "getrandom")]
+            Self::Rng(e) => write!(
+                f,
+                "the operating system's random number generator failed: {e}"
+            ),
         }
     }
 }
 
-impl core::error::Error for Error {}
+impl core::error::Error for Error {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::MlKem(e) => Some(e),
+            #[cfg(feature = "getrandom")]
+            Self::Rng(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// The OS RNG's failure, so that `?` takes it into this crate's error.
+#[cfg(feature = "getrandom")]
+impl From<getrandom::Error> for Error {
+    fn from(e: getrandom::Error) -> Self {
+        Self::Rng(e)
+    }
+}
 
 /// SHA3-256 on the best backend.
 fn sha3_256(parts: &[&[u8]]) -> [u8; 32] {
@@ -287,11 +353,18 @@ impl EncapsulationKey {
     /// [`Self::encapsulate`] with the operating system's RNG. Enabled by the `getrandom`
     /// feature.
     ///
+    /// ```
+    /// let dk = lazykem_xwing::DecapsulationKey::generate_with_os_rng()?;
+    /// let (ct, secret) = dk.encapsulation_key().encapsulate_with_os_rng()?;
+    /// assert_eq!(dk.decapsulate(&ct), secret);
+    /// # Ok::<(), lazykem_xwing::Error>(())
+    /// ```
+    ///
     /// # Errors
-    /// The OS RNG's error, if it fails.
+    /// [`Error::Rng`] with the OS RNG's error, if it fails.
     #[cfg(feature = "getrandom")]
-    pub fn encapsulate_with_os_rng(&self) -> Result<(Ciphertext, SharedSecret), getrandom::Error> {
-        self.try_encapsulate(&mut getrandom::SysRng)
+    pub fn encapsulate_with_os_rng(&self) -> Result<(Ciphertext, SharedSecret), Error> {
+        Ok(self.try_encapsulate(&mut getrandom::SysRng)?)
     }
 
     /// `EncapsulateDerand(pk, eseed)` (draft section 5.4.1).
@@ -421,10 +494,10 @@ impl DecapsulationKey {
     /// feature.
     ///
     /// # Errors
-    /// The OS RNG's error, if it fails.
+    /// [`Error::Rng`] with the OS RNG's error, if it fails.
     #[cfg(feature = "getrandom")]
-    pub fn generate_with_os_rng() -> Result<Self, getrandom::Error> {
-        Self::try_generate(&mut getrandom::SysRng)
+    pub fn generate_with_os_rng() -> Result<Self, Error> {
+        Ok(Self::try_generate(&mut getrandom::SysRng)?)
     }
 
     /// `GenerateKeyPairDerand(sk)` (draft section 5.2.1): the key of a 32-byte seed, which

@@ -158,3 +158,40 @@ fn fallible_rng_and_os_rng() {
         .expect("OS RNG");
     assert_eq!(dk.decapsulate(&ct), ss);
 }
+
+/// The OS RNG's failure is `lazykem_xwing::Error::Rng` (so `?` takes it and the crate's other
+/// errors into one type); with `kem` too, the `kem` traits' OS-RNG methods exist.
+#[test]
+fn os_rng_errors_and_trait_methods() {
+    fn exchange(peer: &[u8]) -> Result<Ciphertext, Error> {
+        let ek = EncapsulationKey::from_bytes(peer)?;
+        let (ct, _) = ek.encapsulate_with_os_rng()?;
+        let _ = DecapsulationKey::try_generate(&mut getrandom::SysRng)?;
+        Ok(ct)
+    }
+    let dk = DecapsulationKey::generate_with_os_rng().expect("OS RNG");
+    assert!(exchange(dk.encapsulation_key().as_bytes()).is_ok());
+    assert_eq!(
+        exchange(&[0; 7]),
+        Err(Error::EncapsulationKeyLength {
+            expected: 1216,
+            actual: 7
+        })
+    );
+    let err = Error::from(getrandom::Error::UNSUPPORTED);
+    assert_eq!(err, Error::Rng(getrandom::Error::UNSUPPORTED));
+    let message = err.to_string();
+    assert!(
+        message.starts_with("the operating system's random number generator failed: "),
+        "{message}"
+    );
+    assert!(core::error::Error::source(&err).is_some());
+
+    // Through the re-export, as code ported from RustCrypto `x-wing` writes it.
+    let (dk, ek) =
+        <lazykem_xwing::kem_traits::XWing as lazykem_xwing::kem::Kem>::generate_keypair();
+    let (ct, sender) = lazykem_xwing::kem::Encapsulate::encapsulate(&ek);
+    assert_eq!(Decapsulate::decapsulate(&dk, &ct), sender);
+    let other = <DecapsulationKey as lazykem_xwing::kem::Generate>::generate();
+    assert_ne!(Decapsulate::decapsulate(&other, &ct), sender);
+}

@@ -64,6 +64,15 @@ fn check_probe(dir: &Path, main_rs: &str) -> (bool, String) {
 
 #[test]
 fn a_program_depending_on_xwing_cannot_call_mlkem_encapsulate_deterministic() {
+    // The probe depends on `lazykem` by its workspace path: skipped only in a packaged copy
+    // of this crate (`cargo package` writes `Cargo.toml.orig`), which has no such sibling.
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if manifest_dir.join("Cargo.toml.orig").is_file()
+        && !manifest_dir.join("../lazykem/Cargo.toml").is_file()
+    {
+        eprintln!("skipped: a packaged build outside the workspace");
+        return;
+    }
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("xwing-hazmat-probe");
     let (ok, stderr) = check_probe(&dir, MAIN_RANDOM);
     assert!(ok, "the control program must compile:\n{stderr}");

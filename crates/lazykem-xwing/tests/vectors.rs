@@ -1,6 +1,7 @@
 //! The draft's test vectors (`vectors/xwing/test-vectors.json`, draft -05 to -10: 3 vectors;
-//! a missing file fails): key generation from the seed, derandomized encapsulation with
-//! `eseed`, decapsulation, each byte for byte. `XWING_VECTORS` names another file.
+//! a missing file fails, except in a packaged copy of the crate, which has no `vectors/`):
+//! key generation from the seed, derandomized encapsulation with `eseed`, decapsulation,
+//! each byte for byte. `XWING_VECTORS` names another file.
 
 use lazykem_xwing::{Ciphertext, DecapsulationKey, EncapsulationKey};
 
@@ -13,13 +14,21 @@ fn field(v: &serde_json::Value, key: &str) -> Vec<u8> {
 
 #[test]
 fn draft_test_vectors() {
+    let manifest_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let path = std::env::var_os("XWING_VECTORS").map_or_else(
-        || {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../vectors/xwing/test-vectors.json")
-        },
+        || manifest_dir.join("../../vectors/xwing/test-vectors.json"),
         std::path::PathBuf::from,
     );
+    // Skipped only in a packaged copy of the crate (`cargo package` writes
+    // `Cargo.toml.orig`), which does not carry the workspace's `vectors/`; in the workspace a
+    // missing file fails.
+    if manifest_dir.join("Cargo.toml.orig").is_file()
+        && std::env::var_os("XWING_VECTORS").is_none()
+        && !path.is_file()
+    {
+        eprintln!("skipped: a packaged build without the workspace's vectors/");
+        return;
+    }
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let vectors: Vec<serde_json::Value> = serde_json::from_str(&text).expect("JSON array");

@@ -99,14 +99,14 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// ```
     /// let dk = lazykem::ml_kem_768::DecapsulationKey::generate_with_os_rng()?;
     /// assert!(dk.seed().is_some());
-    /// # Ok::<(), getrandom::Error>(())
+    /// # Ok::<(), lazykem::Error>(())
     /// ```
     ///
     /// # Errors
-    /// The OS RNG's error, if it fails.
+    /// [`Error::Rng`] with the OS RNG's error, if it fails.
     #[cfg(feature = "getrandom")]
-    pub fn generate_with_os_rng() -> Result<Self, getrandom::Error> {
-        Self::try_generate(&mut getrandom::SysRng)
+    pub fn generate_with_os_rng() -> Result<Self, Error> {
+        Ok(Self::try_generate(&mut getrandom::SysRng)?)
     }
 
     /// `ML-KEM.KeyGen_internal(d, z)` (FIPS 203 Alg. 16) from the 64-byte seed

@@ -168,16 +168,14 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// let dk = lazykem::ml_kem_768::DecapsulationKey::from_seed(&[5; 64]);
     /// let (ct, secret) = dk.encapsulation_key().encapsulate_with_os_rng()?;
     /// assert_eq!(dk.decapsulate(&ct), secret);
-    /// # Ok::<(), getrandom::Error>(())
+    /// # Ok::<(), lazykem::Error>(())
     /// ```
     ///
     /// # Errors
-    /// The OS RNG's error, if it fails.
+    /// [`Error::Rng`] with the OS RNG's error, if it fails.
     #[cfg(feature = "getrandom")]
-    pub fn encapsulate_with_os_rng(
-        &self,
-    ) -> Result<(Ciphertext<P>, SharedSecret), getrandom::Error> {
-        self.try_encapsulate(&mut getrandom::SysRng)
+    pub fn encapsulate_with_os_rng(&self) -> Result<(Ciphertext<P>, SharedSecret), Error> {
+        Ok(self.try_encapsulate(&mut getrandom::SysRng)?)
     }
 
     /// `ML-KEM.Encaps_internal` (FIPS 203 Alg. 17) with a caller-chosen message.

@@ -2,8 +2,29 @@
 
 use core::fmt;
 
-/// Why an input was rejected. Every check of FIPS 203 §7.2 and FIPS 203 §7.3 has its own
-/// variant; no function of this crate panics on malformed input.
+/// Why an operation failed: every fallible function of this crate returns it (the `try_*`
+/// functions that take the caller's fallible RNG return that RNG's error instead; see the
+/// crate docs, section "Errors"). Every check of FIPS 203 §7.2 and FIPS 203 §7.3 has its
+/// own variant; with the `getrandom` feature [`Error::Rng`] names a failed OS RNG, with
+/// `pkcs8` [`Error::KeyFile`] what was wrong with a key file. No function of this crate
+/// panics on malformed input.
+///
+/// ```
+/// # #[cfg(feature = "getrandom")] {
+/// use lazykem::ml_kem_768::{Ciphertext, DecapsulationKey, EncapsulationKey};
+///
+/// // `?` takes every error of the crate into `lazykem::Error`, the OS RNG's included.
+/// fn round_trip(peer_key: &[u8]) -> Result<Ciphertext, lazykem::Error> {
+///     let ek = EncapsulationKey::from_bytes(peer_key)?;
+///     let (ct, _secret) = ek.encapsulate_with_os_rng()?;
+///     Ok(ct)
+/// }
+/// let dk = DecapsulationKey::generate_with_os_rng().unwrap();
+/// assert!(round_trip(dk.encapsulation_key().as_bytes()).is_ok());
+/// let err = round_trip(&[0; 5]).unwrap_err();
+/// assert_eq!(err.to_string(), "encapsulation key is 5 bytes, expected 1184");
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
@@ -49,6 +70,17 @@ pub enum Error {
         /// The length given.
         actual: usize,
     },
+    /// The operating system's random number generator failed (feature `getrandom`:
+    /// `generate_with_os_rng`, `encapsulate_with_os_rng`, the encrypted key-file writers
+    /// without an RNG argument). Carries `getrandom`'s error (its OS error code, if any).
+    #[cfg(feature = "getrandom")]
+    Rng(getrandom::Error),
+    /// A key file (PKCS#8, SPKI, PEM; feature `pkcs8`) is malformed, of another algorithm or
+    /// kind, or cannot be decrypted or written: [`crate::pkcs8::KeyFileError`] says which.
+    /// A key that a file carries well but that fails a check of FIPS 203 is reported by
+    /// that check's own variant (for instance [`Error::EncapsulationKeyNotReduced`]).
+    #[cfg(feature = "pkcs8")]
+    KeyFile(crate::pkcs8::KeyFileError),
 }
 
 impl fmt::Display for Error {
@@ -87,8 +119,43 @@ impl fmt::Display for Error {
             Self::SeedLength { expected, actual } => {
                 write!(f, "private key seed is {actual} bytes, expected {expected}")
             }
+            #[cfg(feature = "getrandom")]
+            Self::Rng(e) => write!(
+                f,
+                "the operating system's random number generator failed: {e}"
+            ),
+            #[cfg(feature = "pkcs8")]
+            Self::KeyFile(e) => fmt::Display::fmt(e, f),
         }
     }
 }
 
-impl core::error::Error for Error {}
+impl core::error::Error for Error {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        #[cfg(feature = "getrandom")]
+        if let Self::Rng(e) = self {
+            return Some(e);
+        }
+        #[cfg(feature = "pkcs8")]
+        if let Self::KeyFile(e) = self {
+            return e.source();
+        }
+        None
+    }
+}
+
+/// The OS RNG's failure, so that `?` takes it into this crate's error (for instance from
+/// `try_generate(&mut getrandom::SysRng)`).
+#[cfg(feature = "getrandom")]
+impl From<getrandom::Error> for Error {
+    fn from(e: getrandom::Error) -> Self {
+        Self::Rng(e)
+    }
+}
+
+#[cfg(feature = "pkcs8")]
+impl From<crate::pkcs8::KeyFileError> for Error {
+    fn from(e: crate::pkcs8::KeyFileError) -> Self {
+        Self::KeyFile(e)
+    }
+}

@@ -1,10 +1,13 @@
-//! Every operation on a chosen backend, in one place: [`OnBackend`]. Enabled by the `hazmat`
-//! feature; for tests, benchmarks and the constant-time harness, which run each operation on
-//! every backend the CPU has. Results are the same on every backend; the plain methods of the
-//! key types pick the best one ([`AnyBackend::best`]). Unlike the plain methods, these do not
-//! run the `self-test` feature's known-answer gate (the self-tests call them).
+//! Every operation on a chosen backend, in one place: [`OnBackend`], built from an
+//! [`AnyBackend`] (a backend this CPU has, as a token). Enabled by the `hazmat` feature; for
+//! tests, benchmarks and the constant-time harness, which run each operation on every
+//! backend the CPU has. Results are the same on every backend; the plain methods of the key
+//! types pick the best one ([`AnyBackend::best`]; [`crate::backend`] says which kind it is).
+//! Unlike the plain methods, these do not run the `self-test` feature's known-answer gate
+//! (the self-tests call them).
 
-use crate::backend::AnyBackend;
+pub use lattice_poly_ntt::backend::AnyBackend;
+
 use crate::params::ParameterSet;
 use crate::secret::{Seed, SharedSecret};
 use crate::{BackendKind, Ciphertext, DecapsulationKey, EncapsulationKey, Error};

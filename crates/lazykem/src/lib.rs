@@ -48,32 +48,106 @@
 //! is behind the `hazmat` feature.
 //!
 //! `generate` and `encapsulate` take an infallible [`rand_core::CryptoRng`];
-//! `try_generate` and `try_encapsulate` take a [`rand_core::TryCryptoRng`] and return its
-//! error; with the `getrandom` feature, `generate_with_os_rng` and `encapsulate_with_os_rng`
-//! use the operating system's RNG. `EncapsulationKey::validate` and
+//! `try_generate` and `try_encapsulate` take a [`rand_core::TryCryptoRng`]; with the
+//! `getrandom` feature, `generate_with_os_rng` and `encapsulate_with_os_rng` use the
+//! operating system's RNG. `EncapsulationKey::validate` and
 //! `DecapsulationKey::validate_expanded` run the checks of FIPS 203 §7.2 and FIPS 203 §7.3 on
 //! encodings without building a key.
 //!
+//! # Errors
+//! One error type, [`Error`], for every fallible function of the crate, and each variant
+//! names the failed check: a length (`expected`, `actual`), the modulus check, the hash check,
+//! the pairwise-consistency check, a self-test, the OS RNG ([`Error::Rng`], feature
+//! `getrandom`, carrying `getrandom`'s error), a key file ([`Error::KeyFile`], feature
+//! `pkcs8`: the OID found and the one expected, the PEM label found and the one expected,
+//! ...). `?` takes any of them into `lazykem::Error`. No input makes a function panic.
+//!
+//! The one rule beside it: a `try_*` function that takes the caller's fallible RNG
+//! (`try_generate`, `try_encapsulate`, and `kem::Generate::try_generate_from_rng`) returns
+//! that RNG's own error type, since it is the only way they fail and the caller chose it;
+//! `From<getrandom::Error>` for [`Error`] lets `?` convert it when that RNG is
+//! `getrandom::SysRng`. The encrypted key-file writers that take an RNG return [`Error`]
+//! (an RNG failure is [`pkcs8::KeyFileError::EncryptionRng`]), since they fail in other ways
+//! too. The RustCrypto trait impls (`kem`, `pkcs8`, `spki`) return the errors their traits
+//! declare.
+//!
 //! # Features
-//! | feature | default | what it adds |
+//! Every feature is off by default; the crate is `#![no_std]` and allocates only for key
+//! files.
+//!
+//! | feature | what it adds | needs |
 //! |---|---|---|
-//! | `hazmat` | no | deterministic encapsulation, and every operation on a chosen backend ([`hazmat::OnBackend`]) |
-//! | `getrandom` | no | the OS-RNG conveniences above (`getrandom` 0.4) |
-//! | `pkcs8` | no | PKCS#8 private keys (seed, expandedKey, both) and SPKI public keys in the IETF LAMPS format, DER (module `pkcs8`; uses `alloc`) |
-//! | `pem` | no | the same in PEM |
-//! | `encryption` | no | password-encrypted PKCS#8 (PBES2), read and written in every private form (`DecapsulationKey::from_pkcs8_encrypted`, `to_pkcs8_encrypted_der_as`, and the `pkcs8` traits' `*_encrypted_*` methods) |
-//! | `kem` | no | the RustCrypto `kem` 0.3 traits, as RustCrypto `ml-kem` 0.3 implements them (module `kem_traits`) |
+//! | `getrandom` | `generate_with_os_rng`, `encapsulate_with_os_rng` (`getrandom` 0.4), [`Error::Rng`] | an OS (or a `getrandom` backend) |
+//! | `kem` | the RustCrypto `kem` 0.3 traits, as RustCrypto `ml-kem` 0.3 implements them (module [`kem_traits`]), and the re-export [`kem`] | |
+//! | `pkcs8` | key files, DER: PKCS#8 private keys (seed, expandedKey, both) and SPKI public keys in the IETF LAMPS format (module [`pkcs8`]; [`pkcs8::AnyDecapsulationKey`] / [`pkcs8::AnyEncapsulationKey`] for a set read from the file) | `alloc` |
+//! | `pem` | the same in PEM, and the re-export [`LineEnding`]; implies `pkcs8` | `alloc` |
+//! | `encryption` | password-encrypted PKCS#8 (PBES2, as OpenSSL writes it), read and written in every private form; implies `pkcs8` | `alloc` |
+//! | `self-test` | FIPS 140-3-style self-tests: known answers on first use, a pairwise-consistency test after key generation (module `self_test`, the `*_checked` operations) | `core` atomics |
+//! | `hazmat` | deterministic encapsulation (`Encaps_internal`), and every operation on a backend the caller picks ([`hazmat::OnBackend`], [`hazmat::AnyBackend`]); for known-answer tests and benchmarks only | |
+//! | `ct-validation` | workspace tooling (`cargo xtask ct`), not for users | |
+//! | `bounds-probe` | workspace tooling (`cargo xtask bounds`), hidden, not API | |
+//!
+//! Combinations:
+//!
+//! | features | what they give together |
+//! |---|---|
+//! | `getrandom` + `kem` | the `kem` traits' OS-RNG methods: `Kem::generate_keypair()`, `Encapsulate::encapsulate()`, `Generate::generate()` (this turns on `kem`'s own `getrandom` feature), as code ported from RustCrypto `ml-kem` calls them |
+//! | `pem` + `encryption` | encrypted PEM files (`ENCRYPTED PRIVATE KEY`): `from_pkcs8_encrypted_pem`, `to_pkcs8_encrypted_pem_as` |
+//! | `encryption` + `getrandom` | the encrypted writers without an RNG argument, `to_pkcs8_encrypted_der` (and `_pem` with `pem`), inherent and the `pkcs8` trait's (`getrandom` also turns on `pkcs8`'s own `getrandom` feature, which brings in its encryption dependencies when `pkcs8` is on) |
+//! | `no_std` + `alloc` (any of `pkcs8`, `pem`, `encryption`, without `getrandom`) | every key-file reader, encrypted ones included, and the writers that take an RNG; no OS needed (checked on `thumbv7em-none-eabihf`) |
+//! | no feature | the KEM with the caller's RNG, no allocation |
+//!
+//! # Key files
+//! With `pkcs8`, each inherent function has the name of the RustCrypto `pkcs8` / `spki`
+//! trait method it stands for and returns [`Error`]; the same functions exist on
+//! [`pkcs8::AnyDecapsulationKey`] / [`pkcs8::AnyEncapsulationKey`]. The traits are
+//! implemented too (module [`pkcs8`]).
+//!
+//! | function | format | feature |
+//! |---|---|---|
+//! | `DecapsulationKey::from_pkcs8_der` | PKCS#8 `PrivateKeyInfo`, DER, any private form | `pkcs8` |
+//! | `DecapsulationKey::from_pkcs8_pem` | the same, PEM `PRIVATE KEY` | `pem` |
+//! | `DecapsulationKey::from_pkcs8_encrypted_der` | `EncryptedPrivateKeyInfo` (PBES2), DER, and a password | `encryption` |
+//! | `DecapsulationKey::from_pkcs8_encrypted_pem` | the same, PEM `ENCRYPTED PRIVATE KEY` | `encryption` + `pem` |
+//! | `DecapsulationKey::to_pkcs8_der`, `to_pkcs8_der_as(form)` | PKCS#8 DER: the seed form (the expanded form for a key without a seed), or the form given | `pkcs8` |
+//! | `DecapsulationKey::to_pkcs8_pem(line_ending)`, `to_pkcs8_pem_as(form, line_ending)` | PEM `PRIVATE KEY` | `pem` |
+//! | `DecapsulationKey::to_pkcs8_encrypted_der_as(form, rng, password)` | encrypted DER, salt and IV from `rng` | `encryption` |
+//! | `DecapsulationKey::to_pkcs8_encrypted_pem_as(form, rng, password, line_ending)` | PEM `ENCRYPTED PRIVATE KEY` | `encryption` + `pem` |
+//! | `DecapsulationKey::to_pkcs8_encrypted_der(password)`, `to_pkcs8_encrypted_pem(password, line_ending)` | the same in the default form, the OS RNG | `encryption` + `getrandom` (+ `pem`) |
+//! | `EncapsulationKey::from_public_key_der`, `to_public_key_der` | SPKI `SubjectPublicKeyInfo`, DER | `pkcs8` |
+//! | `EncapsulationKey::from_public_key_pem`, `to_public_key_pem(line_ending)` | the same, PEM `PUBLIC KEY` | `pem` |
+//!
+//! ```
+//! # #[cfg(all(feature = "pem", feature = "encryption"))] {
+//! use lazykem::ml_kem_768::DecapsulationKey;
+//! use lazykem::{Error, LineEnding, pkcs8::KeyFileError, pkcs8::PrivateKeyForm};
+//!
+//! let dk = DecapsulationKey::from_seed(&[1; 64]);
+//! let mut rng = rand::rng();
+//! let file = dk.to_pkcs8_encrypted_pem_as(PrivateKeyForm::Seed, &mut rng, "pw", LineEnding::LF)?;
+//! let again = DecapsulationKey::from_pkcs8_encrypted_pem(&file, "pw")?;
+//! assert_eq!(again.encapsulation_key(), dk.encapsulation_key());
+//! // A file of the wrong kind says what it is and which function reads it.
+//! let err = DecapsulationKey::from_pkcs8_pem(&file).unwrap_err();
+//! assert!(matches!(err, Error::KeyFile(KeyFileError::PemLabel { .. })));
+//! # }
+//! # Ok::<(), lazykem::Error>(())
+//! ```
 //!
 //! # Coming from RustCrypto `ml-kem`
 //! With the `kem` feature the key types implement the RustCrypto `kem` 0.3 traits as
 //! RustCrypto `ml-kem` 0.3 does, and this crate re-exports [`kem`] (and, with `pem`,
-//! [`LineEnding`]), so no extra dependency is needed. Where the same call differs:
+//! [`LineEnding`]), so no extra dependency is needed; with `getrandom` too, the traits'
+//! OS-RNG methods exist. With `pkcs8`, the parameter sets implement `AssociatedOid` and the
+//! sets and key types `AssociatedAlgorithmIdentifier`, as there. Where the same call
+//! differs:
 //!
 //! | call | RustCrypto `ml-kem` | this crate |
 //! |---|---|---|
-//! | `ek.encapsulate(..)` | trait `Encapsulate` (no argument, OS RNG) | inherent, takes the RNG: `ek.encapsulate(&mut rng)` returns `(Ciphertext, SharedSecret)` |
+//! | `ek.encapsulate(..)` | trait `Encapsulate` (no argument, OS RNG) | inherent, takes the RNG: `ek.encapsulate(&mut rng)` returns `(Ciphertext, SharedSecret)`; the trait's by path: `Encapsulate::encapsulate(&ek)` |
 //! | `dk.decapsulate(&ct)` | trait `Decapsulate`, `ct` a `hybrid_array::Array` | inherent, `ct` a [`Ciphertext`]; never fails |
-//! | key generation | `Generate::generate_from_rng` | inherent [`DecapsulationKey::generate`] (or the trait) |
+//! | key generation | `Generate::generate_from_rng`, `Kem::generate_keypair` | inherent [`DecapsulationKey::generate`] (or the traits) |
+//! | key files | `DecodePrivateKey::from_pkcs8_der` and so on, `pkcs8::Error` | inherent functions of the same names, [`Error`]; the traits by path |
 //!
 //! Inherent methods win method resolution, so a trait method of the same name needs a
 //! fully qualified call (otherwise E0061 or E0308):
@@ -89,6 +163,18 @@
 //! let (ct, sender) = <_ as Encapsulate>::encapsulate_with_rng(ek, &mut rng);
 //! let receiver = <DecapsulationKey as Decapsulate>::decapsulate(&dk, &ct);
 //! assert_eq!(sender, receiver);
+//! # }
+//! ```
+//!
+//! With `getrandom` and `kem`, the code of a RustCrypto `ml-kem` user:
+//!
+//! ```
+//! # #[cfg(all(feature = "getrandom", feature = "kem"))] {
+//! use lazykem::kem::{Decapsulate, Encapsulate, Kem};
+//!
+//! let (dk, ek) = lazykem::MlKem768::generate_keypair();
+//! let (ct, sender) = Encapsulate::encapsulate(&ek);
+//! assert_eq!(Decapsulate::decapsulate(&dk, &ct), sender);
 //! # }
 //! ```
 //!
@@ -145,10 +231,10 @@ extern crate alloc;
 
 mod backend;
 mod ciphertext;
-pub mod compress;
+mod compress;
 mod decapsulation_key;
 mod encapsulation_key;
-pub mod encode;
+mod encode;
 mod error;
 mod hash;
 #[cfg(feature = "hazmat")]
@@ -165,7 +251,7 @@ mod secret;
 #[cfg(feature = "self-test")]
 pub mod self_test;
 
-pub use backend::{AnyBackend, BackendKind, backend};
+pub use backend::{BackendKind, backend};
 pub use ciphertext::Ciphertext;
 pub use decapsulation_key::DecapsulationKey;
 pub use encapsulation_key::EncapsulationKey;
@@ -250,7 +336,8 @@ pub mod ml_kem_1024 {
 /// guarantee; do not call it.
 #[doc(hidden)]
 pub mod __xwing_internal {
-    use crate::{AnyBackend, SharedSecret, ml_kem_768};
+    use crate::backend::AnyBackend;
+    use crate::{SharedSecret, ml_kem_768};
 
     /// `ML-KEM.Encaps_internal` (FIPS 203 Alg. 17) with the message X-Wing derives
     /// from its own randomness (draft-connolly-cfrg-xwing-kem section 5.4).
@@ -263,7 +350,19 @@ pub mod __xwing_internal {
     }
 }
 
-/// The README's example, compiled and run as a doctest.
+/// Not part of the API: what `cargo xtask bounds` reads to prove Compress/Decompress exact
+/// (the reciprocal constants and the two functions on every input). Compiled only with the
+/// hidden `bounds-probe` feature; no semver guarantee.
+#[cfg(feature = "bounds-probe")]
+#[doc(hidden)]
+pub mod __bounds {
+    pub use crate::compress::{
+        COMPRESS_D_MAX, COMPRESS_MULTIPLIER, COMPRESS_NUMERATOR_MAX, COMPRESS_SHIFT, compress,
+        decompress,
+    };
+}
+
+/// The crate README's example, compiled and run as a doctest.
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-struct ReadmeDoctests;
+#[doc = include_str!("../README.md")]
+struct CrateReadmeDoctests;

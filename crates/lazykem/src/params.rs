@@ -32,8 +32,14 @@ use zeroize::Zeroize;
 /// assert_eq!(round_trip::<MlKem512>(), MlKem512::CIPHERTEXT_SIZE);
 /// assert_eq!(round_trip::<MlKem1024>(), 1568);
 /// ```
+///
+/// With the `pkcs8` feature every set also implements `AssociatedOid` and
+/// `AssociatedAlgorithmIdentifier` (re-exported in [`crate::pkcs8`]; the hidden supertrait
+/// `sealed::Algorithm` requires them), so generic code reads the set's object identifier
+/// as `P::OID` and writes its key files without another bound.
 pub trait ParameterSet:
     sealed::Sealed
+    + sealed::Algorithm
     + Copy
     + core::fmt::Debug
     + Default
@@ -102,6 +108,29 @@ pub(crate) mod sealed {
 
     /// Seals [`super::ByteArray`].
     pub trait SealedBytes {}
+
+    /// With the `pkcs8` feature: the set's algorithm identifier (IETF LAMPS ML-KEM), as the
+    /// RustCrypto `const-oid` / `spki` traits name it. Without it, nothing.
+    #[cfg(feature = "pkcs8")]
+    pub trait Algorithm:
+        ::pkcs8::AssociatedOid
+        + ::pkcs8::spki::AssociatedAlgorithmIdentifier<Params = ::pkcs8::der::AnyRef<'static>>
+    {
+    }
+
+    #[cfg(feature = "pkcs8")]
+    impl<T> Algorithm for T where
+        T: ::pkcs8::AssociatedOid
+            + ::pkcs8::spki::AssociatedAlgorithmIdentifier<Params = ::pkcs8::der::AnyRef<'static>>
+    {
+    }
+
+    /// Without the `pkcs8` feature: nothing.
+    #[cfg(not(feature = "pkcs8"))]
+    pub trait Algorithm {}
+
+    #[cfg(not(feature = "pkcs8"))]
+    impl<T> Algorithm for T {}
 
     /// The algorithms of one parameter set, for the generic key types: each one
     /// dispatches on the backend and calls the const-generic internals with the set's

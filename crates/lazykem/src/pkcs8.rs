@@ -1,47 +1,85 @@
-//! PKCS#8 private keys and SPKI public keys in the IETF LAMPS ML-KEM format
-//! (draft-ietf-lamps-kyber-certificates), DER with the `pkcs8` feature, PEM with `pem`.
+//! Key files: PKCS#8 private keys and SPKI public keys in the IETF LAMPS ML-KEM format
+//! (draft-ietf-lamps-kyber-certificates), DER with the `pkcs8` feature, PEM with `pem`,
+//! password-encrypted PKCS#8 with `encryption`.
 //!
 //! Algorithm identifiers: `id-alg-ml-kem-512` / `-768` / `-1024` = 2.16.840.1.101.3.4.4.1 /
-//! .2 / .3, parameters absent. The public key (SPKI) is the raw encapsulation key in the
-//! BIT STRING. The private key is a CHOICE, told apart by its tag:
+//! .2 / .3, parameters absent ([`AssociatedOid`] on [`crate::MlKem512`] and so on,
+//! [`AssociatedAlgorithmIdentifier`] on the sets and the key types). The public key (SPKI)
+//! is the raw encapsulation key in the BIT STRING. The private key is a CHOICE, told apart
+//! by its tag:
 //! - `seed [0] OCTET STRING (SIZE (64))` (the RECOMMENDED form, written by default);
 //! - `expandedKey OCTET STRING`, the FIPS 203 `dk`, which must pass the hash check;
 //! - `both SEQUENCE { seed, expandedKey }`, rejected when the two disagree.
 //!
-//! Through the RustCrypto traits ([`DecodePrivateKey`], [`EncodePrivateKey`],
-//! [`DecodePublicKey`], [`EncodePublicKey`]; their errors are `pkcs8::Error` / `spki::Error`)
-//! and through inherent functions with this crate's [`KeyFormatError`], which says what was
-//! wrong:
+//! # Functions
+//! Each inherent function has the name of the RustCrypto `pkcs8` / `spki` trait method it
+//! stands for and returns [`crate::Error`], whose [`crate::Error::KeyFile`] says what was
+//! wrong with the file ([`KeyFileError`]: the OID found and the one expected, the PEM label
+//! found and the one expected, ...) and whose other variants name the FIPS 203 check a key
+//! failed. The same functions exist on [`DecapsulationKey`] / [`EncapsulationKey`] (one
+//! parameter set, checked) and on [`AnyDecapsulationKey`] / [`AnyEncapsulationKey`] (the
+//! set read from the file).
+//!
+//! [The crate docs](crate#key-files) list every function with its format and feature.
+//!
+//! The RustCrypto traits are implemented too, for code generic over them: [`DecodePrivateKey`]
+//! (through `TryFrom<PrivateKeyInfoRef>`), [`EncodePrivateKey`], [`DecodePublicKey`]
+//! (through `TryFrom<SubjectPublicKeyInfoRef>`) and [`EncodePublicKey`], on the typed and the
+//! `Any` keys; their errors are `pkcs8::Error` / `spki::Error` (a key of another algorithm is
+//! `OidUnknown { oid }` with the OID found, as RustCrypto `ml-kem` answers). On a key type,
+//! a method call picks the inherent function (inherent methods win method resolution); a
+//! trait's own is reached by path (`<DecapsulationKey<P> as DecodePrivateKey>::from_pkcs8_der`).
+//! The trait writers that use the OS RNG (`EncodePrivateKey::to_pkcs8_encrypted_der`) exist
+//! when `pkcs8`'s own `getrandom` feature is on, which this crate's `getrandom` turns on.
 //!
 //! ```
 //! use lazykem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
-//! use lazykem::pkcs8::{DecodePrivateKey, DecodePublicKey, EncodePrivateKey, EncodePublicKey};
 //!
 //! let dk = DecapsulationKey::from_seed(&[7; 64]);
-//! let private = dk.to_pkcs8_der().expect("encodable"); // the seed form
-//! let public = dk.encapsulation_key().to_public_key_der().expect("encodable");
+//! let private = dk.to_pkcs8_der()?; // the seed form
+//! let public = dk.encapsulation_key().to_public_key_der()?;
 //!
-//! let dk2 = DecapsulationKey::from_pkcs8_der(private.as_bytes()).expect("our own key");
-//! let ek2 = EncapsulationKey::from_public_key_der(public.as_bytes()).expect("our own key");
+//! let dk2 = DecapsulationKey::from_pkcs8_der(private.as_bytes())?;
+//! let ek2 = EncapsulationKey::from_public_key_der(public.as_bytes())?;
 //! assert_eq!(dk2.encapsulation_key(), &ek2);
+//!
+//! // A key of another parameter set names both algorithms.
+//! let err = lazykem::ml_kem_512::DecapsulationKey::from_pkcs8_der(private.as_bytes());
+//! assert_eq!(
+//!     err.unwrap_err().to_string(),
+//!     "key is id-alg-ml-kem-768 (2.16.840.1.101.3.4.4.2), \
+//!      expected id-alg-ml-kem-512 (2.16.840.1.101.3.4.4.1)"
+//! );
+//! # Ok::<(), lazykem::Error>(())
 //! ```
 //!
-//! Every parser rejects malformed DER with an error (fuzzed by `fuzz/fuzz_targets/pkcs8.rs`);
-//! none panics.
+//! Reading needs no RNG and no `std`: `encryption` reads encrypted keys in `no_std` +
+//! `alloc`. Every parser rejects malformed input with an error (fuzzed by
+//! `fuzz/fuzz_targets/pkcs8.rs`); none panics.
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
+use core::fmt;
 
-use crate::{DecapsulationKey, EncapsulationKey, ParameterSet};
+use crate::{
+    DecapsulationKey, EncapsulationKey, Error, MlKem512, MlKem768, MlKem1024, ParameterSet,
+};
 use ::pkcs8::der::asn1::{BitStringRef, ContextSpecific, OctetStringRef};
-use ::pkcs8::der::{self, Decode, Encode, Reader, SliceReader, Tag, TagMode, TagNumber};
+use ::pkcs8::der::{self, AnyRef, Decode, Encode, Reader, SliceReader, Tag, TagMode, TagNumber};
 use ::pkcs8::spki::{self, AlgorithmIdentifierRef, SubjectPublicKeyInfoRef};
-use ::pkcs8::{KeyError, ObjectIdentifier, PrivateKeyInfoRef, SecretDocument};
+use ::pkcs8::{KeyError, PrivateKeyInfoRef};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
-pub use ::pkcs8::spki::{DecodePublicKey, EncodePublicKey};
-pub use ::pkcs8::{DecodePrivateKey, EncodePrivateKey};
+pub use ::pkcs8::spki::{AssociatedAlgorithmIdentifier, DecodePublicKey, EncodePublicKey};
+pub use ::pkcs8::{
+    AssociatedOid, DecodePrivateKey, Document, EncodePrivateKey, ObjectIdentifier, SecretDocument,
+};
+
+#[cfg(feature = "pem")]
+use crate::LineEnding;
+#[cfg(feature = "pem")]
+use alloc::string::String;
 
 /// `id-alg-ml-kem-512` (2.16.840.1.101.3.4.4.1).
 pub const ID_ALG_ML_KEM_512: ObjectIdentifier =
@@ -53,14 +91,50 @@ pub const ID_ALG_ML_KEM_768: ObjectIdentifier =
 pub const ID_ALG_ML_KEM_1024: ObjectIdentifier =
     ObjectIdentifier::new_unwrap("2.16.840.1.101.3.4.4.3");
 
-/// The algorithm identifier of parameter set `P`.
-#[must_use]
-pub const fn oid<P: ParameterSet>() -> ObjectIdentifier {
-    match P::K {
-        2 => ID_ALG_ML_KEM_512,
-        3 => ID_ALG_ML_KEM_768,
-        _ => ID_ALG_ML_KEM_1024,
-    }
+/// The PEM label of a PKCS#8 `PrivateKeyInfo` (RFC 7468).
+#[cfg(feature = "pem")]
+pub const PRIVATE_KEY_LABEL: &str = "PRIVATE KEY";
+/// The PEM label of a PKCS#8 `EncryptedPrivateKeyInfo` (RFC 7468).
+#[cfg(feature = "pem")]
+pub const ENCRYPTED_PRIVATE_KEY_LABEL: &str = "ENCRYPTED PRIVATE KEY";
+/// The PEM label of a `SubjectPublicKeyInfo` (RFC 7468).
+#[cfg(feature = "pem")]
+pub const PUBLIC_KEY_LABEL: &str = "PUBLIC KEY";
+
+macro_rules! algorithm {
+    ($set:ty, $oid:expr) => {
+        impl AssociatedOid for $set {
+            const OID: ObjectIdentifier = $oid;
+        }
+
+        /// The OID, parameters absent.
+        impl AssociatedAlgorithmIdentifier for $set {
+            type Params = AnyRef<'static>;
+
+            const ALGORITHM_IDENTIFIER: AlgorithmIdentifierRef<'static> = AlgorithmIdentifierRef {
+                oid: $oid,
+                parameters: None,
+            };
+        }
+    };
+}
+
+algorithm!(MlKem512, ID_ALG_ML_KEM_512);
+algorithm!(MlKem768, ID_ALG_ML_KEM_768);
+algorithm!(MlKem1024, ID_ALG_ML_KEM_1024);
+
+/// The parameter set's algorithm identifier.
+impl<P: ParameterSet> AssociatedAlgorithmIdentifier for EncapsulationKey<P> {
+    type Params = AnyRef<'static>;
+
+    const ALGORITHM_IDENTIFIER: AlgorithmIdentifierRef<'static> = P::ALGORITHM_IDENTIFIER;
+}
+
+/// The parameter set's algorithm identifier.
+impl<P: ParameterSet> AssociatedAlgorithmIdentifier for DecapsulationKey<P> {
+    type Params = AnyRef<'static>;
+
+    const ALGORITHM_IDENTIFIER: AlgorithmIdentifierRef<'static> = P::ALGORITHM_IDENTIFIER;
 }
 
 /// The `[0]` tag of the seed form.
@@ -79,17 +153,56 @@ pub enum PrivateKeyForm {
     Both,
 }
 
-/// Why a PKCS#8 or SPKI key was rejected or could not be written.
+/// What was wrong with a key file, in [`crate::Error::KeyFile`].
+///
+/// ```
+/// # #[cfg(feature = "encryption")] {
+/// use lazykem::pkcs8::{KeyFileError, PrivateKeyForm};
+/// use lazykem::{Error, LineEnding, ml_kem_768::DecapsulationKey};
+///
+/// let dk = DecapsulationKey::from_seed(&[1; 64]);
+/// let rng = &mut rand::rng();
+/// let file = dk.to_pkcs8_encrypted_pem_as(PrivateKeyForm::Seed, rng, "pw", LineEnding::LF)?;
+/// let err = DecapsulationKey::from_pkcs8_pem(&file).unwrap_err();
+/// assert!(matches!(err, Error::KeyFile(KeyFileError::PemLabel { .. })));
+/// assert_eq!(
+///     err.to_string(),
+///     "PEM label is `ENCRYPTED PRIVATE KEY`, expected `PRIVATE KEY`: \
+///      use from_pkcs8_encrypted_pem"
+/// );
+/// # }
+/// # Ok::<(), lazykem::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum KeyFormatError {
-    /// Malformed DER (or PEM) around or inside the key.
+pub enum KeyFileError {
+    /// Malformed DER or PEM around or inside the key (the `der` crate's error says what and
+    /// where).
     Der(der::Error),
-    /// The algorithm is not this parameter set's ML-KEM, or has parameters (they must be
-    /// absent).
-    WrongAlgorithm,
+    /// A PEM document of another kind (feature `pem`): its label is not the one the
+    /// function reads.
+    #[cfg(feature = "pem")]
+    PemLabel {
+        /// The label of the document.
+        found: PemLabel,
+        /// The label the function reads ([`PRIVATE_KEY_LABEL`] and so on).
+        expected: &'static str,
+    },
+    /// A key of another algorithm, or of another ML-KEM parameter set.
+    Algorithm {
+        /// The key's algorithm.
+        found: ObjectIdentifier,
+        /// The parameter set's algorithm; `None` where any ML-KEM set is read (the `Any`
+        /// keys).
+        expected: Option<ObjectIdentifier>,
+    },
+    /// The ML-KEM algorithm identifier has parameters; they must be absent.
+    AlgorithmParameters {
+        /// The key's algorithm.
+        oid: ObjectIdentifier,
+    },
     /// The private key is none of the CHOICE's forms (its tag is not `[0]`, OCTET STRING
-    /// or SEQUENCE).
+    /// or SEQUENCE, or the SEQUENCE does not hold two OCTET STRINGs).
     UnknownPrivateKeyForm,
     /// A `both` private key whose seed and expanded key are not the same key.
     SeedMismatch,
@@ -98,19 +211,55 @@ pub enum KeyFormatError {
     /// Writing the `seed` or `both` form of a key imported from its expanded encoding,
     /// which has no seed.
     NoSeed,
-    /// The key itself fails a check of FIPS 203 (length, modulus or hash check).
-    Key(crate::Error),
-    /// Encrypted PKCS#8 (feature `encryption`): decryption failed (a wrong password, an
-    /// unsupported scheme, a damaged document) or encryption failed.
+    /// Encrypted PKCS#8 (feature `encryption`): decryption failed, a wrong password or a
+    /// damaged document (the two cannot be told apart).
+    #[cfg(feature = "encryption")]
+    Decryption,
+    /// Encrypted PKCS#8 (feature `encryption`): the document's encryption scheme, key
+    /// derivation or cipher is not supported, or its parameters are not acceptable (PBES2
+    /// with PBKDF2-HMAC-SHA2 or scrypt and AES-CBC is read).
+    #[cfg(feature = "encryption")]
+    EncryptionScheme {
+        /// The algorithm refused.
+        oid: ObjectIdentifier,
+    },
+    /// Encrypted PKCS#8 (feature `encryption`): the RNG given to a writer failed (the OS
+    /// RNG's failure is [`crate::Error::Rng`]).
+    #[cfg(feature = "encryption")]
+    EncryptionRng,
+    /// Encrypted PKCS#8 (feature `encryption`): encryption failed otherwise.
+    #[cfg(feature = "encryption")]
     Encryption,
 }
 
-impl core::fmt::Display for KeyFormatError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+impl fmt::Display for KeyFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Der(e) => write!(f, "malformed key encoding: {e}"),
-            Self::WrongAlgorithm => f.write_str(
-                "the algorithm identifier is not this ML-KEM parameter set's (or has parameters)",
+            Self::Der(e) => write!(f, "malformed key file: {e}"),
+            #[cfg(feature = "pem")]
+            Self::PemLabel { found, expected } => {
+                write!(f, "PEM label is `{found}`, expected `{expected}`")?;
+                match pem_hint(found.as_str(), expected) {
+                    Some(hint) => write!(f, ": use {hint}"),
+                    None => Ok(()),
+                }
+            }
+            Self::Algorithm {
+                found,
+                expected: Some(expected),
+            } => write!(f, "key is {}, expected {}", Named(found), Named(expected)),
+            Self::Algorithm {
+                found,
+                expected: None,
+            } => write!(
+                f,
+                "key is {}, expected an ML-KEM key (id-alg-ml-kem-512, -768 or -1024)",
+                Named(found)
+            ),
+            Self::AlgorithmParameters { oid } => write!(
+                f,
+                "algorithm identifier {} has parameters (they must be absent)",
+                Named(oid)
             ),
             Self::UnknownPrivateKeyForm => {
                 f.write_str("the private key is neither a seed [0], an expandedKey nor both")
@@ -124,92 +273,320 @@ impl core::fmt::Display for KeyFormatError {
             Self::NoSeed => {
                 f.write_str("the key was imported from its expanded form and has no seed to write")
             }
-            Self::Key(e) => write!(f, "invalid ML-KEM key: {e}"),
-            Self::Encryption => f.write_str(
-                "encrypted PKCS#8: wrong password, unsupported scheme or damaged document",
+            #[cfg(feature = "encryption")]
+            Self::Decryption => f.write_str(
+                "cannot decrypt the encrypted PKCS#8 key: wrong password or damaged document",
             ),
+            #[cfg(feature = "encryption")]
+            Self::EncryptionScheme { oid } => write!(
+                f,
+                "encrypted PKCS#8 key: algorithm {oid} is not supported or its parameters are \
+                 not acceptable"
+            ),
+            #[cfg(feature = "encryption")]
+            Self::EncryptionRng => {
+                f.write_str("cannot encrypt the PKCS#8 key: the random number generator failed")
+            }
+            #[cfg(feature = "encryption")]
+            Self::Encryption => f.write_str("cannot encrypt the PKCS#8 key"),
         }
     }
 }
 
-impl core::error::Error for KeyFormatError {}
-
-impl From<der::Error> for KeyFormatError {
-    fn from(e: der::Error) -> Self {
-        Self::Der(e)
-    }
-}
-
-impl From<crate::Error> for KeyFormatError {
-    fn from(e: crate::Error) -> Self {
-        Self::Key(e)
-    }
-}
-
-impl From<KeyFormatError> for ::pkcs8::Error {
-    fn from(e: KeyFormatError) -> Self {
-        match e {
-            KeyFormatError::Der(e) => Self::Asn1(e),
-            KeyFormatError::WrongAlgorithm => Self::ParametersMalformed,
-            _ => Self::KeyMalformed(KeyError::Invalid),
+impl core::error::Error for KeyFileError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::Der(e) => Some(e),
+            _ => None,
         }
     }
 }
 
-impl From<KeyFormatError> for spki::Error {
-    fn from(e: KeyFormatError) -> Self {
-        match e {
-            KeyFormatError::Der(e) => Self::Asn1(e),
-            KeyFormatError::WrongAlgorithm => Self::AlgorithmParametersMissing,
-            _ => Self::KeyMalformed,
+/// The function that reads a PEM document of label `found`, where one of label `expected`
+/// was given to another.
+#[cfg(feature = "pem")]
+fn pem_hint(found: &str, expected: &str) -> Option<&'static str> {
+    let public = expected == PUBLIC_KEY_LABEL;
+    match found {
+        PRIVATE_KEY_LABEL => Some("from_pkcs8_pem"),
+        ENCRYPTED_PRIVATE_KEY_LABEL => Some("from_pkcs8_encrypted_pem"),
+        PUBLIC_KEY_LABEL if !public => Some("from_public_key_pem"),
+        _ => None,
+    }
+}
+
+/// An OID with its name where it is an ML-KEM set's: `id-alg-ml-kem-768
+/// (2.16.840.1.101.3.4.4.2)`; others in dotted form.
+struct Named<'a>(&'a ObjectIdentifier);
+
+impl fmt::Display for Named<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match *self.0 {
+            ID_ALG_ML_KEM_512 => "id-alg-ml-kem-512",
+            ID_ALG_ML_KEM_768 => "id-alg-ml-kem-768",
+            ID_ALG_ML_KEM_1024 => "id-alg-ml-kem-1024",
+            _ => return write!(f, "{}", self.0),
+        };
+        write!(f, "{name} ({})", self.0)
+    }
+}
+
+/// The label of a PEM document as found (`CERTIFICATE`, `ENCRYPTED PRIVATE KEY`, ...), in
+/// [`KeyFileError::PemLabel`]: its first 32 bytes, which hold every label of RFC 7468.
+/// Feature `pem`.
+#[cfg(feature = "pem")]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PemLabel {
+    bytes: [u8; Self::CAPACITY],
+    len: u8,
+    truncated: bool,
+}
+
+#[cfg(feature = "pem")]
+impl PemLabel {
+    const CAPACITY: usize = 32;
+
+    fn new(label: &str) -> Self {
+        let mut len = label.len().min(Self::CAPACITY);
+        while !label.is_char_boundary(len) {
+            len -= 1;
+        }
+        let mut bytes = [0; Self::CAPACITY];
+        bytes[..len].copy_from_slice(&label.as_bytes()[..len]);
+        Self {
+            bytes,
+            len: len as u8,
+            truncated: len < label.len(),
         }
     }
+
+    /// The label (its first 32 bytes if it was longer).
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        core::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
+    }
+
+    /// Whether the label was longer than 32 bytes (and [`Self::as_str`] is its start).
+    #[must_use]
+    pub const fn is_truncated(&self) -> bool {
+        self.truncated
+    }
+}
+
+#[cfg(feature = "pem")]
+impl fmt::Display for PemLabel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())?;
+        if self.truncated {
+            f.write_str("...")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(feature = "pem")]
+impl fmt::Debug for PemLabel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PemLabel({:?})", self.as_str())
+    }
+}
+
+#[cfg(feature = "pem")]
+impl PartialEq<str> for PemLabel {
+    fn eq(&self, other: &str) -> bool {
+        !self.truncated && self.as_str() == other
+    }
+}
+
+#[cfg(feature = "pem")]
+impl PartialEq<&str> for PemLabel {
+    fn eq(&self, other: &&str) -> bool {
+        *self == **other
+    }
+}
+
+/// [`KeyFileError::Der`] as the crate's error.
+fn der_error(e: der::Error) -> Error {
+    Error::KeyFile(KeyFileError::Der(e))
+}
+
+/// The DER of a PEM document whose label must be `expected`, in a buffer erased on drop.
+#[cfg(feature = "pem")]
+fn pem_document(pem: &str, expected: &'static str) -> Result<SecretDocument, Error> {
+    let label = der::pem::decode_label(pem.as_bytes()).map_err(|e| der_error(e.into()))?;
+    if label != expected {
+        return Err(Error::KeyFile(KeyFileError::PemLabel {
+            found: PemLabel::new(label),
+            expected,
+        }));
+    }
+    Ok(SecretDocument::from_pem(pem).map_err(der_error)?.1)
 }
 
 /// Checks that `algorithm` is parameter set `P`'s, without parameters.
-fn check_algorithm<P: ParameterSet>(
-    algorithm: &AlgorithmIdentifierRef<'_>,
-) -> Result<(), KeyFormatError> {
-    if algorithm.oid == oid::<P>() && algorithm.parameters.is_none() {
-        Ok(())
-    } else {
-        Err(KeyFormatError::WrongAlgorithm)
+fn check_algorithm<P: ParameterSet>(algorithm: &AlgorithmIdentifierRef<'_>) -> Result<(), Error> {
+    if algorithm.oid != P::OID {
+        return Err(Error::KeyFile(KeyFileError::Algorithm {
+            found: algorithm.oid,
+            expected: Some(P::OID),
+        }));
+    }
+    if algorithm.parameters.is_some() {
+        return Err(Error::KeyFile(KeyFileError::AlgorithmParameters {
+            oid: algorithm.oid,
+        }));
+    }
+    Ok(())
+}
+
+/// [`KeyFileError::Algorithm`] for a key that is no ML-KEM set's (the `Any` keys).
+fn not_ml_kem(found: ObjectIdentifier) -> Error {
+    Error::KeyFile(KeyFileError::Algorithm {
+        found,
+        expected: None,
+    })
+}
+
+/// The `spki` error of a rejected SPKI or PKCS#8 key, for the trait impls: `OidUnknown {
+/// oid }` (the OID found) for another algorithm, as RustCrypto `ml-kem` answers; the tag of
+/// the parameters for parameters present; `KeyMalformed` for a key that fails a check.
+fn spki_error(e: Error, algorithm: &AlgorithmIdentifierRef<'_>) -> spki::Error {
+    match e {
+        Error::KeyFile(KeyFileError::Der(e)) => spki::Error::Asn1(e),
+        Error::KeyFile(KeyFileError::Algorithm { found, .. }) => {
+            spki::Error::OidUnknown { oid: found }
+        }
+        Error::KeyFile(KeyFileError::AlgorithmParameters { .. }) => match algorithm.parameters {
+            Some(parameters) => spki::Error::Asn1(
+                der::ErrorKind::TagUnexpected {
+                    expected: None,
+                    actual: der::Tagged::tag(&parameters),
+                }
+                .into(),
+            ),
+            None => spki::Error::KeyMalformed,
+        },
+        _ => spki::Error::KeyMalformed,
     }
 }
 
-/// `Err` unless a PEM document's label is `expected`.
-#[cfg(feature = "pem")]
-fn check_pem_label(label: &str, expected: &str) -> Result<(), KeyFormatError> {
-    if label == expected {
-        Ok(())
-    } else {
-        Err(KeyFormatError::Der(der::pem::Error::Label.into()))
+/// The `pkcs8` error of a rejected PKCS#8 key, for the trait impls: `PublicKey(OidUnknown {
+/// oid })` for another algorithm, `ParametersMalformed` for parameters present,
+/// `KeyMalformed` for a key that fails a check.
+fn pkcs8_error(e: Error) -> ::pkcs8::Error {
+    match e {
+        Error::KeyFile(KeyFileError::Der(e)) => ::pkcs8::Error::Asn1(e),
+        Error::KeyFile(KeyFileError::Algorithm { found, .. }) => {
+            ::pkcs8::Error::PublicKey(spki::Error::OidUnknown { oid: found })
+        }
+        Error::KeyFile(KeyFileError::AlgorithmParameters { .. }) => {
+            ::pkcs8::Error::ParametersMalformed
+        }
+        _ => ::pkcs8::Error::KeyMalformed(KeyError::Invalid),
     }
-}
-
-/// The DER of a PEM `PRIVATE KEY` (checked label), erased on drop.
-#[cfg(feature = "pem")]
-fn private_key_pem(pem: &str) -> Result<SecretDocument, KeyFormatError> {
-    let (label, der) = SecretDocument::from_pem(pem)?;
-    check_pem_label(label, "PRIVATE KEY")?;
-    Ok(der)
 }
 
 /// The decrypted `PrivateKeyInfo` of a PBES2 `EncryptedPrivateKeyInfo`, erased on drop.
 #[cfg(feature = "encryption")]
-fn decrypt_pkcs8(der: &[u8], password: impl AsRef<[u8]>) -> Result<SecretDocument, KeyFormatError> {
-    ::pkcs8::EncryptedPrivateKeyInfoRef::try_from(der)
-        .map_err(|_| KeyFormatError::Encryption)?
-        .decrypt(password)
-        .map_err(|_| KeyFormatError::Encryption)
+fn decrypt(der: &[u8], password: impl AsRef<[u8]>) -> Result<SecretDocument, Error> {
+    use ::pkcs8::pkcs5;
+    let info = ::pkcs8::EncryptedPrivateKeyInfoRef::from_der(der).map_err(der_error)?;
+    info.decrypt(password).map_err(|e| {
+        Error::KeyFile(match e {
+            ::pkcs8::Error::EncryptedPrivateKey(
+                pkcs5::Error::UnsupportedAlgorithm { oid }
+                | pkcs5::Error::AlgorithmParametersInvalid { oid },
+            ) => KeyFileError::EncryptionScheme { oid },
+            ::pkcs8::Error::EncryptedPrivateKey(pkcs5::Error::NoPbes1CryptSupport) => {
+                KeyFileError::EncryptionScheme {
+                    oid: info.encryption_algorithm.oid(),
+                }
+            }
+            // A wrong password gives a padding error, or now and then a plaintext that
+            // is not DER.
+            _ => KeyFileError::Decryption,
+        })
+    })
 }
 
-/// The algorithm identifier of `P`, parameters absent.
-const fn algorithm<P: ParameterSet>() -> AlgorithmIdentifierRef<'static> {
-    AlgorithmIdentifierRef {
-        oid: oid::<P>(),
-        parameters: None,
+/// An RNG that keeps the error of its inner RNG, so that a writer can tell an RNG failure
+/// from another encryption failure (`pkcs8` reports both alike).
+#[cfg(feature = "encryption")]
+struct Recording<'a, R: rand_core::TryCryptoRng> {
+    rng: &'a mut R,
+    failure: Option<R::Error>,
+}
+
+/// The error [`Recording`] hands on; the real one is kept.
+#[cfg(feature = "encryption")]
+#[derive(Debug)]
+struct RngFailed;
+
+#[cfg(feature = "encryption")]
+impl fmt::Display for RngFailed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the random number generator failed")
     }
+}
+
+#[cfg(feature = "encryption")]
+impl core::error::Error for RngFailed {}
+
+#[cfg(feature = "encryption")]
+impl<R: rand_core::TryCryptoRng> rand_core::TryRng for Recording<'_, R> {
+    type Error = RngFailed;
+
+    fn try_next_u32(&mut self) -> Result<u32, RngFailed> {
+        let mut bytes = [0; 4];
+        self.try_fill_bytes(&mut bytes)?;
+        Ok(u32::from_le_bytes(bytes))
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, RngFailed> {
+        let mut bytes = [0; 8];
+        self.try_fill_bytes(&mut bytes)?;
+        Ok(u64::from_le_bytes(bytes))
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), RngFailed> {
+        self.rng.try_fill_bytes(dst).map_err(|e| {
+            self.failure = Some(e);
+            RngFailed
+        })
+    }
+}
+
+#[cfg(feature = "encryption")]
+impl<R: rand_core::TryCryptoRng> rand_core::TryCryptoRng for Recording<'_, R> {}
+
+/// `plain` (a DER `PrivateKeyInfo`) encrypted with `password` (PBES2: scrypt and
+/// AES-256-CBC, `pkcs8`'s recommended parameters, salt and IV from `rng`); the RNG's own
+/// error if it failed.
+#[cfg(feature = "encryption")]
+fn encrypt<R: rand_core::TryCryptoRng>(
+    plain: &SecretDocument,
+    rng: &mut R,
+    password: impl AsRef<[u8]>,
+) -> Result<SecretDocument, (Error, Option<R::Error>)> {
+    let info = PrivateKeyInfoRef::from_der(plain.as_bytes()).map_err(|e| (der_error(e), None))?;
+    let mut recording = Recording { rng, failure: None };
+    info.encrypt_with_rng(&mut recording, password)
+        .map_err(|_| match recording.failure.take() {
+            Some(e) => (Error::KeyFile(KeyFileError::EncryptionRng), Some(e)),
+            None => (Error::KeyFile(KeyFileError::Encryption), None),
+        })
+}
+
+/// [`encrypt`] with the OS RNG: its failure is [`Error::Rng`].
+#[cfg(all(feature = "encryption", feature = "getrandom"))]
+fn encrypt_with_os_rng(
+    plain: &SecretDocument,
+    password: impl AsRef<[u8]>,
+) -> Result<SecretDocument, Error> {
+    encrypt(plain, &mut getrandom::SysRng, password).map_err(|(e, rng)| match rng {
+        Some(rng) => Error::Rng(rng),
+        None => e,
+    })
 }
 
 impl<P: ParameterSet> EncapsulationKey<P> {
@@ -217,89 +594,94 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// checks of [`Self::from_bytes`].
     ///
     /// # Errors
-    /// [`KeyFormatError::Der`] for malformed DER, [`KeyFormatError::WrongAlgorithm`],
-    /// [`KeyFormatError::Key`] for a key that fails FIPS 203's checks.
-    pub fn from_spki_der(der: &[u8]) -> Result<Self, KeyFormatError> {
-        Self::from_spki(&SubjectPublicKeyInfoRef::from_der(der)?)
+    /// [`Error::KeyFile`]: [`KeyFileError::Der`] for malformed DER,
+    /// [`KeyFileError::Algorithm`] for a key of another algorithm or set (naming both),
+    /// [`KeyFileError::AlgorithmParameters`]; the errors of [`Self::from_bytes`] for a key
+    /// that fails FIPS 203's checks.
+    pub fn from_public_key_der(der: &[u8]) -> Result<Self, Error> {
+        Self::from_spki(&SubjectPublicKeyInfoRef::from_der(der).map_err(der_error)?)
     }
 
-    /// [`Self::from_spki_der`] from PEM (label `PUBLIC KEY`), with this crate's error.
+    /// [`Self::from_public_key_der`] from PEM (label `PUBLIC KEY`).
     ///
     /// ```
     /// use lazykem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
-    /// use lazykem::pkcs8::{EncodePublicKey, KeyFormatError};
+    /// use lazykem::LineEnding;
     ///
     /// let dk = DecapsulationKey::from_seed(&[7; 64]);
-    /// let pem = dk.encapsulation_key().to_public_key_pem(lazykem::LineEnding::LF).unwrap();
-    /// assert_eq!(&EncapsulationKey::from_spki_pem(&pem)?, dk.encapsulation_key());
+    /// let pem = dk.encapsulation_key().to_public_key_pem(LineEnding::LF)?;
+    /// assert_eq!(&EncapsulationKey::from_public_key_pem(&pem)?, dk.encapsulation_key());
+    ///
     /// let other = lazykem::ml_kem_512::DecapsulationKey::from_seed(&[7; 64]);
-    /// let pem = other.encapsulation_key().to_public_key_pem(lazykem::LineEnding::LF).unwrap();
-    /// assert_eq!(EncapsulationKey::from_spki_pem(&pem), Err(KeyFormatError::WrongAlgorithm));
-    /// # Ok::<(), KeyFormatError>(())
+    /// let pem = other.encapsulation_key().to_public_key_pem(LineEnding::LF)?;
+    /// let err = EncapsulationKey::from_public_key_pem(&pem).unwrap_err();
+    /// assert!(err.to_string().starts_with("key is id-alg-ml-kem-512"));
+    /// # Ok::<(), lazykem::Error>(())
     /// ```
     ///
     /// # Errors
-    /// Those of [`Self::from_spki_der`]; [`KeyFormatError::Der`] for malformed PEM or another
-    /// label.
+    /// Those of [`Self::from_public_key_der`]; [`KeyFileError::Der`] for malformed PEM,
+    /// [`KeyFileError::PemLabel`] for another label.
     #[cfg(feature = "pem")]
-    pub fn from_spki_pem(pem: &str) -> Result<Self, KeyFormatError> {
-        let (label, der) = der::Document::from_pem(pem)?;
-        check_pem_label(label, "PUBLIC KEY")?;
-        Self::from_spki_der(der.as_bytes())
+    pub fn from_public_key_pem(pem: &str) -> Result<Self, Error> {
+        Self::from_public_key_der(pem_document(pem, PUBLIC_KEY_LABEL)?.as_bytes())
     }
 
-    fn from_spki(spki: &SubjectPublicKeyInfoRef<'_>) -> Result<Self, KeyFormatError> {
+    /// The DER `SubjectPublicKeyInfo` of this key.
+    ///
+    /// # Errors
+    /// [`KeyFileError::Der`] if the encoder fails (it does not for these sizes).
+    pub fn to_public_key_der(&self) -> Result<Document, Error> {
+        let info = spki::SubjectPublicKeyInfo {
+            algorithm: P::ALGORITHM_IDENTIFIER,
+            subject_public_key: BitStringRef::from_bytes(self.as_bytes().as_ref())
+                .map_err(der_error)?,
+        };
+        Document::encode_msg(&info).map_err(der_error)
+    }
+
+    /// [`Self::to_public_key_der`] in PEM (label `PUBLIC KEY`).
+    ///
+    /// # Errors
+    /// Those of [`Self::to_public_key_der`].
+    #[cfg(feature = "pem")]
+    pub fn to_public_key_pem(&self, line_ending: LineEnding) -> Result<String, Error> {
+        self.to_public_key_der()?
+            .to_pem(PUBLIC_KEY_LABEL, line_ending)
+            .map_err(der_error)
+    }
+
+    fn from_spki(spki: &SubjectPublicKeyInfoRef<'_>) -> Result<Self, Error> {
         check_algorithm::<P>(&spki.algorithm)?;
-        let bytes = spki
-            .subject_public_key
-            .as_bytes()
-            .ok_or(KeyFormatError::Der(
+        let bytes = spki.subject_public_key.as_bytes().ok_or_else(|| {
+            der_error(
                 der::ErrorKind::Length {
                     tag: Tag::BitString,
                 }
                 .into(),
-            ))?;
-        Ok(Self::from_bytes(bytes)?)
-    }
-}
-
-/// The `spki` error of a rejected algorithm identifier: `OidUnknown { oid }` for another
-/// algorithm (another ML-KEM set or not ML-KEM at all), as RustCrypto `ml-kem` answers; the
-/// tag of the parameters when the OID is right but parameters are present.
-fn spki_algorithm_error<P: ParameterSet>(algorithm: &AlgorithmIdentifierRef<'_>) -> spki::Error {
-    match algorithm.parameters {
-        Some(parameters) if algorithm.oid == oid::<P>() => spki::Error::Asn1(
-            der::ErrorKind::TagUnexpected {
-                expected: None,
-                actual: der::Tagged::tag(&parameters),
-            }
-            .into(),
-        ),
-        _ => spki::Error::OidUnknown { oid: algorithm.oid },
+            )
+        })?;
+        Self::from_bytes(bytes)
     }
 }
 
 impl<P: ParameterSet> TryFrom<SubjectPublicKeyInfoRef<'_>> for EncapsulationKey<P> {
     type Error = spki::Error;
 
-    /// Errors: `OidUnknown { oid }` for a key of another algorithm or parameter set,
-    /// `KeyMalformed` for a key that fails FIPS 203 §7.2 (the inherent
-    /// [`EncapsulationKey::from_spki_der`] names the check), `Asn1` for malformed DER.
+    /// Errors: `OidUnknown { oid }` (the OID found) for a key of another algorithm or
+    /// parameter set, `KeyMalformed` for a key that fails FIPS 203 §7.2 (the inherent
+    /// [`EncapsulationKey::from_public_key_der`] names the check), `Asn1` for malformed DER.
     fn try_from(spki: SubjectPublicKeyInfoRef<'_>) -> Result<Self, spki::Error> {
-        match Self::from_spki(&spki) {
-            Err(KeyFormatError::WrongAlgorithm) => Err(spki_algorithm_error::<P>(&spki.algorithm)),
-            other => Ok(other?),
-        }
+        Self::from_spki(&spki).map_err(|e| spki_error(e, &spki.algorithm))
     }
 }
 
 impl<P: ParameterSet> EncodePublicKey for EncapsulationKey<P> {
-    fn to_public_key_der(&self) -> spki::Result<spki::Document> {
-        let info = spki::SubjectPublicKeyInfo {
-            algorithm: algorithm::<P>(),
-            subject_public_key: BitStringRef::from_bytes(self.as_bytes().as_ref())?,
-        };
-        Ok(spki::Document::encode_msg(&info)?)
+    fn to_public_key_der(&self) -> spki::Result<Document> {
+        EncapsulationKey::to_public_key_der(self).map_err(|e| match e {
+            Error::KeyFile(KeyFileError::Der(e)) => spki::Error::Asn1(e),
+            _ => spki::Error::KeyMalformed,
+        })
     }
 }
 
@@ -310,117 +692,283 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     ///
     /// ```
     /// use lazykem::ml_kem_512::DecapsulationKey;
-    /// use lazykem::pkcs8::{KeyFormatError, PrivateKeyForm};
+    /// use lazykem::pkcs8::{KeyFileError, PrivateKeyForm};
     ///
     /// let dk = DecapsulationKey::from_seed(&[3; 64]);
     /// let der = dk.to_pkcs8_der_as(PrivateKeyForm::Both)?;
-    /// assert!(DecapsulationKey::from_pkcs8(der.as_bytes()).is_ok());
+    /// assert!(DecapsulationKey::from_pkcs8_der(der.as_bytes()).is_ok());
     /// assert!(matches!(
-    ///     DecapsulationKey::from_pkcs8(&der.as_bytes()[1..]),
-    ///     Err(KeyFormatError::Der(_))
+    ///     DecapsulationKey::from_pkcs8_der(&der.as_bytes()[1..]),
+    ///     Err(lazykem::Error::KeyFile(KeyFileError::Der(_)))
     /// ));
-    /// # Ok::<(), KeyFormatError>(())
+    /// # Ok::<(), lazykem::Error>(())
     /// ```
     ///
     /// # Errors
-    /// A [`KeyFormatError`] naming the failure.
-    pub fn from_pkcs8(der: &[u8]) -> Result<Self, KeyFormatError> {
-        let info = PrivateKeyInfoRef::from_der(der)?;
-        Self::from_private_key_info(&info)
+    /// [`Error::KeyFile`] naming what was wrong with the file ([`KeyFileError`]); the
+    /// errors of [`Self::from_seed_bytes`] / [`Self::from_expanded_bytes`] for a key that
+    /// fails FIPS 203's checks.
+    pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, Error> {
+        Self::from_private_key_info(&PrivateKeyInfoRef::from_der(der).map_err(der_error)?)
     }
 
-    /// [`Self::from_pkcs8`] from PEM (label `PRIVATE KEY`), with this crate's error.
+    /// [`Self::from_pkcs8_der`] from PEM (label `PRIVATE KEY`).
     ///
     /// ```
     /// use lazykem::ml_kem_768::DecapsulationKey;
-    /// use lazykem::pkcs8::{EncodePrivateKey, KeyFormatError};
     ///
     /// let dk = DecapsulationKey::from_seed(&[7; 64]);
-    /// let pem = dk.to_pkcs8_pem(lazykem::LineEnding::LF).unwrap();
-    /// let again = DecapsulationKey::from_private_key_pem(&pem)?;
+    /// let pem = dk.to_pkcs8_pem(lazykem::LineEnding::LF)?;
+    /// let again = DecapsulationKey::from_pkcs8_pem(&pem)?;
     /// assert_eq!(again.encapsulation_key(), dk.encapsulation_key());
-    /// # Ok::<(), KeyFormatError>(())
+    /// # Ok::<(), lazykem::Error>(())
     /// ```
     ///
     /// # Errors
-    /// Those of [`Self::from_pkcs8`]; [`KeyFormatError::Der`] for malformed PEM or another
-    /// label.
+    /// Those of [`Self::from_pkcs8_der`]; [`KeyFileError::Der`] for malformed PEM,
+    /// [`KeyFileError::PemLabel`] for another label (an encrypted key's names
+    /// [`Self::from_pkcs8_encrypted_pem`]).
     #[cfg(feature = "pem")]
-    pub fn from_private_key_pem(pem: &str) -> Result<Self, KeyFormatError> {
-        Self::from_pkcs8(private_key_pem(pem)?.as_bytes())
+    pub fn from_pkcs8_pem(pem: &str) -> Result<Self, Error> {
+        Self::from_pkcs8_der(pem_document(pem, PRIVATE_KEY_LABEL)?.as_bytes())
     }
 
     /// Reads a password-encrypted PKCS#8 key (`EncryptedPrivateKeyInfo`, PBES2, as OpenSSL
-    /// writes it), in any of the three private forms, with this crate's error. The trait
-    /// method [`DecodePrivateKey::from_pkcs8_encrypted_der`] (and `_pem`) does the same with
-    /// `pkcs8::Error`. Feature `encryption`.
+    /// writes it), in any of the three private forms. Needs no RNG and no `std`. Feature
+    /// `encryption`.
     ///
     /// ```
     /// use lazykem::ml_kem_768::DecapsulationKey;
-    /// use lazykem::pkcs8::{DecodePrivateKey, EncodePrivateKey, PrivateKeyForm};
+    /// use lazykem::pkcs8::{KeyFileError, PrivateKeyForm};
     ///
     /// let dk = DecapsulationKey::from_seed(&[7; 64]);
-    /// // The trait writes the seed form; `to_pkcs8_encrypted_der_as` picks the form.
-    /// let file = dk.to_pkcs8_encrypted_pem("hunter2", lazykem::LineEnding::LF).unwrap();
-    /// let again = DecapsulationKey::from_pkcs8_encrypted_pem(&file, "hunter2").unwrap();
-    /// assert_eq!(again.encapsulation_key(), dk.encapsulation_key());
-    ///
     /// let both = dk.to_pkcs8_encrypted_der_as(PrivateKeyForm::Both, &mut rand::rng(), "pw")?;
-    /// let again = DecapsulationKey::from_pkcs8_encrypted(both.as_bytes(), "pw")?;
+    /// let again = DecapsulationKey::from_pkcs8_encrypted_der(both.as_bytes(), "pw")?;
     /// assert_eq!(again.seed(), dk.seed());
-    /// assert!(DecapsulationKey::from_pkcs8_encrypted(both.as_bytes(), "wrong").is_err());
-    /// # Ok::<(), lazykem::pkcs8::KeyFormatError>(())
+    /// assert_eq!(
+    ///     DecapsulationKey::from_pkcs8_encrypted_der(both.as_bytes(), "wrong").err(),
+    ///     Some(lazykem::Error::KeyFile(KeyFileError::Decryption))
+    /// );
+    /// # Ok::<(), lazykem::Error>(())
     /// ```
     ///
     /// # Errors
-    /// [`KeyFormatError::Encryption`] if decryption fails (a wrong password among others);
-    /// those of [`Self::from_pkcs8`] for the decrypted key.
+    /// [`KeyFileError::Der`] for a malformed document, [`KeyFileError::Decryption`] if
+    /// decryption fails (a wrong password among others), [`KeyFileError::EncryptionScheme`]
+    /// for an unsupported scheme; those of [`Self::from_pkcs8_der`] for the decrypted key.
     #[cfg(feature = "encryption")]
-    pub fn from_pkcs8_encrypted(
-        der: &[u8],
-        password: impl AsRef<[u8]>,
-    ) -> Result<Self, KeyFormatError> {
-        let plain = decrypt_pkcs8(der, password)?;
-        Self::from_pkcs8(plain.as_bytes())
+    pub fn from_pkcs8_encrypted_der(der: &[u8], password: impl AsRef<[u8]>) -> Result<Self, Error> {
+        Self::from_pkcs8_der(decrypt(der, password)?.as_bytes())
+    }
+
+    /// [`Self::from_pkcs8_encrypted_der`] from PEM (label `ENCRYPTED PRIVATE KEY`). Features
+    /// `encryption` and `pem`.
+    ///
+    /// ```
+    /// use lazykem::ml_kem_768::DecapsulationKey;
+    /// use lazykem::{LineEnding, pkcs8::PrivateKeyForm};
+    ///
+    /// let dk = DecapsulationKey::from_seed(&[7; 64]);
+    /// let rng = &mut rand::rng();
+    /// let file = dk.to_pkcs8_encrypted_pem_as(PrivateKeyForm::Seed, rng, "pw", LineEnding::LF)?;
+    /// let again = DecapsulationKey::from_pkcs8_encrypted_pem(&file, "pw")?;
+    /// assert_eq!(again.encapsulation_key(), dk.encapsulation_key());
+    /// # Ok::<(), lazykem::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Those of [`Self::from_pkcs8_encrypted_der`]; [`KeyFileError::Der`] for malformed PEM,
+    /// [`KeyFileError::PemLabel`] for another label (a plain key's names
+    /// [`Self::from_pkcs8_pem`]).
+    #[cfg(all(feature = "encryption", feature = "pem"))]
+    pub fn from_pkcs8_encrypted_pem(pem: &str, password: impl AsRef<[u8]>) -> Result<Self, Error> {
+        Self::from_pkcs8_encrypted_der(
+            pem_document(pem, ENCRYPTED_PRIVATE_KEY_LABEL)?.as_bytes(),
+            password,
+        )
+    }
+
+    /// The form the writers without a form argument use: the seed, or the expanded key for
+    /// a key without a seed.
+    fn default_form(&self) -> PrivateKeyForm {
+        if self.seed().is_some() {
+            PrivateKeyForm::Seed
+        } else {
+            PrivateKeyForm::ExpandedKey
+        }
+    }
+
+    /// The DER PKCS#8 `PrivateKeyInfo` of this key in the seed form (the expanded form for
+    /// a key imported without a seed), in a buffer erased on drop.
+    ///
+    /// # Errors
+    /// [`KeyFileError::Der`] if the encoder fails (it does not for these sizes).
+    pub fn to_pkcs8_der(&self) -> Result<SecretDocument, Error> {
+        self.to_pkcs8_der_as(self.default_form())
+    }
+
+    /// The DER PKCS#8 `PrivateKeyInfo` of this key in the given form, in a buffer erased on
+    /// drop.
+    ///
+    /// # Errors
+    /// [`KeyFileError::NoSeed`] for the seed and `both` forms of a key imported from its
+    /// expanded encoding.
+    pub fn to_pkcs8_der_as(&self, form: PrivateKeyForm) -> Result<SecretDocument, Error> {
+        let seed = || {
+            self.seed()
+                .map(|s| Zeroizing::new(*s.as_bytes()))
+                .ok_or(Error::KeyFile(KeyFileError::NoSeed))
+        };
+        let inner: Zeroizing<Vec<u8>> = Zeroizing::new(match form {
+            PrivateKeyForm::Seed => {
+                let seed = seed()?;
+                ContextSpecific {
+                    tag_number: SEED_TAG,
+                    tag_mode: TagMode::Implicit,
+                    value: OctetStringRef::new(seed.as_ref()).map_err(der_error)?,
+                }
+                .to_der()
+                .map_err(der_error)?
+            }
+            PrivateKeyForm::ExpandedKey => {
+                let expanded = self.to_expanded_bytes();
+                OctetStringRef::new(expanded.as_ref())
+                    .and_then(|octets| octets.to_der())
+                    .map_err(der_error)?
+            }
+            PrivateKeyForm::Both => {
+                let seed = seed()?;
+                let expanded = self.to_expanded_bytes();
+                let both: [&OctetStringRef; 2] = [
+                    OctetStringRef::new(seed.as_ref()).map_err(der_error)?,
+                    OctetStringRef::new(expanded.as_ref()).map_err(der_error)?,
+                ];
+                both.as_slice().to_vec().to_der().map_err(der_error)?
+            }
+        });
+        let private_key = OctetStringRef::new(&inner).map_err(der_error)?;
+        let info = PrivateKeyInfoRef::new(P::ALGORITHM_IDENTIFIER, private_key);
+        SecretDocument::encode_msg(&info).map_err(der_error)
+    }
+
+    /// [`Self::to_pkcs8_der`] in PEM (label `PRIVATE KEY`), erased on drop.
+    ///
+    /// # Errors
+    /// Those of [`Self::to_pkcs8_der`].
+    #[cfg(feature = "pem")]
+    pub fn to_pkcs8_pem(&self, line_ending: LineEnding) -> Result<Zeroizing<String>, Error> {
+        self.to_pkcs8_pem_as(self.default_form(), line_ending)
+    }
+
+    /// [`Self::to_pkcs8_der_as`] in PEM (label `PRIVATE KEY`), erased on drop.
+    ///
+    /// # Errors
+    /// Those of [`Self::to_pkcs8_der_as`].
+    #[cfg(feature = "pem")]
+    pub fn to_pkcs8_pem_as(
+        &self,
+        form: PrivateKeyForm,
+        line_ending: LineEnding,
+    ) -> Result<Zeroizing<String>, Error> {
+        self.to_pkcs8_der_as(form)?
+            .to_pem(PRIVATE_KEY_LABEL, line_ending)
+            .map_err(der_error)
     }
 
     /// [`Self::to_pkcs8_der_as`], encrypted with `password` (PBES2: scrypt and AES-256-CBC,
     /// `pkcs8`'s recommended parameters, salt and IV from `rng`). Feature `encryption`.
     ///
     /// # Errors
-    /// Those of [`Self::to_pkcs8_der_as`]; [`KeyFormatError::Encryption`] if encryption
-    /// fails (the RNG's failure among others).
+    /// Those of [`Self::to_pkcs8_der_as`]; [`KeyFileError::EncryptionRng`] if `rng` fails,
+    /// [`KeyFileError::Encryption`] if encryption fails otherwise.
     #[cfg(feature = "encryption")]
     pub fn to_pkcs8_encrypted_der_as<R: rand_core::TryCryptoRng>(
         &self,
         form: PrivateKeyForm,
         rng: &mut R,
         password: impl AsRef<[u8]>,
-    ) -> Result<SecretDocument, KeyFormatError> {
-        let plain = self.to_pkcs8_der_as(form)?;
-        let info = PrivateKeyInfoRef::from_der(plain.as_bytes())?;
-        info.encrypt_with_rng(rng, password)
-            .map_err(|_| KeyFormatError::Encryption)
+    ) -> Result<SecretDocument, Error> {
+        encrypt(&self.to_pkcs8_der_as(form)?, rng, password).map_err(|(e, _)| e)
     }
 
-    fn from_private_key_info(info: &PrivateKeyInfoRef<'_>) -> Result<Self, KeyFormatError> {
+    /// [`Self::to_pkcs8_encrypted_der_as`] in PEM (label `ENCRYPTED PRIVATE KEY`). Features
+    /// `encryption` and `pem`.
+    ///
+    /// # Errors
+    /// Those of [`Self::to_pkcs8_encrypted_der_as`].
+    #[cfg(all(feature = "encryption", feature = "pem"))]
+    pub fn to_pkcs8_encrypted_pem_as<R: rand_core::TryCryptoRng>(
+        &self,
+        form: PrivateKeyForm,
+        rng: &mut R,
+        password: impl AsRef<[u8]>,
+        line_ending: LineEnding,
+    ) -> Result<Zeroizing<String>, Error> {
+        self.to_pkcs8_encrypted_der_as(form, rng, password)?
+            .to_pem(ENCRYPTED_PRIVATE_KEY_LABEL, line_ending)
+            .map_err(der_error)
+    }
+
+    /// [`Self::to_pkcs8_der`] encrypted with `password`, salt and IV from the OS RNG.
+    /// Features `encryption` and `getrandom`.
+    ///
+    /// ```
+    /// use lazykem::ml_kem_768::DecapsulationKey;
+    ///
+    /// let dk = DecapsulationKey::from_seed(&[7; 64]);
+    /// let file = dk.to_pkcs8_encrypted_der("hunter2")?;
+    /// let again = DecapsulationKey::from_pkcs8_encrypted_der(file.as_bytes(), "hunter2")?;
+    /// assert_eq!(again.encapsulation_key(), dk.encapsulation_key());
+    /// # Ok::<(), lazykem::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Those of [`Self::to_pkcs8_encrypted_der_as`], with [`Error::Rng`] for the OS RNG's
+    /// failure.
+    #[cfg(all(feature = "encryption", feature = "getrandom"))]
+    pub fn to_pkcs8_encrypted_der(
+        &self,
+        password: impl AsRef<[u8]>,
+    ) -> Result<SecretDocument, Error> {
+        encrypt_with_os_rng(&self.to_pkcs8_der()?, password)
+    }
+
+    /// [`Self::to_pkcs8_encrypted_der`] in PEM (label `ENCRYPTED PRIVATE KEY`). Features
+    /// `encryption`, `getrandom` and `pem`.
+    ///
+    /// # Errors
+    /// Those of [`Self::to_pkcs8_encrypted_der`].
+    #[cfg(all(feature = "encryption", feature = "getrandom", feature = "pem"))]
+    pub fn to_pkcs8_encrypted_pem(
+        &self,
+        password: impl AsRef<[u8]>,
+        line_ending: LineEnding,
+    ) -> Result<Zeroizing<String>, Error> {
+        self.to_pkcs8_encrypted_der(password)?
+            .to_pem(ENCRYPTED_PRIVATE_KEY_LABEL, line_ending)
+            .map_err(der_error)
+    }
+
+    fn from_private_key_info(info: &PrivateKeyInfoRef<'_>) -> Result<Self, Error> {
         check_algorithm::<P>(&info.algorithm)?;
-        let mut reader = SliceReader::new(info.private_key.as_bytes())?;
-        let key = match Tag::peek(&reader)? {
+        let unknown_form = || Error::KeyFile(KeyFileError::UnknownPrivateKeyForm);
+        let mut reader = SliceReader::new(info.private_key.as_bytes()).map_err(der_error)?;
+        let key = match Tag::peek(&reader).map_err(der_error)? {
             Tag::ContextSpecific { number, .. } if number == SEED_TAG => {
                 let seed =
-                    ContextSpecific::<&OctetStringRef>::decode_implicit(&mut reader, SEED_TAG)?
-                        .ok_or(KeyFormatError::UnknownPrivateKeyForm)?;
+                    ContextSpecific::<&OctetStringRef>::decode_implicit(&mut reader, SEED_TAG)
+                        .map_err(der_error)?
+                        .ok_or_else(unknown_form)?;
                 Self::from_seed_bytes(seed.value.as_bytes())?
             }
             Tag::OctetString => {
-                let expanded = <&OctetStringRef>::decode(&mut reader)?;
+                let expanded = <&OctetStringRef>::decode(&mut reader).map_err(der_error)?;
                 Self::from_expanded_bytes(expanded.as_bytes())?
             }
             Tag::Sequence => {
-                let both = Vec::<&OctetStringRef>::decode(&mut reader)?;
+                let both = Vec::<&OctetStringRef>::decode(&mut reader).map_err(der_error)?;
                 let [seed, expanded] = both.as_slice() else {
-                    return Err(KeyFormatError::UnknownPrivateKeyForm);
+                    return Err(unknown_form());
                 };
                 let key = Self::from_seed_bytes(seed.as_bytes())?;
                 let regenerated = key.to_expanded_bytes();
@@ -428,170 +976,163 @@ impl<P: ParameterSet> DecapsulationKey<P> {
                 let same = regenerated.as_ref().len() == expanded.as_bytes().len()
                     && bool::from(regenerated.as_ref().ct_eq(expanded.as_bytes()));
                 if !same {
-                    return Err(KeyFormatError::SeedMismatch);
+                    return Err(Error::KeyFile(KeyFileError::SeedMismatch));
                 }
                 key
             }
-            _ => return Err(KeyFormatError::UnknownPrivateKeyForm),
+            _ => return Err(unknown_form()),
         };
-        reader.finish()?;
+        reader.finish().map_err(der_error)?;
         if let Some(public) = &info.public_key
             && public.as_bytes() != Some(key.encapsulation_key().as_bytes().as_ref())
         {
-            return Err(KeyFormatError::PublicKeyMismatch);
+            return Err(Error::KeyFile(KeyFileError::PublicKeyMismatch));
         }
         Ok(key)
-    }
-
-    /// The DER PKCS#8 `PrivateKeyInfo` of this key in the given form, in a buffer erased on
-    /// drop. The [`EncodePrivateKey`] trait writes the seed form, or the expanded form for
-    /// a key without a seed.
-    ///
-    /// # Errors
-    /// [`KeyFormatError::NoSeed`] for the seed and `both` forms of a key imported from its
-    /// expanded encoding.
-    pub fn to_pkcs8_der_as(&self, form: PrivateKeyForm) -> Result<SecretDocument, KeyFormatError> {
-        let expanded = || self.to_expanded_bytes();
-        let seed = || {
-            self.seed()
-                .map(|s| *s.as_bytes())
-                .ok_or(KeyFormatError::NoSeed)
-        };
-        let inner: Zeroizing<Vec<u8>> = Zeroizing::new(match form {
-            PrivateKeyForm::Seed => {
-                let seed = Zeroizing::new(seed()?);
-                ContextSpecific {
-                    tag_number: SEED_TAG,
-                    tag_mode: TagMode::Implicit,
-                    value: OctetStringRef::new(seed.as_ref())?,
-                }
-                .to_der()?
-            }
-            PrivateKeyForm::ExpandedKey => {
-                let expanded = expanded();
-                OctetStringRef::new(expanded.as_ref())?.to_der()?
-            }
-            PrivateKeyForm::Both => {
-                let seed = Zeroizing::new(seed()?);
-                let expanded = expanded();
-                let both: [&OctetStringRef; 2] = [
-                    OctetStringRef::new(seed.as_ref())?,
-                    OctetStringRef::new(expanded.as_ref())?,
-                ];
-                both.as_slice().to_vec().to_der()?
-            }
-        });
-        let info = PrivateKeyInfoRef::new(algorithm::<P>(), OctetStringRef::new(&inner)?);
-        Ok(SecretDocument::encode_msg(&info)?)
     }
 }
 
 impl<P: ParameterSet> TryFrom<PrivateKeyInfoRef<'_>> for DecapsulationKey<P> {
     type Error = ::pkcs8::Error;
 
-    /// Errors: `PublicKey(OidUnknown { oid })` for a key of another algorithm or parameter
-    /// set, `ParametersMalformed` for parameters present, `KeyMalformed` for a key that fails
-    /// a check (the inherent [`DecapsulationKey::from_pkcs8`] names it), `Asn1` for
-    /// malformed DER.
+    /// Errors: `PublicKey(OidUnknown { oid })` (the OID found) for a key of another
+    /// algorithm or parameter set, `ParametersMalformed` for parameters present,
+    /// `KeyMalformed` for a key that fails a check (the inherent
+    /// [`DecapsulationKey::from_pkcs8_der`] names it), `Asn1` for malformed DER.
     fn try_from(info: PrivateKeyInfoRef<'_>) -> Result<Self, ::pkcs8::Error> {
-        match Self::from_private_key_info(&info) {
-            Err(KeyFormatError::WrongAlgorithm) => {
-                Err(match spki_algorithm_error::<P>(&info.algorithm) {
-                    e @ spki::Error::OidUnknown { .. } => ::pkcs8::Error::PublicKey(e),
-                    _ => ::pkcs8::Error::ParametersMalformed,
-                })
-            }
-            other => Ok(other?),
-        }
+        Self::from_private_key_info(&info).map_err(pkcs8_error)
     }
 }
 
 impl<P: ParameterSet> EncodePrivateKey for DecapsulationKey<P> {
     /// The seed form, or the expanded form for a key without a seed.
     fn to_pkcs8_der(&self) -> ::pkcs8::Result<SecretDocument> {
-        let form = if self.seed().is_some() {
-            PrivateKeyForm::Seed
-        } else {
-            PrivateKeyForm::ExpandedKey
-        };
-        Ok(self.to_pkcs8_der_as(form)?)
+        DecapsulationKey::to_pkcs8_der(self).map_err(pkcs8_error)
     }
+}
+
+/// Runs `$body` with `$key` bound to the typed key inside an `Any` key.
+macro_rules! each_set {
+    ($any:expr, |$key:ident| $body:expr) => {
+        match $any {
+            Self::MlKem512($key) => $body,
+            Self::MlKem768($key) => $body,
+            Self::MlKem1024($key) => $body,
+        }
+    };
 }
 
 /// An encapsulation key of any parameter set, for key files whose set is known only once
 /// read: the SPKI algorithm identifier picks it.
 ///
 /// ```
-/// use lazykem::pkcs8::{AnyEncapsulationKey, EncodePublicKey};
+/// use lazykem::pkcs8::AnyEncapsulationKey;
 ///
 /// let dk = lazykem::ml_kem_1024::DecapsulationKey::from_seed(&[1; 64]);
-/// let der = dk.encapsulation_key().to_public_key_der().unwrap();
+/// let der = dk.encapsulation_key().to_public_key_der()?;
 /// let any = AnyEncapsulationKey::from_public_key_der(der.as_bytes())?;
 /// assert_eq!(any.parameter_set(), "ML-KEM-1024");
+/// assert_eq!(any.to_public_key_der()?, der);
 /// let AnyEncapsulationKey::MlKem1024(ek) = any else { unreachable!() };
 /// assert_eq!(&*ek, dk.encapsulation_key());
-/// # Ok::<(), lazykem::pkcs8::KeyFormatError>(())
+/// # Ok::<(), lazykem::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum AnyEncapsulationKey {
     /// An ML-KEM-512 key.
-    MlKem512(Box<EncapsulationKey<crate::MlKem512>>),
+    MlKem512(Box<EncapsulationKey<MlKem512>>),
     /// An ML-KEM-768 key.
-    MlKem768(Box<EncapsulationKey<crate::MlKem768>>),
+    MlKem768(Box<EncapsulationKey<MlKem768>>),
     /// An ML-KEM-1024 key.
-    MlKem1024(Box<EncapsulationKey<crate::MlKem1024>>),
+    MlKem1024(Box<EncapsulationKey<MlKem1024>>),
 }
 
 impl AnyEncapsulationKey {
     /// Parses a DER `SubjectPublicKeyInfo` of any ML-KEM parameter set.
     ///
     /// # Errors
-    /// [`KeyFormatError::WrongAlgorithm`] for an algorithm that is not ML-KEM (or has
-    /// parameters); the errors of [`EncapsulationKey::from_spki_der`] otherwise.
-    pub fn from_public_key_der(der: &[u8]) -> Result<Self, KeyFormatError> {
-        let spki = SubjectPublicKeyInfoRef::from_der(der)?;
-        let oid = spki.algorithm.oid;
-        Ok(if oid == self::oid::<crate::MlKem512>() {
-            Self::MlKem512(Box::new(EncapsulationKey::from_spki(&spki)?))
-        } else if oid == self::oid::<crate::MlKem768>() {
-            Self::MlKem768(Box::new(EncapsulationKey::from_spki(&spki)?))
-        } else if oid == self::oid::<crate::MlKem1024>() {
-            Self::MlKem1024(Box::new(EncapsulationKey::from_spki(&spki)?))
-        } else {
-            return Err(KeyFormatError::WrongAlgorithm);
-        })
+    /// [`KeyFileError::Algorithm`] (with `expected: None`) for a key that is not ML-KEM;
+    /// the errors of [`EncapsulationKey::from_public_key_der`] otherwise.
+    pub fn from_public_key_der(der: &[u8]) -> Result<Self, Error> {
+        Self::from_spki(&SubjectPublicKeyInfoRef::from_der(der).map_err(der_error)?)
     }
 
     /// [`Self::from_public_key_der`] from PEM (label `PUBLIC KEY`).
     ///
     /// # Errors
-    /// Those of [`Self::from_public_key_der`]; [`KeyFormatError::Der`] for malformed PEM.
+    /// Those of [`Self::from_public_key_der`]; [`KeyFileError::Der`] for malformed PEM,
+    /// [`KeyFileError::PemLabel`] for another label.
     #[cfg(feature = "pem")]
-    pub fn from_public_key_pem(pem: &str) -> Result<Self, KeyFormatError> {
-        let (label, der) = der::Document::from_pem(pem)?;
-        check_pem_label(label, "PUBLIC KEY")?;
-        Self::from_public_key_der(der.as_bytes())
+    pub fn from_public_key_pem(pem: &str) -> Result<Self, Error> {
+        Self::from_public_key_der(pem_document(pem, PUBLIC_KEY_LABEL)?.as_bytes())
+    }
+
+    /// The DER `SubjectPublicKeyInfo` of this key.
+    ///
+    /// # Errors
+    /// Those of [`EncapsulationKey::to_public_key_der`].
+    pub fn to_public_key_der(&self) -> Result<Document, Error> {
+        each_set!(self, |key| key.to_public_key_der())
+    }
+
+    /// [`Self::to_public_key_der`] in PEM (label `PUBLIC KEY`).
+    ///
+    /// # Errors
+    /// Those of [`EncapsulationKey::to_public_key_der`].
+    #[cfg(feature = "pem")]
+    pub fn to_public_key_pem(&self, line_ending: LineEnding) -> Result<String, Error> {
+        each_set!(self, |key| key.to_public_key_pem(line_ending))
     }
 
     /// The parameter set's name, "ML-KEM-768" and so on.
     #[must_use]
     pub const fn parameter_set(&self) -> &'static str {
         match self {
-            Self::MlKem512(_) => crate::MlKem512::NAME,
-            Self::MlKem768(_) => crate::MlKem768::NAME,
-            Self::MlKem1024(_) => crate::MlKem1024::NAME,
+            Self::MlKem512(_) => MlKem512::NAME,
+            Self::MlKem768(_) => MlKem768::NAME,
+            Self::MlKem1024(_) => MlKem1024::NAME,
+        }
+    }
+
+    /// The parameter set's algorithm identifier.
+    #[must_use]
+    pub const fn oid(&self) -> ObjectIdentifier {
+        match self {
+            Self::MlKem512(_) => MlKem512::OID,
+            Self::MlKem768(_) => MlKem768::OID,
+            Self::MlKem1024(_) => MlKem1024::OID,
         }
     }
 
     /// The encoded key.
     #[must_use]
     pub fn as_bytes(&self) -> &[u8] {
-        match self {
-            Self::MlKem512(k) => k.as_bytes(),
-            Self::MlKem768(k) => k.as_bytes(),
-            Self::MlKem1024(k) => k.as_bytes(),
-        }
+        each_set!(self, |key| key.as_bytes().as_ref())
+    }
+
+    fn from_spki(spki: &SubjectPublicKeyInfoRef<'_>) -> Result<Self, Error> {
+        Ok(match spki.algorithm.oid {
+            MlKem512::OID => Self::MlKem512(Box::new(EncapsulationKey::from_spki(spki)?)),
+            MlKem768::OID => Self::MlKem768(Box::new(EncapsulationKey::from_spki(spki)?)),
+            MlKem1024::OID => Self::MlKem1024(Box::new(EncapsulationKey::from_spki(spki)?)),
+            oid => return Err(not_ml_kem(oid)),
+        })
+    }
+}
+
+impl TryFrom<SubjectPublicKeyInfoRef<'_>> for AnyEncapsulationKey {
+    type Error = spki::Error;
+
+    /// The errors of the typed keys' impl; `OidUnknown { oid }` for a key that is not ML-KEM.
+    fn try_from(spki: SubjectPublicKeyInfoRef<'_>) -> Result<Self, spki::Error> {
+        Self::from_spki(&spki).map_err(|e| spki_error(e, &spki.algorithm))
+    }
+}
+
+impl EncodePublicKey for AnyEncapsulationKey {
+    fn to_public_key_der(&self) -> spki::Result<Document> {
+        each_set!(self, |key| EncodePublicKey::to_public_key_der(&**key))
     }
 }
 
@@ -600,78 +1141,239 @@ impl AnyEncapsulationKey {
 /// both).
 ///
 /// ```
-/// use lazykem::pkcs8::{AnyDecapsulationKey, EncodePrivateKey};
+/// use lazykem::pkcs8::AnyDecapsulationKey;
 ///
 /// let dk = lazykem::ml_kem_512::DecapsulationKey::from_seed(&[1; 64]);
-/// let der = dk.to_pkcs8_der().unwrap();
-/// match AnyDecapsulationKey::from_pkcs8_der(der.as_bytes())? {
+/// let der = dk.to_pkcs8_der()?;
+/// let any = AnyDecapsulationKey::from_pkcs8_der(der.as_bytes())?;
+/// assert_eq!(any.to_pkcs8_der()?.as_bytes(), der.as_bytes());
+/// match any {
 ///     AnyDecapsulationKey::MlKem512(key) => {
 ///         assert_eq!(key.encapsulation_key(), dk.encapsulation_key())
 ///     }
 ///     other => panic!("{}", other.parameter_set()),
 /// }
-/// # Ok::<(), lazykem::pkcs8::KeyFormatError>(())
+/// # Ok::<(), lazykem::Error>(())
 /// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum AnyDecapsulationKey {
     /// An ML-KEM-512 key.
-    MlKem512(Box<DecapsulationKey<crate::MlKem512>>),
+    MlKem512(Box<DecapsulationKey<MlKem512>>),
     /// An ML-KEM-768 key.
-    MlKem768(Box<DecapsulationKey<crate::MlKem768>>),
+    MlKem768(Box<DecapsulationKey<MlKem768>>),
     /// An ML-KEM-1024 key.
-    MlKem1024(Box<DecapsulationKey<crate::MlKem1024>>),
+    MlKem1024(Box<DecapsulationKey<MlKem1024>>),
 }
 
 impl AnyDecapsulationKey {
     /// Parses a DER PKCS#8 `PrivateKeyInfo` of any ML-KEM parameter set.
     ///
     /// # Errors
-    /// [`KeyFormatError::WrongAlgorithm`] for an algorithm that is not ML-KEM (or has
-    /// parameters); the errors of [`DecapsulationKey::from_pkcs8`] otherwise.
-    pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, KeyFormatError> {
-        let info = PrivateKeyInfoRef::from_der(der)?;
-        let oid = info.algorithm.oid;
-        Ok(if oid == self::oid::<crate::MlKem512>() {
-            Self::MlKem512(Box::new(DecapsulationKey::from_private_key_info(&info)?))
-        } else if oid == self::oid::<crate::MlKem768>() {
-            Self::MlKem768(Box::new(DecapsulationKey::from_private_key_info(&info)?))
-        } else if oid == self::oid::<crate::MlKem1024>() {
-            Self::MlKem1024(Box::new(DecapsulationKey::from_private_key_info(&info)?))
-        } else {
-            return Err(KeyFormatError::WrongAlgorithm);
-        })
+    /// [`KeyFileError::Algorithm`] (with `expected: None`) for a key that is not ML-KEM;
+    /// the errors of [`DecapsulationKey::from_pkcs8_der`] otherwise.
+    pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, Error> {
+        Self::from_private_key_info(&PrivateKeyInfoRef::from_der(der).map_err(der_error)?)
     }
 
     /// [`Self::from_pkcs8_der`] from PEM (label `PRIVATE KEY`).
     ///
     /// # Errors
-    /// Those of [`Self::from_pkcs8_der`]; [`KeyFormatError::Der`] for malformed PEM.
+    /// Those of [`Self::from_pkcs8_der`]; [`KeyFileError::Der`] for malformed PEM,
+    /// [`KeyFileError::PemLabel`] for another label.
     #[cfg(feature = "pem")]
-    pub fn from_pkcs8_pem(pem: &str) -> Result<Self, KeyFormatError> {
-        Self::from_pkcs8_der(private_key_pem(pem)?.as_bytes())
+    pub fn from_pkcs8_pem(pem: &str) -> Result<Self, Error> {
+        Self::from_pkcs8_der(pem_document(pem, PRIVATE_KEY_LABEL)?.as_bytes())
     }
 
     /// [`Self::from_pkcs8_der`] of a password-encrypted PKCS#8 key. Feature `encryption`.
     ///
     /// # Errors
-    /// [`KeyFormatError::Encryption`] if decryption fails; those of [`Self::from_pkcs8_der`].
+    /// Those of [`DecapsulationKey::from_pkcs8_encrypted_der`] and
+    /// [`Self::from_pkcs8_der`].
     #[cfg(feature = "encryption")]
-    pub fn from_pkcs8_encrypted(
-        der: &[u8],
+    pub fn from_pkcs8_encrypted_der(der: &[u8], password: impl AsRef<[u8]>) -> Result<Self, Error> {
+        Self::from_pkcs8_der(decrypt(der, password)?.as_bytes())
+    }
+
+    /// [`Self::from_pkcs8_encrypted_der`] from PEM (label `ENCRYPTED PRIVATE KEY`).
+    /// Features `encryption` and `pem`.
+    ///
+    /// # Errors
+    /// Those of [`Self::from_pkcs8_encrypted_der`]; [`KeyFileError::Der`] for malformed PEM,
+    /// [`KeyFileError::PemLabel`] for another label.
+    #[cfg(all(feature = "encryption", feature = "pem"))]
+    pub fn from_pkcs8_encrypted_pem(pem: &str, password: impl AsRef<[u8]>) -> Result<Self, Error> {
+        Self::from_pkcs8_encrypted_der(
+            pem_document(pem, ENCRYPTED_PRIVATE_KEY_LABEL)?.as_bytes(),
+            password,
+        )
+    }
+
+    /// [`DecapsulationKey::to_pkcs8_der`].
+    ///
+    /// # Errors
+    /// Those of [`DecapsulationKey::to_pkcs8_der`].
+    pub fn to_pkcs8_der(&self) -> Result<SecretDocument, Error> {
+        each_set!(self, |key| key.to_pkcs8_der())
+    }
+
+    /// [`DecapsulationKey::to_pkcs8_der_as`].
+    ///
+    /// # Errors
+    /// Those of [`DecapsulationKey::to_pkcs8_der_as`].
+    pub fn to_pkcs8_der_as(&self, form: PrivateKeyForm) -> Result<SecretDocument, Error> {
+        each_set!(self, |key| key.to_pkcs8_der_as(form))
+    }
+
+    /// [`DecapsulationKey::to_pkcs8_pem`].
+    ///
+    /// # Errors
+    /// Those of [`DecapsulationKey::to_pkcs8_pem`].
+    #[cfg(feature = "pem")]
+    pub fn to_pkcs8_pem(&self, line_ending: LineEnding) -> Result<Zeroizing<String>, Error> {
+        each_set!(self, |key| key.to_pkcs8_pem(line_ending))
+    }
+
+    /// [`DecapsulationKey::to_pkcs8_pem_as`].
+    ///
+    /// # Errors
+    /// Those of [`DecapsulationKey::to_pkcs8_pem_as`].
+    #[cfg(feature = "pem")]
+    pub fn to_pkcs8_pem_as(
+        &self,
+        form: PrivateKeyForm,
+        line_ending: LineEnding,
+    ) -> Result<Zeroizing<String>, Error> {
+        each_set!(self, |key| key.to_pkcs8_pem_as(form, line_ending))
+    }
+
+    /// [`DecapsulationKey::to_pkcs8_encrypted_der_as`].
+    ///
+    /// # Errors
+    /// Those of [`DecapsulationKey::to_pkcs8_encrypted_der_as`].
+    #[cfg(feature = "encryption")]
+    pub fn to_pkcs8_encrypted_der_as<R: rand_core::TryCryptoRng>(
+        &self,
+        form: PrivateKeyForm,
+        rng: &mut R,
         password: impl AsRef<[u8]>,
-    ) -> Result<Self, KeyFormatError> {
-        let plain = decrypt_pkcs8(der, password)?;
-        Self::from_pkcs8_der(plain.as_bytes())
+    ) -> Result<SecretDocument, Error> {
+        each_set!(self, |key| key
+            .to_pkcs8_encrypted_der_as(form, rng, password))
+    }
+
+    /// [`DecapsulationKey::to_pkcs8_encrypted_pem_as`].
+    ///
+    /// # Errors
+    /// Those of [`DecapsulationKey::to_pkcs8_encrypted_pem_as`].
+    #[cfg(all(feature = "encryption", feature = "pem"))]
+    pub fn to_pkcs8_encrypted_pem_as<R: rand_core::TryCryptoRng>(
+        &self,
+        form: PrivateKeyForm,
+        rng: &mut R,
+        password: impl AsRef<[u8]>,
+        line_ending: LineEnding,
+    ) -> Result<Zeroizing<String>, Error> {
+        each_set!(self, |key| key.to_pkcs8_encrypted_pem_as(
+            form,
+            rng,
+            password,
+            line_ending
+        ))
+    }
+
+    /// [`DecapsulationKey::to_pkcs8_encrypted_der`].
+    ///
+    /// # Errors
+    /// Those of [`DecapsulationKey::to_pkcs8_encrypted_der`].
+    #[cfg(all(feature = "encryption", feature = "getrandom"))]
+    pub fn to_pkcs8_encrypted_der(
+        &self,
+        password: impl AsRef<[u8]>,
+    ) -> Result<SecretDocument, Error> {
+        each_set!(self, |key| key.to_pkcs8_encrypted_der(password))
+    }
+
+    /// [`DecapsulationKey::to_pkcs8_encrypted_pem`].
+    ///
+    /// # Errors
+    /// Those of [`DecapsulationKey::to_pkcs8_encrypted_pem`].
+    #[cfg(all(feature = "encryption", feature = "getrandom", feature = "pem"))]
+    pub fn to_pkcs8_encrypted_pem(
+        &self,
+        password: impl AsRef<[u8]>,
+        line_ending: LineEnding,
+    ) -> Result<Zeroizing<String>, Error> {
+        each_set!(self, |key| key
+            .to_pkcs8_encrypted_pem(password, line_ending))
+    }
+
+    /// The key's encapsulation key, of the same set.
+    #[must_use]
+    pub fn encapsulation_key(&self) -> AnyEncapsulationKey {
+        match self {
+            Self::MlKem512(key) => {
+                AnyEncapsulationKey::MlKem512(Box::new(key.encapsulation_key().clone()))
+            }
+            Self::MlKem768(key) => {
+                AnyEncapsulationKey::MlKem768(Box::new(key.encapsulation_key().clone()))
+            }
+            Self::MlKem1024(key) => {
+                AnyEncapsulationKey::MlKem1024(Box::new(key.encapsulation_key().clone()))
+            }
+        }
     }
 
     /// The parameter set's name, "ML-KEM-768" and so on.
     #[must_use]
     pub const fn parameter_set(&self) -> &'static str {
         match self {
-            Self::MlKem512(_) => crate::MlKem512::NAME,
-            Self::MlKem768(_) => crate::MlKem768::NAME,
-            Self::MlKem1024(_) => crate::MlKem1024::NAME,
+            Self::MlKem512(_) => MlKem512::NAME,
+            Self::MlKem768(_) => MlKem768::NAME,
+            Self::MlKem1024(_) => MlKem1024::NAME,
         }
+    }
+
+    /// The parameter set's algorithm identifier.
+    #[must_use]
+    pub const fn oid(&self) -> ObjectIdentifier {
+        match self {
+            Self::MlKem512(_) => MlKem512::OID,
+            Self::MlKem768(_) => MlKem768::OID,
+            Self::MlKem1024(_) => MlKem1024::OID,
+        }
+    }
+
+    fn from_private_key_info(info: &PrivateKeyInfoRef<'_>) -> Result<Self, Error> {
+        Ok(match info.algorithm.oid {
+            MlKem512::OID => {
+                Self::MlKem512(Box::new(DecapsulationKey::from_private_key_info(info)?))
+            }
+            MlKem768::OID => {
+                Self::MlKem768(Box::new(DecapsulationKey::from_private_key_info(info)?))
+            }
+            MlKem1024::OID => {
+                Self::MlKem1024(Box::new(DecapsulationKey::from_private_key_info(info)?))
+            }
+            oid => return Err(not_ml_kem(oid)),
+        })
+    }
+}
+
+impl TryFrom<PrivateKeyInfoRef<'_>> for AnyDecapsulationKey {
+    type Error = ::pkcs8::Error;
+
+    /// The errors of the typed keys' impl; `PublicKey(OidUnknown { oid })` for a key that
+    /// is not ML-KEM.
+    fn try_from(info: PrivateKeyInfoRef<'_>) -> Result<Self, ::pkcs8::Error> {
+        Self::from_private_key_info(&info).map_err(pkcs8_error)
+    }
+}
+
+impl EncodePrivateKey for AnyDecapsulationKey {
+    /// The seed form, or the expanded form for a key without a seed.
+    fn to_pkcs8_der(&self) -> ::pkcs8::Result<SecretDocument> {
+        each_set!(self, |key| EncodePrivateKey::to_pkcs8_der(&**key))
     }
 }

@@ -50,9 +50,10 @@ use rand_core::CryptoRng;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
+use crate::backend::AnyBackend;
 use crate::params::{MlKem512, MlKem768, MlKem1024, ParameterSet};
-use crate::{AnyBackend, Error, Seed, SharedSecret};
 use crate::{Ciphertext, DecapsulationKey, EncapsulationKey};
+use crate::{Error, Seed, SharedSecret};
 
 /// One decapsulation case of ACVP: the key's seed, digests of the key ACVP expects, a
 /// ciphertext and the shared secret ACVP expects.

@@ -77,6 +77,48 @@ fn os_rng_round_trip() {
     assert_eq!(dk.decapsulate(&ct), ss);
 }
 
+/// The OS RNG's failure is `lazykem::Error::Rng`: `?` takes it, and every other error of the
+/// crate, into one error type; its message says what failed and `source` is `getrandom`'s.
+#[cfg(feature = "getrandom")]
+#[test]
+fn os_rng_errors_are_the_crate_error() {
+    fn exchange(peer: &[u8]) -> Result<Ciphertext, lazykem::Error> {
+        let dk = DecapsulationKey::generate_with_os_rng()?;
+        let ek = EncapsulationKey::from_bytes(peer)?;
+        let (ct, ss) = ek.encapsulate_with_os_rng()?;
+        assert_ne!(dk.decapsulate(&ct), ss, "not this key's ciphertext");
+        // A caller's `try_*` with the OS RNG: its error converts with `?` too.
+        let _ = DecapsulationKey::try_generate(&mut getrandom::SysRng)?;
+        Ok(ct)
+    }
+    let peer = DecapsulationKey::from_seed(&[4; 64]);
+    assert!(exchange(peer.encapsulation_key().as_bytes()).is_ok());
+    assert_eq!(
+        exchange(&[0; 3]),
+        Err(lazykem::Error::EncapsulationKeyLength {
+            expected: 1184,
+            actual: 3
+        })
+    );
+
+    let err = lazykem::Error::from(getrandom::Error::UNSUPPORTED);
+    assert_eq!(err, lazykem::Error::Rng(getrandom::Error::UNSUPPORTED));
+    let message = err.to_string();
+    assert!(
+        message.starts_with("the operating system's random number generator failed: "),
+        "{message}"
+    );
+    assert!(
+        message.ends_with(&getrandom::Error::UNSUPPORTED.to_string()),
+        "{message}"
+    );
+    let source = core::error::Error::source(&err).expect("getrandom's error");
+    assert_eq!(
+        source.to_string(),
+        getrandom::Error::UNSUPPORTED.to_string()
+    );
+}
+
 #[test]
 fn conversions() {
     let dk = DecapsulationKey::from_seed(&[3; 64]);

@@ -7,6 +7,9 @@ use common::cctv_suite as suite;
 
 #[test]
 fn cctv_strcmp() {
+    if common::skip_without_vectors() {
+        return;
+    }
     common::on_every_backend(|backend| {
         assert_eq!(suite::strcmp(backend), suite::STRCMP_CASES);
     });
@@ -14,6 +17,9 @@ fn cctv_strcmp() {
 
 #[test]
 fn cctv_modulus() {
+    if common::skip_without_vectors() {
+        return;
+    }
     common::on_every_backend(|backend| {
         assert_eq!(suite::modulus(backend), suite::MODULUS_CASES);
     });
@@ -21,6 +27,9 @@ fn cctv_modulus() {
 
 #[test]
 fn cctv_unlucky_sample() {
+    if common::skip_without_vectors() {
+        return;
+    }
     common::on_every_backend(|backend| {
         assert_eq!(suite::unlucky_sample(backend), suite::UNLUCKY_SAMPLE_CASES);
     });

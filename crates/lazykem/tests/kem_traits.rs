@@ -113,3 +113,27 @@ fn malformed_encapsulation_keys_are_invalid_keys() {
     assert!(Ek::new(&bytes).is_err(), "modulus check");
     assert!(Ek::new_from_slice(&bytes[1..]).is_err(), "length");
 }
+
+/// `getrandom` with `kem` turns on `kem`'s own `getrandom` feature: the traits' OS-RNG
+/// methods exist, reached through the re-export `lazykem::kem` (code ported from RustCrypto
+/// `ml-kem` calls them). Inherent methods of the same name take an RNG, so the trait's are
+/// called by path.
+#[cfg(all(feature = "getrandom", feature = "kem"))]
+#[test]
+fn os_rng_methods_of_the_traits() {
+    use lazykem::kem::{Decapsulate, Encapsulate, Generate, Kem};
+
+    fn round_trip<K: Kem>()
+    where
+        K::DecapsulationKey: Decapsulate,
+    {
+        let (dk, ek) = K::generate_keypair();
+        let (ct, sender) = Encapsulate::encapsulate(&ek);
+        assert_eq!(dk.decapsulate(&ct), sender);
+        let other = <K::DecapsulationKey as Generate>::generate();
+        assert_ne!(other.decapsulate(&ct), sender, "implicit rejection");
+    }
+    round_trip::<lazykem::MlKem512>();
+    round_trip::<lazykem::MlKem768>();
+    round_trip::<lazykem::MlKem1024>();
+}

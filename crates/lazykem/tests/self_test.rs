@@ -74,6 +74,9 @@ fn find_case<'a>(doc: &'a Value, set: &str, function: &str, tc_id: u64) -> &'a V
 
 #[test]
 fn every_known_answer_is_the_acvp_value() {
+    if common::skip_without_vectors() {
+        return;
+    }
     let source = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/self_test/kats.rs"),
     )

@@ -7,6 +7,9 @@ use common::wycheproof_suite as suite;
 
 #[test]
 fn wycheproof_keygen_seed() {
+    if common::skip_without_vectors() {
+        return;
+    }
     common::on_every_backend(|backend| {
         assert_eq!(suite::keygen_seed(backend), suite::KEYGEN_SEED_CASES);
     });
@@ -14,6 +17,9 @@ fn wycheproof_keygen_seed() {
 
 #[test]
 fn wycheproof_decaps_seed() {
+    if common::skip_without_vectors() {
+        return;
+    }
     common::on_every_backend(|backend| {
         assert_eq!(suite::decaps_seed(backend), suite::DECAPS_SEED_CASES);
     });
@@ -21,6 +27,9 @@ fn wycheproof_decaps_seed() {
 
 #[test]
 fn wycheproof_encaps() {
+    if common::skip_without_vectors() {
+        return;
+    }
     common::on_every_backend(|backend| {
         assert_eq!(suite::encaps(backend), suite::ENCAPS_CASES);
     });
@@ -28,6 +37,9 @@ fn wycheproof_encaps() {
 
 #[test]
 fn wycheproof_semi_expanded_decaps() {
+    if common::skip_without_vectors() {
+        return;
+    }
     common::on_every_backend(|backend| {
         assert_eq!(
             suite::semi_expanded_decaps(backend),

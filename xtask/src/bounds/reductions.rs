@@ -1,7 +1,7 @@
 //! GF(3329) field reductions (`lattice_field::gf3329`) and Compress/Decompress
-//! (`lazykem::compress`), each proved over its whole declared domain, plus the constant
-//! inequalities their proofs rest on (the Barrett argument is shared with
-//! [`super::gf8380417`]).
+//! (`lazykem::__bounds`, which the `bounds-probe` feature exports), each proved over its
+//! whole declared domain, plus the constant inequalities their proofs rest on (the Barrett
+//! argument is shared with [`super::gf8380417`]).
 
 use super::exhaustive::{Exhaustive, check_exhaustive};
 use super::report::{LazySite, Method, Row, group, group_signed, headroom};
@@ -9,7 +9,7 @@ use lattice_field::gf3329::{
     BARRETT_INPUT_MAX, BARRETT_MULTIPLIER, BARRETT_SHIFT, CANONICAL_MAX, FROM_SIGNED_INPUT_MAX,
     FROM_SIGNED_INPUT_MIN, Q, REDUCE_ONCE_INPUT_MAX,
 };
-use lazykem::compress::{
+use lazykem::__bounds::{
     COMPRESS_D_MAX, COMPRESS_MULTIPLIER, COMPRESS_NUMERATOR_MAX, COMPRESS_SHIFT, compress,
     decompress,
 };

@@ -15,7 +15,7 @@ use super::{ntt, parse_threads, reductions};
 use lattice_field::gf3329::{BARRETT_MULTIPLIER, BARRETT_SHIFT, Q, Q32, REDUCE_ONCE_INPUT_MAX};
 use lattice_poly_ntt::Portable;
 use lattice_poly_ntt::mlkem::{ACCUMULATOR_MAX_TERMS, PRODUCT_TERM_MAX};
-use lazykem::compress::{COMPRESS_MULTIPLIER, COMPRESS_NUMERATOR_MAX, COMPRESS_SHIFT};
+use lazykem::__bounds::{COMPRESS_MULTIPLIER, COMPRESS_NUMERATOR_MAX, COMPRESS_SHIFT};
 
 const THREADS: usize = 2;
 

@@ -26,8 +26,9 @@ pub(crate) use speculation::barrier as speculation_barrier;
 
 use crate::encode::{byte_decode_portable, byte_encode_portable};
 use lattice_poly_ntt::Backend;
+pub(crate) use lattice_poly_ntt::backend::AnyBackend;
+pub use lattice_poly_ntt::backend::BackendKind;
 use lattice_poly_ntt::backend::Portable;
-pub use lattice_poly_ntt::backend::{AnyBackend, BackendKind};
 use lattice_poly_ntt::mlkem::{MlKem, N};
 use lattice_sampling::SamplingBackend;
 
