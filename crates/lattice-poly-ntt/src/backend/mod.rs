@@ -20,21 +20,21 @@
 //! [`AnyBackend`] arm), its `Backend<R>` impls, and in each crate above one impl of that
 //! crate's kernel trait (an empty one falls back to portable code everywhere).
 
-#[cfg(target_arch = "x86_64")]
-pub mod avx2;
-#[cfg(target_arch = "x86_64")]
-pub mod avx512;
 #[cfg(any(target_arch = "aarch64", feature = "bounds-probe"))]
-pub mod neon;
+mod aarch64;
 mod portable;
+#[cfg(target_arch = "x86_64")]
+mod x86_64;
 
-#[cfg(target_arch = "x86_64")]
-pub use avx2::Avx2;
-#[cfg(target_arch = "x86_64")]
-pub use avx512::Avx512;
+#[cfg(any(target_arch = "aarch64", feature = "bounds-probe"))]
+pub use aarch64::neon;
 #[cfg(target_arch = "aarch64")]
-pub use neon::Neon;
+pub use aarch64::neon::Neon;
 pub use portable::Portable;
+#[cfg(target_arch = "x86_64")]
+pub use x86_64::avx2::{self, Avx2};
+#[cfg(target_arch = "x86_64")]
+pub use x86_64::avx512::{self, Avx512};
 
 /// The tokens of this target, re-exported at the crate root.
 pub mod tokens {

@@ -12,7 +12,7 @@
 #![allow(unsafe_code)]
 
 use super::avx2::Avx2;
-use super::{Backend, DotTerm};
+use crate::backend::{Backend, DotTerm};
 use crate::mldsa::MlDsa;
 use crate::mlkem::{MlKem, N, PAIRS};
 use crate::ring::KernelCall;
@@ -134,7 +134,7 @@ impl Backend<MlKem> for Avx512 {
     const MAX_TERMS: usize = <Avx2 as Backend<MlKem>>::MAX_TERMS;
 
     #[cfg(feature = "bounds-probe")]
-    const ACCUMULATOR_LAYOUT: super::AccumulatorLayout = {
+    const ACCUMULATOR_LAYOUT: crate::backend::AccumulatorLayout = {
         let mut layout = <Avx2 as Backend<MlKem>>::ACCUMULATOR_LAYOUT;
         layout.tag = " [AVX-512]";
         layout
@@ -142,14 +142,14 @@ impl Backend<MlKem> for Avx512 {
 
     #[inline]
     fn ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
-        super::through_copy(coeffs, |src, dst| {
+        crate::backend::through_copy(coeffs, |src, dst| {
             Backend::<MlKem>::ntt_canonical_into(self, call, src, dst);
         });
     }
 
     #[inline]
     fn inverse_ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
-        super::through_copy(coeffs, |src, dst| {
+        crate::backend::through_copy(coeffs, |src, dst| {
             Backend::<MlKem>::inverse_ntt_canonical_into(self, call, src, dst);
         });
     }
@@ -208,7 +208,7 @@ impl Backend<MlKem> for Avx512 {
             // SAFETY: `self` exists, so the CPU supports AVX-512F and AVX-512BW.
             unsafe { basemul::dot_product_avx512(out, terms) }
         } else {
-            super::dot_product_accumulated::<MlKem, Self>(self, call, out, terms);
+            crate::backend::dot_product_accumulated::<MlKem, Self>(self, call, out, terms);
         }
     }
 
@@ -226,7 +226,7 @@ impl Backend<MlKem> for Avx512 {
             // SAFETY: `self` exists, so the CPU supports AVX-512F and AVX-512BW.
             unsafe { basemul::dot_product_plus_chunks_avx512(out, terms, plus, chunks) }
         } else {
-            super::dot_product_plus_chunks_default::<MlKem, Self>(
+            crate::backend::dot_product_plus_chunks_default::<MlKem, Self>(
                 self, call, out, terms, plus, chunks,
             );
         }

@@ -126,7 +126,7 @@ pub const fn neon_accumulator_coefficient(i: usize) -> usize {
 use arith::NeonLanes;
 #[cfg(target_arch = "aarch64")]
 use {
-    super::{Backend, DotTerm},
+    crate::backend::{Backend, DotTerm},
     crate::mldsa::MlDsa,
     crate::mlkem::{MlKem, N, PAIRS},
     crate::ring::KernelCall,
@@ -172,7 +172,7 @@ impl Backend<MlKem> for Neon {
     // Per block of 32 coefficients, eight 4-lane vectors of sums (see `basemul`), in signed
     // 32-bit lanes bounded by the final Barrett reduction's domain.
     #[cfg(feature = "bounds-probe")]
-    const ACCUMULATOR_LAYOUT: super::AccumulatorLayout = super::AccumulatorLayout {
+    const ACCUMULATOR_LAYOUT: crate::backend::AccumulatorLayout = crate::backend::AccumulatorLayout {
         tag: " [NEON]",
         max_terms_name: "NEON_MAX_TERMS",
         coefficient_of: neon_accumulator_coefficient,
@@ -233,7 +233,7 @@ impl Backend<MlKem> for Neon {
             // SAFETY: `self` exists, so the CPU has NEON.
             unsafe { basemul::dot_product_neon(out, terms) };
         } else {
-            super::dot_product_accumulated::<MlKem, Self>(self, call, out, terms);
+            crate::backend::dot_product_accumulated::<MlKem, Self>(self, call, out, terms);
         }
     }
 
@@ -251,7 +251,7 @@ impl Backend<MlKem> for Neon {
             // SAFETY: `self` exists, so the CPU has NEON.
             unsafe { basemul::dot_product_plus_chunks_neon(out, terms, plus, chunks) };
         } else {
-            super::dot_product_plus_chunks_default::<MlKem, Self>(
+            crate::backend::dot_product_plus_chunks_default::<MlKem, Self>(
                 self, call, out, terms, plus, chunks,
             );
         }

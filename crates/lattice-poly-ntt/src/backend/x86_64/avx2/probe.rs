@@ -311,7 +311,7 @@ pub fn ntt_avx512(f: &mut [u16; N]) -> Trace<9> {
         stage: 0,
     };
     // SAFETY: the CPU supports AVX-512F/BW (checked above) and AVX2 (implied).
-    unsafe { crate::backend::avx512::ntt_kernel(&f.clone(), f, &mut recorder) };
+    unsafe { crate::backend::x86_64::avx512::ntt_kernel(&f.clone(), f, &mut recorder) };
     assert_eq!(
         recorder.stage,
         NTT_STAGES.len(),
@@ -330,7 +330,7 @@ pub fn inverse_ntt_avx512(f: &mut [u16; N]) -> Trace<11> {
         stage: 0,
     };
     // SAFETY: as for `ntt_avx512`.
-    unsafe { crate::backend::avx512::inverse_ntt_kernel(&f.clone(), f, &mut recorder) };
+    unsafe { crate::backend::x86_64::avx512::inverse_ntt_kernel(&f.clone(), f, &mut recorder) };
     assert_eq!(
         recorder.stage,
         INTT_STAGES.len(),
