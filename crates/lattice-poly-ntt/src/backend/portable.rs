@@ -1,7 +1,7 @@
 //! The portable scalar backend: straight-line Rust, one FIPS 203 / FIPS 204 loop per
 //! function (the default bodies of [`Backend`]).
 
-use super::Backend;
+use super::seam::Backend;
 use crate::ring::Ring;
 
 /// The portable backend, available on every target, for every ring.

@@ -25,7 +25,7 @@ use super::arith::{add_mod_q, store_address};
 use super::lanes::Lanes;
 use super::ntt::GAMMA_TABLE;
 use super::{NeonLanes, Q_I16, WIDE_V};
-use crate::backend::DotTerm;
+use crate::backend::seam::DotTerm;
 use crate::mlkem::{MlKem, N, PAIRS};
 use core::arch::aarch64::{
     int16x8_t, int16x8x2_t, int32x4_t, int32x4x4_t, vdupq_n_s16, vdupq_n_s32, vget_low_s16,

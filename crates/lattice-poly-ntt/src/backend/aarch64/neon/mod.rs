@@ -126,7 +126,7 @@ pub const fn neon_accumulator_coefficient(i: usize) -> usize {
 use arith::NeonLanes;
 #[cfg(target_arch = "aarch64")]
 use {
-    crate::backend::{Backend, DotTerm},
+    crate::backend::seam::{Backend, DotTerm},
     crate::mldsa::MlDsa,
     crate::mlkem::{MlKem, N, PAIRS},
     crate::ring::KernelCall,
@@ -172,14 +172,15 @@ impl Backend<MlKem> for Neon {
     // Per block of 32 coefficients, eight 4-lane vectors of sums (see `basemul`), in signed
     // 32-bit lanes bounded by the final Barrett reduction's domain.
     #[cfg(feature = "bounds-probe")]
-    const ACCUMULATOR_LAYOUT: crate::backend::AccumulatorLayout = crate::backend::AccumulatorLayout {
-        tag: " [NEON]",
-        max_terms_name: "NEON_MAX_TERMS",
-        coefficient_of: neon_accumulator_coefficient,
-        entry_limit: NEON_ACCUMULATOR_LIMIT as u128,
-        entry_limit_name: "NEON_ACCUMULATOR_LIMIT",
-        lane_max: i32::MAX as u128,
-    };
+    const ACCUMULATOR_LAYOUT: crate::backend::seam::AccumulatorLayout =
+        crate::backend::seam::AccumulatorLayout {
+            tag: " [NEON]",
+            max_terms_name: "NEON_MAX_TERMS",
+            coefficient_of: neon_accumulator_coefficient,
+            entry_limit: NEON_ACCUMULATOR_LIMIT as u128,
+            entry_limit_name: "NEON_ACCUMULATOR_LIMIT",
+            lane_max: i32::MAX as u128,
+        };
 
     #[inline]
     fn ntt_canonical(self, _: KernelCall, coeffs: &mut [u16; N]) {
@@ -233,7 +234,7 @@ impl Backend<MlKem> for Neon {
             // SAFETY: `self` exists, so the CPU has NEON.
             unsafe { basemul::dot_product_neon(out, terms) };
         } else {
-            crate::backend::dot_product_accumulated::<MlKem, Self>(self, call, out, terms);
+            crate::backend::seam::dot_product_accumulated::<MlKem, Self>(self, call, out, terms);
         }
     }
 
@@ -251,7 +252,7 @@ impl Backend<MlKem> for Neon {
             // SAFETY: `self` exists, so the CPU has NEON.
             unsafe { basemul::dot_product_plus_chunks_neon(out, terms, plus, chunks) };
         } else {
-            crate::backend::dot_product_plus_chunks_default::<MlKem, Self>(
+            crate::backend::seam::dot_product_plus_chunks_default::<MlKem, Self>(
                 self, call, out, terms, plus, chunks,
             );
         }

@@ -304,7 +304,7 @@ fn dot_products_match_the_portable_accumulator() {
     let b = Neon::detect().expect("aarch64");
     let check = |terms: &[DotTerm<'_, MlKem>], plus: &[u16; N], what: (&str, usize)| {
         let mut want = [0u16; N];
-        crate::backend::dot_product_accumulated::<MlKem, Portable>(
+        crate::backend::seam::dot_product_accumulated::<MlKem, Portable>(
             Portable,
             KernelCall::NEW,
             &mut want,

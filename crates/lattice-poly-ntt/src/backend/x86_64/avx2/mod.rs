@@ -25,7 +25,7 @@
 //!   subtraction of q, done as an unsigned minimum, makes them canonical.
 #![allow(unsafe_code)]
 
-use crate::backend::{Backend, DotTerm};
+use crate::backend::seam::{Backend, DotTerm};
 use crate::mlkem::zetas::{GAMMAS, ZETAS};
 use crate::mlkem::{MlKem, N, PAIRS};
 use crate::ring::KernelCall;
@@ -149,29 +149,30 @@ impl Backend<MlKem> for Avx2 {
     // For each block of 8 pairs, 8 c0 sums then 8 c1 sums (the natural output of
     // `vpmaddwd`), in signed 32-bit lanes bounded by the final Montgomery reduction.
     #[cfg(feature = "bounds-probe")]
-    const ACCUMULATOR_LAYOUT: crate::backend::AccumulatorLayout = crate::backend::AccumulatorLayout {
-        tag: " [AVX2]",
-        max_terms_name: "AVX2_MAX_TERMS",
-        coefficient_of: blocks16_coefficient,
-        entry_limit: if AVX2_ACCUMULATOR_LIMIT < i32::MAX as i64 {
-            AVX2_ACCUMULATOR_LIMIT as u128
-        } else {
-            i32::MAX as u128
-        },
-        entry_limit_name: "AVX2_ACCUMULATOR_LIMIT",
-        lane_max: i32::MAX as u128,
-    };
+    const ACCUMULATOR_LAYOUT: crate::backend::seam::AccumulatorLayout =
+        crate::backend::seam::AccumulatorLayout {
+            tag: " [AVX2]",
+            max_terms_name: "AVX2_MAX_TERMS",
+            coefficient_of: blocks16_coefficient,
+            entry_limit: if AVX2_ACCUMULATOR_LIMIT < i32::MAX as i64 {
+                AVX2_ACCUMULATOR_LIMIT as u128
+            } else {
+                i32::MAX as u128
+            },
+            entry_limit_name: "AVX2_ACCUMULATOR_LIMIT",
+            lane_max: i32::MAX as u128,
+        };
 
     #[inline]
     fn ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
-        crate::backend::through_copy(coeffs, |src, dst| {
+        crate::backend::seam::through_copy(coeffs, |src, dst| {
             Backend::<MlKem>::ntt_canonical_into(self, call, src, dst);
         });
     }
 
     #[inline]
     fn inverse_ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
-        crate::backend::through_copy(coeffs, |src, dst| {
+        crate::backend::seam::through_copy(coeffs, |src, dst| {
             Backend::<MlKem>::inverse_ntt_canonical_into(self, call, src, dst);
         });
     }
@@ -220,7 +221,7 @@ impl Backend<MlKem> for Avx2 {
             // SAFETY: `self` exists, so the CPU supports AVX2.
             unsafe { dot_product_avx2(out, terms) }
         } else {
-            crate::backend::dot_product_accumulated::<MlKem, Self>(self, call, out, terms);
+            crate::backend::seam::dot_product_accumulated::<MlKem, Self>(self, call, out, terms);
         }
     }
 
@@ -238,7 +239,7 @@ impl Backend<MlKem> for Avx2 {
             // SAFETY: `self` exists, so the CPU supports AVX2.
             unsafe { dot_product_plus_chunks_avx2(out, terms, plus, chunks) }
         } else {
-            crate::backend::dot_product_plus_chunks_default::<MlKem, Self>(
+            crate::backend::seam::dot_product_plus_chunks_default::<MlKem, Self>(
                 self, call, out, terms, plus, chunks,
             );
         }
@@ -283,7 +284,7 @@ mod tests {
         };
         let check = |terms: &[DotTerm<'_, MlKem>], plus: &[u16; N], what: (&str, usize)| {
             let mut want = [0u16; N];
-            crate::backend::dot_product_accumulated::<MlKem, Portable>(
+            crate::backend::seam::dot_product_accumulated::<MlKem, Portable>(
                 Portable,
                 KernelCall::NEW,
                 &mut want,

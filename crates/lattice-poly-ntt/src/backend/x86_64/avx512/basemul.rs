@@ -8,7 +8,7 @@
 #![allow(unsafe_code)]
 
 use super::ntt::{add_q_if_negative, montgomery_mul};
-use crate::backend::DotTerm;
+use crate::backend::seam::DotTerm;
 use crate::backend::x86_64::avx2::{GAMMAS_ODD, GAMMAS_ODD_QINV, Q_I16, QINV, R2, qinv_of};
 use crate::mlkem::{MlKem, N, PAIRS};
 use core::arch::x86_64::{
