@@ -3,3 +3,4 @@
 
 pub mod avx2;
 pub mod avx512;
+mod consts;

@@ -8,7 +8,7 @@
 //! entries are two plain vectors (pairs 0-7, 8-15). Per term and block, 16
 //! multiply(-accumulate)s make the eight 4-lane sums
 //! `[c0 lo lo, hi, c1 lo, hi, c0 hi lo, hi, c1 hi lo, hi]` (pairs 0-7 then 8-15), which is
-//! also the order of the in-memory accumulator ([`super::neon_accumulator_coefficient`]).
+//! also the order of the in-memory accumulator ([`super::consts::neon_accumulator_coefficient`]).
 //! The reduced vectors are stored with two `st2 {.8h}`, back in FIPS 203 order. (`ld4`/`st4`
 //! `{.8h}` would need one instruction less per 32 coefficients but are 12 micro-ops each in
 //! `llvm-mca`'s Apple-M1 model and `st4` 16 in its Neoverse-V2 model, against 4 and 6 for
@@ -18,13 +18,14 @@
 //! Canonical operands (and cache): every term adds at most
 //! [`PRODUCT_TERM_MAX`](crate::mlkem::PRODUCT_TERM_MAX) `= 2 (q-1)^2` to a lane, all terms
 //! non-negative; the reduction is exact on `[0, NEON_ACCUMULATOR_LIMIT]`
-//! ([`super::model::reduce_wide`]), which allows [`NEON_MAX_TERMS`](super::NEON_MAX_TERMS).
+//! ([`super::model::reduce_wide`]), which allows [`NEON_MAX_TERMS`](super::consts::NEON_MAX_TERMS).
 #![allow(unsafe_code)]
 
+use super::arith::NeonLanes;
 use super::arith::{add_mod_q, store_address};
+use super::consts::{Q_I16, WIDE_V};
 use super::lanes::Lanes;
 use super::ntt::GAMMA_TABLE;
-use super::{NeonLanes, Q_I16, WIDE_V};
 use crate::backend::seam::DotTerm;
 use crate::mlkem::{MlKem, N, PAIRS};
 use core::arch::aarch64::{
@@ -184,7 +185,7 @@ fn acc_block(acc: &mut [u32; N], blk: usize) -> &mut [u32; 32] {
 }
 
 /// Adds the base-case products of `a` and `b` to the accumulator (layout:
-/// [`super::neon_accumulator_coefficient`]).
+/// [`super::consts::neon_accumulator_coefficient`]).
 #[inline(never)]
 #[target_feature(enable = "neon")]
 pub(super) fn accumulate_neon(acc: &mut [u32; N], a: &[u16; N], b: &[u16; N], bz: &[u16; PAIRS]) {

@@ -13,6 +13,7 @@ use super::model::{self, Scalar};
 use super::ntt::TWIDDLE_TABLES;
 use super::*;
 use crate::backend::Portable;
+use crate::mlkem::PRODUCT_TERM_MAX;
 use core::arch::aarch64::{int16x8_t, int32x4_t, vld1q_s16, vld1q_s32, vst1q_s16};
 use lattice_field::gf3329::Q;
 

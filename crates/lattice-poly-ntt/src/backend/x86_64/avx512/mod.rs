@@ -12,7 +12,7 @@
 #![allow(unsafe_code)]
 
 use super::avx2::Avx2;
-use crate::backend::seam::{Backend, DotTerm};
+use crate::backend::seam::{self, Backend, DotTerm};
 use crate::mldsa::MlDsa;
 use crate::mlkem::{MlKem, N, PAIRS};
 use crate::ring::KernelCall;
@@ -134,7 +134,7 @@ impl Backend<MlKem> for Avx512 {
     const MAX_TERMS: usize = <Avx2 as Backend<MlKem>>::MAX_TERMS;
 
     #[cfg(feature = "bounds-probe")]
-    const ACCUMULATOR_LAYOUT: crate::backend::seam::AccumulatorLayout = {
+    const ACCUMULATOR_LAYOUT: seam::AccumulatorLayout = {
         let mut layout = <Avx2 as Backend<MlKem>>::ACCUMULATOR_LAYOUT;
         layout.tag = " [AVX-512]";
         layout
@@ -142,14 +142,14 @@ impl Backend<MlKem> for Avx512 {
 
     #[inline]
     fn ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
-        crate::backend::seam::through_copy(coeffs, |src, dst| {
+        seam::through_copy(coeffs, |src, dst| {
             Backend::<MlKem>::ntt_canonical_into(self, call, src, dst);
         });
     }
 
     #[inline]
     fn inverse_ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
-        crate::backend::seam::through_copy(coeffs, |src, dst| {
+        seam::through_copy(coeffs, |src, dst| {
             Backend::<MlKem>::inverse_ntt_canonical_into(self, call, src, dst);
         });
     }
@@ -208,7 +208,7 @@ impl Backend<MlKem> for Avx512 {
             // SAFETY: `self` exists, so the CPU supports AVX-512F and AVX-512BW.
             unsafe { basemul::dot_product_avx512(out, terms) }
         } else {
-            crate::backend::seam::dot_product_accumulated::<MlKem, Self>(self, call, out, terms);
+            seam::dot_product_accumulated::<MlKem, Self>(self, call, out, terms);
         }
     }
 
@@ -226,7 +226,7 @@ impl Backend<MlKem> for Avx512 {
             // SAFETY: `self` exists, so the CPU supports AVX-512F and AVX-512BW.
             unsafe { basemul::dot_product_plus_chunks_avx512(out, terms, plus, chunks) }
         } else {
-            crate::backend::seam::dot_product_plus_chunks_default::<MlKem, Self>(
+            seam::dot_product_plus_chunks_default::<MlKem, Self>(
                 self, call, out, terms, plus, chunks,
             );
         }
@@ -249,7 +249,7 @@ impl Backend<MlDsa> for Avx512 {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::Portable;
+    use crate::backend::portable::Portable;
     use lattice_field::gf3329::Q;
 
     const MAX_TERMS: usize = <Avx512 as Backend<MlKem>>::MAX_TERMS;
@@ -329,7 +329,7 @@ mod tests {
     fn both(b: Avx512, terms: &[DotTerm<'_, MlKem>]) -> ([u16; N], [u16; N]) {
         let (mut got, mut want) = ([0u16; N], [0u16; N]);
         b.run(|b| Backend::<MlKem>::dot_product(b, KernelCall::NEW, &mut got, terms));
-        crate::backend::seam::dot_product_accumulated::<MlKem, Portable>(
+        seam::dot_product_accumulated::<MlKem, Portable>(
             Portable,
             KernelCall::NEW,
             &mut want,
