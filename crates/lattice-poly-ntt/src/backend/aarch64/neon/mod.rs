@@ -19,7 +19,7 @@
 //!   the growing sums after len 4 (one vector in four) and len 32 (half of them); the
 //!   scaling is merged into the last layer; one conditional addition of q at the end.
 //! - Base case (`basemul`): canonical operands add at most
-//!   [`PRODUCT_TERM_MAX`] per term to a 32-bit lane; the final
+//!   [`PRODUCT_TERM_MAX`](crate::mlkem::PRODUCT_TERM_MAX) per term to a 32-bit lane; the final
 //!   Barrett reduction is exact up to [`NEON_ACCUMULATOR_LIMIT`], which allows
 //!   [`NEON_MAX_TERMS`] terms.
 //! - Addition / subtraction: canonical operands, one unsigned minimum (`add`/`sub`, `umin`).
