@@ -154,11 +154,10 @@ impl<R: Ring, B: Backend<R>> Accumulator<R, B> {
         self.terms
     }
 
-    /// The raw sums, for the bounds checker (in the backend's own layout; only with the
-    /// `bounds-probe` feature).
+    /// The raw sums, in the backend's own layout (for the bounds checker, through
+    /// [`crate::__bounds::raw`]).
     #[cfg(feature = "bounds-probe")]
-    #[must_use]
-    pub const fn raw(&self) -> &R::WideCoeffs {
+    pub(crate) const fn raw(&self) -> &R::WideCoeffs {
         self.sums.raw()
     }
 

@@ -98,6 +98,10 @@ pub use poly::{NotCanonical, NttPoly, Poly};
 pub use ring::Ring;
 pub use vector::{CachedNttVector, Matrix, NttVector, PolyVector};
 
+#[cfg(feature = "bounds-probe")]
+#[doc(hidden)]
+pub mod __bounds;
+
 /// Not public API: items the other crates of this workspace need and nobody else should
 /// use (hidden from the docs, no stability promise).
 #[doc(hidden)]

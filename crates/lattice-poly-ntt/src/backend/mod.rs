@@ -21,27 +21,20 @@
 //! crate's kernel trait (an empty one falls back to portable code everywhere).
 
 #[cfg(any(target_arch = "aarch64", feature = "bounds-probe"))]
-mod aarch64;
-mod portable;
+pub(crate) mod aarch64;
+pub(crate) mod portable;
 mod registry;
 pub(crate) mod seam;
 #[cfg(target_arch = "x86_64")]
-mod x86_64;
+pub(crate) mod x86_64;
 
-#[cfg(any(target_arch = "aarch64", feature = "bounds-probe"))]
-pub use aarch64::neon;
 #[cfg(target_arch = "aarch64")]
 pub use aarch64::neon::Neon;
 pub use portable::Portable;
 pub use registry::{AnyBackend, BackendKind};
-#[cfg(feature = "bounds-probe")]
-#[doc(hidden)]
-pub use seam::AccumulatorLayout;
 pub use seam::{Backend, DOT_CHUNK, DotTerm};
 #[cfg(target_arch = "x86_64")]
-pub use x86_64::avx2::{self, Avx2};
-#[cfg(target_arch = "x86_64")]
-pub use x86_64::avx512::{self, Avx512};
+pub use x86_64::{avx2::Avx2, avx512::Avx512};
 
 /// The tokens of this target, re-exported at the crate root.
 pub mod tokens {

@@ -9,9 +9,9 @@ use lattice_field::Field;
 use zeroize::{DefaultIsZeroes, Zeroize};
 
 /// How a backend lays out and bounds its raw accumulator entries, for `cargo xtask bounds`
-/// (which checks every backend against its own description; `bounds-probe` feature only).
+/// (which checks every backend against its own description; `bounds-probe` feature only,
+/// read through [`crate::__bounds`]).
 #[cfg(feature = "bounds-probe")]
-#[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct AccumulatorLayout {
     /// Appended to the names of the backend's rows (`""` for the portable backend).
@@ -29,10 +29,40 @@ pub struct AccumulatorLayout {
     pub lane_max: u128,
 }
 
+#[cfg(feature = "bounds-probe")]
+impl AccumulatorLayout {
+    /// The portable layout of ring `R`: one wide entry per coefficient, bounded by the
+    /// field's wide reduction.
+    #[must_use]
+    pub const fn wide<R: Ring>() -> Self {
+        Self {
+            tag: "",
+            max_terms_name: "ACCUMULATOR_MAX_TERMS",
+            coefficient_of: same_index,
+            entry_limit: if R::Field::WIDE_MAX < R::Field::REDUCE_WIDE_INPUT_MAX {
+                R::Field::WIDE_MAX
+            } else {
+                R::Field::REDUCE_WIDE_INPUT_MAX
+            },
+            entry_limit_name: "the wide type's maximum (= the reduction's domain)",
+            lane_max: R::Field::WIDE_MAX,
+        }
+    }
+}
+
 /// Raw entry `i` holds coefficient `i` (the portable layout).
 #[cfg(feature = "bounds-probe")]
 const fn same_index(i: usize) -> usize {
     i
+}
+
+/// The accumulator layout a backend declares for ring `R`, next to its kernels (every
+/// token implements it for every ring it serves; `bounds-probe` feature only, read through
+/// [`crate::__bounds`]).
+#[cfg(feature = "bounds-probe")]
+pub trait HasAccumulatorLayout<R: Ring>: Backend<R> {
+    /// The layout and limits of this backend's accumulator entries for `R`.
+    const ACCUMULATOR_LAYOUT: AccumulatorLayout;
 }
 
 /// One term of [`Backend::dot_product`]: canonical `a`, canonical `b` and `b`'s product
@@ -224,23 +254,6 @@ pub trait Backend<R: Ring>: Copy + core::fmt::Debug + 'static {
     /// How many products one accumulator can take with this backend's lane width and final
     /// reduction (at most [`Ring::MAX_TERMS`]).
     const MAX_TERMS: usize = R::MAX_TERMS;
-
-    /// The layout and limits of this backend's accumulator entries (the portable default:
-    /// one wide entry per coefficient, bounded by the field's wide reduction).
-    #[cfg(feature = "bounds-probe")]
-    #[doc(hidden)]
-    const ACCUMULATOR_LAYOUT: AccumulatorLayout = AccumulatorLayout {
-        tag: "",
-        max_terms_name: "ACCUMULATOR_MAX_TERMS",
-        coefficient_of: same_index,
-        entry_limit: if R::Field::WIDE_MAX < R::Field::REDUCE_WIDE_INPUT_MAX {
-            R::Field::WIDE_MAX
-        } else {
-            R::Field::REDUCE_WIDE_INPUT_MAX
-        },
-        entry_limit_name: "the wide type's maximum (= the reduction's domain)",
-        lane_max: R::Field::WIDE_MAX,
-    };
 
     /// Forward NTT in place (FIPS 203 Alg. 9, FIPS 204 Alg. 41) of the
     /// coefficients taken mod q: any array is accepted (each coefficient is reduced first,

@@ -1,3 +1,3 @@
 //! The aarch64 backends: NEON.
 
-pub mod neon;
+pub(crate) mod neon;

@@ -61,6 +61,10 @@ const _: () = assert!(NEON_MAX_TERMS >= crate::mlkem::MAX_RANK);
 /// `v = (i % 32) / 4` of `[c0 lo, hi, c1 lo, hi]` of pairs 0-7 of the block, then the same
 /// of pairs 8-15, lane `i % 4`.
 #[must_use]
+#[cfg_attr(
+    not(feature = "bounds-probe"),
+    allow(dead_code, reason = "the layout the bounds checker reads")
+)]
 pub const fn neon_accumulator_coefficient(i: usize) -> usize {
     let (block, v, lane) = (i / 32, (i % 32) / 4, i % 4);
     // Pair `8 half + j` of the block, j = 4 (v % 2) + lane.

@@ -13,15 +13,15 @@
 //! models of `model`, and by the differential tests under qemu)
 //! - Barrett multiplication by a constant `z` (`sqrdmulh`, `mul`, `mls`; `lanes::Lanes::bmul`):
 //!   `a z mod q` with `|r| <= q/2 + q |a| / 2^16`, below q for every `i16`.
-//! - Forward NTT (`ntt`): lanes below [`NEON_NTT_LANE_BOUND`] (`5.5 q`), then one canonical
+//! - Forward NTT (`ntt`): lanes below [`NEON_NTT_LANE_BOUND`](consts::NEON_NTT_LANE_BOUND) (`5.5 q`), then one canonical
 //!   Barrett reduction, exact on `[-2^15, CANONICAL_REDUCE_INPUT_MAX]`.
-//! - Inverse NTT: lanes below [`NEON_INTT_LANE_BOUND`], with centered Barrett reductions of
+//! - Inverse NTT: lanes below [`NEON_INTT_LANE_BOUND`](consts::NEON_INTT_LANE_BOUND), with centered Barrett reductions of
 //!   the growing sums after len 4 (one vector in four) and len 32 (half of them); the
 //!   scaling is merged into the last layer; one conditional addition of q at the end.
 //! - Base case (`basemul`): canonical operands add at most
 //!   [`PRODUCT_TERM_MAX`](crate::mlkem::PRODUCT_TERM_MAX) per term to a 32-bit lane; the final
-//!   Barrett reduction is exact up to [`NEON_ACCUMULATOR_LIMIT`], which allows
-//!   [`NEON_MAX_TERMS`] terms.
+//!   Barrett reduction is exact up to [`NEON_ACCUMULATOR_LIMIT`](consts::NEON_ACCUMULATOR_LIMIT), which allows
+//!   [`NEON_MAX_TERMS`](consts::NEON_MAX_TERMS) terms.
 //! - Addition / subtraction: canonical operands, one unsigned minimum (`add`/`sub`, `umin`).
 //!
 //! Instructions per call under `qemu-aarch64 -cpu max` (icount plugin, example
@@ -38,30 +38,28 @@
 mod arith;
 #[cfg(target_arch = "aarch64")]
 mod basemul;
-#[cfg(feature = "bounds-probe")]
-#[doc(hidden)]
+// The constants, the lane vocabulary, the NTT schedules and the scalar models are `pub` for
+// the bounds checker, which runs them on any host (through `crate::__bounds::neon`,
+// `bounds-probe` feature only).
+#[cfg_attr(not(feature = "bounds-probe"), allow(unreachable_pub))]
+pub(crate) mod consts;
+#[cfg_attr(not(feature = "bounds-probe"), allow(unreachable_pub))]
+#[cfg_attr(not(any(test, feature = "bounds-probe")), allow(dead_code))]
 pub mod lanes;
-#[cfg(not(feature = "bounds-probe"))]
-#[cfg_attr(not(test), allow(unreachable_pub, dead_code))]
-mod lanes;
 #[cfg(any(test, feature = "bounds-probe"))]
-#[doc(hidden)]
+#[cfg_attr(not(feature = "bounds-probe"), allow(unreachable_pub))]
 pub mod model;
-#[cfg(feature = "bounds-probe")]
-#[doc(hidden)]
+#[cfg_attr(not(feature = "bounds-probe"), allow(unreachable_pub))]
+#[cfg_attr(not(any(test, feature = "bounds-probe")), allow(dead_code))]
 pub mod ntt;
-#[cfg(not(feature = "bounds-probe"))]
-#[cfg_attr(not(test), allow(unreachable_pub, dead_code))]
-mod ntt;
 
-mod consts;
-#[cfg_attr(not(feature = "bounds-probe"), allow(unused_imports))]
-pub use consts::{
-    BARRETT_V, CANONICAL_REDUCE_INPUT_MAX, NEON_ACCUMULATOR_LIMIT, NEON_INTT_LANE_BOUND,
-    NEON_MAX_TERMS, NEON_NTT_LANE_BOUND, NTT_LAYER_BOUNDS, Q_I16, WIDE_V, bmul_out_max,
-    neon_accumulator_coefficient,
+#[cfg(target_arch = "aarch64")]
+use consts::NEON_MAX_TERMS;
+#[cfg(all(target_arch = "aarch64", feature = "bounds-probe"))]
+use {
+    crate::backend::seam::{AccumulatorLayout, HasAccumulatorLayout},
+    consts::{NEON_ACCUMULATOR_LIMIT, neon_accumulator_coefficient},
 };
-
 #[cfg(target_arch = "aarch64")]
 use {
     crate::backend::seam::{Backend, DotTerm},
@@ -106,19 +104,6 @@ unsafe fn with_features<T>(token: Neon, f: impl FnOnce(Neon) -> T) -> T {
 #[cfg(target_arch = "aarch64")]
 impl Backend<MlKem> for Neon {
     const MAX_TERMS: usize = NEON_MAX_TERMS;
-
-    // Per block of 32 coefficients, eight 4-lane vectors of sums (see `basemul`), in signed
-    // 32-bit lanes bounded by the final Barrett reduction's domain.
-    #[cfg(feature = "bounds-probe")]
-    const ACCUMULATOR_LAYOUT: crate::backend::seam::AccumulatorLayout =
-        crate::backend::seam::AccumulatorLayout {
-            tag: " [NEON]",
-            max_terms_name: "NEON_MAX_TERMS",
-            coefficient_of: neon_accumulator_coefficient,
-            entry_limit: NEON_ACCUMULATOR_LIMIT as u128,
-            entry_limit_name: "NEON_ACCUMULATOR_LIMIT",
-            lane_max: i32::MAX as u128,
-        };
 
     #[inline]
     fn ntt_canonical(self, _: KernelCall, coeffs: &mut [u16; N]) {
@@ -209,6 +194,25 @@ impl Backend<MlKem> for Neon {
         // SAFETY: `self` exists, so the CPU has NEON.
         unsafe { arith::sub_neon(a, b) };
     }
+}
+
+// Per block of 32 coefficients, eight 4-lane vectors of sums (see `basemul`), in signed
+// 32-bit lanes bounded by the final Barrett reduction's domain.
+#[cfg(all(target_arch = "aarch64", feature = "bounds-probe"))]
+impl HasAccumulatorLayout<MlKem> for Neon {
+    const ACCUMULATOR_LAYOUT: AccumulatorLayout = AccumulatorLayout {
+        tag: " [NEON]",
+        max_terms_name: "NEON_MAX_TERMS",
+        coefficient_of: neon_accumulator_coefficient,
+        entry_limit: NEON_ACCUMULATOR_LIMIT as u128,
+        entry_limit_name: "NEON_ACCUMULATOR_LIMIT",
+        lane_max: i32::MAX as u128,
+    };
+}
+
+#[cfg(all(target_arch = "aarch64", feature = "bounds-probe"))]
+impl HasAccumulatorLayout<MlDsa> for Neon {
+    const ACCUMULATOR_LAYOUT: AccumulatorLayout = AccumulatorLayout::wide::<MlDsa>();
 }
 
 /// ML-DSA's ring: the portable kernels.

@@ -8,6 +8,7 @@ extern crate std;
 use std::{format, string::String, vec, vec::Vec};
 
 use super::arith::NeonLanes;
+use super::consts::{CANONICAL_REDUCE_INPUT_MAX, NEON_NTT_LANE_BOUND, Q_I16};
 use super::lanes::Lanes;
 use super::model::{self, Scalar};
 use super::ntt::TWIDDLE_TABLES;

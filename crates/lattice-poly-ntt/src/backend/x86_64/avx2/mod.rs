@@ -25,7 +25,8 @@
 //!   subtraction of q, done as an unsigned minimum, makes them canonical.
 #![allow(unsafe_code)]
 
-#[cfg(not(feature = "bounds-probe"))]
+#[cfg(feature = "bounds-probe")]
+use super::consts::AVX2_ACCUMULATOR_LIMIT;
 use super::consts::AVX2_MAX_TERMS;
 use crate::backend::seam::{self, Backend, DotTerm};
 use crate::mldsa::MlDsa;
@@ -79,14 +80,10 @@ mod arith;
 mod basemul;
 mod ntt;
 #[cfg(feature = "bounds-probe")]
-#[doc(hidden)]
 pub mod probe;
 
 // The observer hook of the NTT schedule, which the AVX-512 kernels run on two halves.
 pub(crate) use ntt::Observer;
-// The bounds the bounds checker reads.
-#[cfg(feature = "bounds-probe")]
-pub use super::consts::{AVX2_ACCUMULATOR_LIMIT, AVX2_MAX_TERMS, INTT_LANE_BOUND, NTT_LANE_BOUND};
 
 /// The coefficient of raw AVX2 accumulator entry `i`: entry `16m + j` is `c0` and entry
 /// `16m + 8 + j` is `c1` of pair `8m + j`.
@@ -97,22 +94,6 @@ const fn blocks16_coefficient(i: usize) -> usize {
 
 impl Backend<MlKem> for Avx2 {
     const MAX_TERMS: usize = AVX2_MAX_TERMS;
-
-    // For each block of 8 pairs, 8 c0 sums then 8 c1 sums (the natural output of
-    // `vpmaddwd`), in signed 32-bit lanes bounded by the final Montgomery reduction.
-    #[cfg(feature = "bounds-probe")]
-    const ACCUMULATOR_LAYOUT: seam::AccumulatorLayout = seam::AccumulatorLayout {
-        tag: " [AVX2]",
-        max_terms_name: "AVX2_MAX_TERMS",
-        coefficient_of: blocks16_coefficient,
-        entry_limit: if AVX2_ACCUMULATOR_LIMIT < i32::MAX as i64 {
-            AVX2_ACCUMULATOR_LIMIT as u128
-        } else {
-            i32::MAX as u128
-        },
-        entry_limit_name: "AVX2_ACCUMULATOR_LIMIT",
-        lane_max: i32::MAX as u128,
-    };
 
     #[inline]
     fn ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
@@ -209,6 +190,29 @@ impl Backend<MlKem> for Avx2 {
         // SAFETY: `self` exists, so the CPU supports AVX2.
         unsafe { sub_avx2(a, b) }
     }
+}
+
+// For each block of 8 pairs, 8 c0 sums then 8 c1 sums (the natural output of `vpmaddwd`),
+// in signed 32-bit lanes bounded by the final Montgomery reduction.
+#[cfg(feature = "bounds-probe")]
+impl seam::HasAccumulatorLayout<MlKem> for Avx2 {
+    const ACCUMULATOR_LAYOUT: seam::AccumulatorLayout = seam::AccumulatorLayout {
+        tag: " [AVX2]",
+        max_terms_name: "AVX2_MAX_TERMS",
+        coefficient_of: blocks16_coefficient,
+        entry_limit: if AVX2_ACCUMULATOR_LIMIT < i32::MAX as i64 {
+            AVX2_ACCUMULATOR_LIMIT as u128
+        } else {
+            i32::MAX as u128
+        },
+        entry_limit_name: "AVX2_ACCUMULATOR_LIMIT",
+        lane_max: i32::MAX as u128,
+    };
+}
+
+#[cfg(feature = "bounds-probe")]
+impl seam::HasAccumulatorLayout<MlDsa> for Avx2 {
+    const ACCUMULATOR_LAYOUT: seam::AccumulatorLayout = seam::AccumulatorLayout::wide::<MlDsa>();
 }
 
 /// ML-DSA's ring takes every portable default: no AVX2 kernel for it yet, but under the

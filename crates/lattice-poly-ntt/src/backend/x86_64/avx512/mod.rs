@@ -133,13 +133,6 @@ unsafe fn with_features<T>(token: Avx512, f: impl FnOnce(Avx512) -> T) -> T {
 impl Backend<MlKem> for Avx512 {
     const MAX_TERMS: usize = <Avx2 as Backend<MlKem>>::MAX_TERMS;
 
-    #[cfg(feature = "bounds-probe")]
-    const ACCUMULATOR_LAYOUT: seam::AccumulatorLayout = {
-        let mut layout = <Avx2 as Backend<MlKem>>::ACCUMULATOR_LAYOUT;
-        layout.tag = " [AVX-512]";
-        layout
-    };
-
     #[inline]
     fn ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
         seam::through_copy(coeffs, |src, dst| {
@@ -241,6 +234,21 @@ impl Backend<MlKem> for Avx512 {
     fn sub(self, call: KernelCall, a: &mut [u16; N], b: &[u16; N]) {
         Backend::<MlKem>::sub(self.avx2, call, a, b);
     }
+}
+
+// The AVX2 layout and bounds (the zmm kernels keep the AVX2 accumulator layout).
+#[cfg(feature = "bounds-probe")]
+impl seam::HasAccumulatorLayout<MlKem> for Avx512 {
+    const ACCUMULATOR_LAYOUT: seam::AccumulatorLayout = {
+        let mut layout = <Avx2 as seam::HasAccumulatorLayout<MlKem>>::ACCUMULATOR_LAYOUT;
+        layout.tag = " [AVX-512]";
+        layout
+    };
+}
+
+#[cfg(feature = "bounds-probe")]
+impl seam::HasAccumulatorLayout<MlDsa> for Avx512 {
+    const ACCUMULATOR_LAYOUT: seam::AccumulatorLayout = seam::AccumulatorLayout::wide::<MlDsa>();
 }
 
 /// ML-DSA's ring: the portable defaults, compiled for AVX-512 under [`Avx512::run`].
