@@ -47,3 +47,26 @@ pub mod neon {
     pub use crate::backend::aarch64::neon::consts::*;
     pub use crate::backend::aarch64::neon::{lanes, model, ntt};
 }
+
+#[cfg(test)]
+mod tests {
+    use super::accumulator_layout;
+    use crate::backend::AnyBackend;
+    use crate::mlkem::N;
+
+    /// Every backend this CPU has declares an ML-KEM layout that is a permutation of the
+    /// coefficients, within its lane type (`xtask bounds` checks the values against it).
+    #[test]
+    fn every_available_backend_declares_a_layout() {
+        for any in AnyBackend::available() {
+            let layout = accumulator_layout(any);
+            let mut seen = [false; N];
+            for i in 0..N {
+                let c = (layout.coefficient_of)(i);
+                assert!(c < N && !seen[c], "{}: entry {i}", any.kind());
+                seen[c] = true;
+            }
+            assert!(layout.entry_limit <= layout.lane_max, "{}", any.kind());
+        }
+    }
+}

@@ -44,6 +44,20 @@ impl BackendKind {
     pub fn is_available(self) -> bool {
         AnyBackend::of(self).is_some()
     }
+
+    /// The kinds this CPU can run, in [`Self::ALL`]'s order (the portable one first): the
+    /// kinds of [`AnyBackend::available`].
+    ///
+    /// ```
+    /// use lattice_poly_ntt::backend::BackendKind;
+    ///
+    /// let mut kinds = BackendKind::available();
+    /// assert_eq!(kinds.next(), Some(BackendKind::Portable));
+    /// assert!(kinds.all(BackendKind::is_available));
+    /// ```
+    pub fn available() -> impl Iterator<Item = Self> + Clone {
+        AnyBackend::available().map(AnyBackend::kind)
+    }
 }
 
 impl core::fmt::Display for BackendKind {
@@ -106,6 +120,25 @@ impl AnyBackend {
             #[cfg(not(target_arch = "aarch64"))]
             BackendKind::Neon => None,
         }
+    }
+
+    /// Every backend this CPU has, the portable one (the reference) first, then the others
+    /// in [`BackendKind::ALL`]'s order: for running a test, a comparison or a benchmark on
+    /// each. Detection runs once per kind and is cached, as for [`Self::of`].
+    ///
+    /// ```
+    /// use lattice_poly_ntt::backend::AnyBackend;
+    /// use lattice_poly_ntt::dispatch;
+    /// use lattice_poly_ntt::mlkem::Poly;
+    ///
+    /// let p = Poly::from_fn(|i| i as u32);
+    /// let reference = p.ntt(lattice_poly_ntt::Portable);
+    /// for any in AnyBackend::available() {
+    ///     assert_eq!(dispatch!(any, |b| p.ntt(b)), reference, "{}", any.kind());
+    /// }
+    /// ```
+    pub fn available() -> impl Iterator<Item = Self> + Clone {
+        BackendKind::ALL.into_iter().filter_map(Self::of)
     }
 
     /// Which kind this is.
