@@ -1,24 +1,39 @@
-//! The backend seam: the hot functions of this crate behind one static interface, and the
-//! one place where a backend is chosen.
+//! Backends: the hot functions of this crate behind one static interface, the tokens that
+//! implement it, and the one place where a backend is chosen.
 //!
 //! A backend is a zero-sized **capability token**: [`Portable`] can always be made, a SIMD
-//! token only by detecting its CPU features ([`Avx2::detect`]), so holding one proves its
+//! token only by detecting its CPU features (`Avx2::detect`), so holding one proves its
 //! kernels may run and they need no per-call checks. Callers are generic over the token type
 //! and pass the token down; everything is monomorphized for it, with no dynamic dispatch in
 //! hot paths. [`AnyBackend`] is the one place the choice is made: [`AnyBackend::best`]
-//! (detected once, cached) or [`AnyBackend::of`] a [`BackendKind`] for tests and benchmarks;
+//! (detected once, cached), [`AnyBackend::of`] a [`BackendKind`] or
+//! [`AnyBackend::available`] (every one this CPU has) for tests and benchmarks;
 //! [`dispatch!`](crate::dispatch) runs an expression with the chosen token, inside the
-//! token's [`run`](Avx2::run) so that the whole operation is compiled for its features.
+//! token's `run` so that the whole operation is compiled for its features.
 //!
 //! A backend implements [`Backend<R>`] for the rings it serves; every method has a portable
 //! default, so it overrides only the kernels it accelerates. Crates above this one define
-//! their own kernel traits the same way (`lattice-sampling`'s Keccak, `mlkem`'s encodings)
-//! and implement them for the same tokens.
+//! their own kernel traits the same way (`lattice-sampling`'s Keccak, `lazykem`'s
+//! encodings) and implement them for the same tokens.
+//!
+//! # Layout
+//! - `seam.rs`: [`Backend<R>`], [`DotTerm`], [`DOT_CHUNK`] and the default bodies' helpers;
+//!   it imports only the ring description;
+//! - `portable.rs`, and one folder per instruction set under its architecture:
+//!   `x86_64/avx2/` and `x86_64/avx512/` (with `x86_64/consts.rs`, the constants and tables
+//!   both share), the NEON one under `aarch64/`; each imports the seam and the ring
+//!   descriptions;
+//! - `registry.rs`: [`BackendKind`], [`AnyBackend`], [`dispatch!`](crate::dispatch); it
+//!   imports the tokens;
+//! - this module re-exports them (the tokens also at the crate root).
 //!
 //! # Adding a backend
-//! A token here (a module with its detection and `run`, a [`BackendKind`] variant, an
-//! [`AnyBackend`] arm), its `Backend<R>` impls, and in each crate above one impl of that
-//! crate's kernel trait (an empty one falls back to portable code everywhere).
+//! A folder `<arch>/<isa>/` here with the token (its detection and `run`), its
+//! `Backend<R>` impls and the layout of its accumulator entries for `cargo xtask bounds`;
+//! in `registry.rs` a [`BackendKind`] variant, an [`AnyBackend`] arm and a `dispatch!` arm;
+//! in each crate above one impl of that crate's kernel trait (an empty one falls back to
+//! portable code everywhere). A future `wasm32/simd128/` is such a folder plus its arms in
+//! the registry.
 
 #[cfg(any(target_arch = "aarch64", feature = "bounds-probe"))]
 pub(crate) mod aarch64;

@@ -10,9 +10,8 @@
 //! `[c0 lo lo, hi, c1 lo, hi, c0 hi lo, hi, c1 hi lo, hi]` (pairs 0-7 then 8-15), which is
 //! also the order of the in-memory accumulator ([`super::consts::neon_accumulator_coefficient`]).
 //! The reduced vectors are stored with two `st2 {.8h}`, back in FIPS 203 order. (`ld4`/`st4`
-//! `{.8h}` would need one instruction less per 32 coefficients but are 12 micro-ops each in
-//! `llvm-mca`'s Apple-M1 model and `st4` 16 in its Neoverse-V2 model, against 4 and 6 for
-//! `ld2`/`st2`.)
+//! `{.8h}` would need one instruction less per 32 coefficients but cost three times the
+//! micro-ops in `llvm-mca`'s models; figures in `docs/performance-history.md`.)
 //!
 //! # Bounds
 //! Canonical operands (and cache): every term adds at most
@@ -46,7 +45,7 @@ fn chunk<const C: usize, T, const M: usize>(f: &[T; M], c: usize) -> &[T; C] {
 /// two `uzp2` put the odd coefficients of pairs 0-7 and 8-15 in two vectors, whose products
 /// are the step's 16 outputs in order. Plain loads and stores take immediate offsets, so
 /// the unrolled loop needs no address arithmetic; `ld4 {.8h}` + `st2` (or `ld2`) cost more
-/// micro-ops in `llvm-mca`'s Apple-M1 and Neoverse-V2 models (38 -> 27 cycles on V2).
+/// micro-ops in `llvm-mca`'s Apple-M1 and Neoverse-V2 models (`docs/performance-history.md`).
 #[inline(never)]
 #[target_feature(enable = "neon")]
 pub(super) fn mul_cache_neon(b: &[u16; N], out: &mut [u16; PAIRS]) {
@@ -239,9 +238,8 @@ fn block_sums(blk: usize, terms: &[DotTerm<'_, MlKem>]) -> Sums {
 
 /// Runs `$body` with `$t` bound to `$terms` as an array when it has two terms (ML-KEM-512's
 /// rank, public), so that copy of the kernel has the term loop unrolled and the operand
-/// addresses in registers (684 -> 604 instructions per call under qemu); other lengths
-/// take the slice as it is (unrolled copies for ranks 3 and 4 spilled: 900 -> 1020 and
-/// 1116 -> 2019).
+/// addresses in registers; other lengths take the slice as it is (unrolled copies for
+/// ranks 3 and 4 spilled; figures in `docs/performance-history.md`).
 macro_rules! by_rank {
     ($terms:expr, |$t:ident| $body:expr) => {{
         let terms: &[DotTerm<'_, MlKem>] = $terms;

@@ -24,14 +24,8 @@
 //!   [`NEON_MAX_TERMS`](consts::NEON_MAX_TERMS) terms.
 //! - Addition / subtraction: canonical operands, one unsigned minimum (`add`/`sub`, `umin`).
 //!
-//! Instructions per call under `qemu-aarch64 -cpu max` (icount plugin, example
-//! `kernel_icount`; ours / mlkem-native's aarch64 assembly, whose outputs are not canonical):
-//! NTT 847 / 911, inverse 959 / 1082, dot product k = 2, 3, 4: 692 / 816, 962 / 1091,
-//! 1194 / 1366, `mul_cache` 148 / 164. The final reductions to canonical cost 96 (NTT) and
-//! 64 (inverse) of them. `llvm-mca-19` cycles of the executed sequence of one call
-//! (Neoverse-V2, Apple-M1; ours / mlkem-native's): dot product k = 2, 3, 4: 188 / 182 and
-//! 219 / 198, 258 / 245 and 295 / 264, 321 / 312 and 373 / 335; `mul_cache` 30 / 26 and
-//! 34 / 41.
+//! The kernels' instruction counts under qemu and `llvm-mca` cycles, against mlkem-native's
+//! aarch64 assembly, are in `docs/performance-history.md` (aarch64 section).
 #![allow(unsafe_code)]
 
 #[cfg(target_arch = "aarch64")]

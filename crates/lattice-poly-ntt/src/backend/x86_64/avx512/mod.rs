@@ -150,8 +150,8 @@ impl Backend<MlKem> for Avx512 {
     #[inline]
     fn ntt_canonical_into(self, call: KernelCall, src: &[u16; N], dst: &mut [u16; N]) {
         // Where zmm operations are split in two (Zen 4) a zmm instruction costs two ymm ones,
-        // so the zmm NTT gains nothing from its width and the AVX2 kernel is faster (160
-        // against 165 TSC ticks there). `splits_zmm` is a CPU property, not a secret.
+        // so the zmm NTT gains nothing from its width and the AVX2 kernel is faster there
+        // (docs/performance-history.md). `splits_zmm` is a CPU property, not a secret.
         if self.splits_zmm {
             return Backend::<MlKem>::ntt_canonical_into(self.avx2, call, src, dst);
         }
