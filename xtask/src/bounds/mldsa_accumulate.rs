@@ -4,7 +4,7 @@
 //! operands (every coefficient q - 1, where each pointwise product reaches `(q-1)^2` =
 //! [`PRODUCT_TERM_MAX`]) and on random canonical operands.
 //!
-//! Every raw `u64` entry ([`Accumulator::raw`]) is compared with the exact sum computed in
+//! Every raw `u64` entry (`__bounds::raw`) is compared with the exact sum computed in
 //! `u128` (so a wrap would show even without overflow checks), the all-maximal run must
 //! reach `l (q-1)^2` on every entry, and every reduced coefficient must equal the exact sum
 //! mod q and what the public [`Matrix::mul_vector`] returned. The limit of every entry is

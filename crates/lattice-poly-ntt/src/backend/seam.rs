@@ -240,8 +240,8 @@ impl<R: Ring, B: Backend<R>> LazySums<R, B> {
 ///
 /// Every method has a portable default body (the generic algorithms of [`crate::ring`] and
 /// the ring's own product), so a backend implements only the kernels it accelerates for a
-/// ring and falls back for the rest. [`Portable`](crate::Portable) implements the trait for every ring with
-/// the defaults alone; the SIMD tokens override the kernels they accelerate.
+/// ring and falls back for the rest. [`Portable`](crate::Portable) implements the trait for
+/// every ring with the defaults alone; the SIMD tokens override the kernels they accelerate.
 ///
 /// The kernels take and return canonical coefficients (in `[0, q)`) in the order of
 /// FIPS 203 / FIPS 204, so backends are interchangeable at every call. They take a

@@ -4,8 +4,8 @@
 //! The ML-KEM-only pieces of this crate live here: the degree-2 base-case product
 //! (FIPS 203 Alg. 11 and FIPS 203 Alg. 12) summed lazily in `u32` (each term at most
 //! [`PRODUCT_TERM_MAX`] = `2(q-1)^2`), and the `b[2i+1] * gamma_i` cache of asymmetric
-//! multiplication, which is this ring's [`Ring::RhsCache`](crate::Ring::RhsCache). The type aliases ([`Poly`],
-//! [`NttPoly`], [`Matrix`], ...) name the generic types at this ring.
+//! multiplication, which is this ring's [`Ring::RhsCache`](crate::Ring::RhsCache). The type
+//! aliases ([`Poly`], [`NttPoly`], [`Matrix`], ...) name the generic types at this ring.
 //!
 //! ```
 //! use lattice_poly_ntt::Portable;

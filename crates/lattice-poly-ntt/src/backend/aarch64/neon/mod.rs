@@ -13,15 +13,15 @@
 //! models of `model`, and by the differential tests under qemu)
 //! - Barrett multiplication by a constant `z` (`sqrdmulh`, `mul`, `mls`; `lanes::Lanes::bmul`):
 //!   `a z mod q` with `|r| <= q/2 + q |a| / 2^16`, below q for every `i16`.
-//! - Forward NTT (`ntt`): lanes below [`NEON_NTT_LANE_BOUND`](consts::NEON_NTT_LANE_BOUND) (`5.5 q`), then one canonical
-//!   Barrett reduction, exact on `[-2^15, CANONICAL_REDUCE_INPUT_MAX]`.
-//! - Inverse NTT: lanes below [`NEON_INTT_LANE_BOUND`](consts::NEON_INTT_LANE_BOUND), with centered Barrett reductions of
-//!   the growing sums after len 4 (one vector in four) and len 32 (half of them); the
-//!   scaling is merged into the last layer; one conditional addition of q at the end.
-//! - Base case (`basemul`): canonical operands add at most
-//!   [`PRODUCT_TERM_MAX`](crate::mlkem::PRODUCT_TERM_MAX) per term to a 32-bit lane; the final
-//!   Barrett reduction is exact up to [`NEON_ACCUMULATOR_LIMIT`](consts::NEON_ACCUMULATOR_LIMIT), which allows
-//!   [`NEON_MAX_TERMS`](consts::NEON_MAX_TERMS) terms.
+//! - Forward NTT (`ntt`): lanes below `consts::NEON_NTT_LANE_BOUND` (`5.5 q`), then one
+//!   canonical Barrett reduction, exact on `[-2^15, CANONICAL_REDUCE_INPUT_MAX]`.
+//! - Inverse NTT: lanes below `consts::NEON_INTT_LANE_BOUND`, with centered Barrett
+//!   reductions of the growing sums after len 4 (one vector in four) and len 32 (half of
+//!   them); the scaling is merged into the last layer; one conditional addition of q at the
+//!   end.
+//! - Base case (`basemul`): canonical operands add at most `mlkem::PRODUCT_TERM_MAX` per term
+//!   to a 32-bit lane; the final Barrett reduction is exact up to
+//!   `consts::NEON_ACCUMULATOR_LIMIT`, which allows `consts::NEON_MAX_TERMS` terms.
 //! - Addition / subtraction: canonical operands, one unsigned minimum (`add`/`sub`, `umin`).
 //!
 //! The kernels' instruction counts under qemu and `llvm-mca` cycles, against mlkem-native's

@@ -10,16 +10,17 @@
 //! - `montgomery_mul`: for `|a| <= 2^15` and a constant `|b| < q`, the result is
 //!   `a b 2^-16 mod q` in `(-q, q)` (exact: `(ab - mq) / 2^16` with `|m| <= 2^15`).
 //! - Forward NTT: canonical input; each of the 7 layers adds at most `q` to `|x|`, so every
-//!   lane stays below [`NTT_LANE_BOUND`](super::consts::NTT_LANE_BOUND) = `8q < 2^15`, inside the `i16` range and inside
-//!   Montgomery's input domain. One signed Barrett reduction (`barrett_reduce_i16`, exact
-//!   for every `i16`) and one conditional addition end it.
+//!   lane stays below `consts::NTT_LANE_BOUND` = `8q < 2^15`, inside the `i16` range and
+//!   inside Montgomery's input domain. One signed Barrett reduction (`barrett_reduce_i16`,
+//!   exact for every `i16`) and one conditional addition end it.
 //! - Inverse NTT: sums double per layer, so after layers 3 and 6 every lane is reduced
 //!   with `barrett_reduce_i16` (to `|x| <= q/2`), keeping lanes below `8 * (q/2) * 2` before
-//!   each reduction ([`INTT_LANE_BOUND`](super::consts::INTT_LANE_BOUND)); the final multiplication by `128^-1 2^16` is Montgomery.
-//! - Accumulation: `vpmaddwd` of canonical operands adds at most
-//!   [`crate::mlkem::PRODUCT_TERM_MAX`] = `2 (q-1)^2` per term to a signed 32-bit lane; the final
-//!   Montgomery reduction needs the sum at most [`AVX2_ACCUMULATOR_LIMIT`](super::consts::AVX2_ACCUMULATOR_LIMIT) =
-//!   `2^31 - 2^15 q - 1`, which allows [`AVX2_MAX_TERMS`](super::consts::AVX2_MAX_TERMS) terms.
+//!   each reduction (`consts::INTT_LANE_BOUND`); the final multiplication by `128^-1 2^16` is
+//!   Montgomery.
+//! - Accumulation: `vpmaddwd` of canonical operands adds at most `mlkem::PRODUCT_TERM_MAX` =
+//!   `2 (q-1)^2` per term to a signed 32-bit lane; the final Montgomery reduction needs the
+//!   sum at most `consts::AVX2_ACCUMULATOR_LIMIT` = `2^31 - 2^15 q - 1`, which allows
+//!   `consts::AVX2_MAX_TERMS` terms.
 //! - Coefficient-wise addition / subtraction: canonical operands in unsigned 16-bit lanes;
 //!   the sum `a + b` is below `2q` (and `a - b + q` lies in `[1, 2q)`), so one conditional
 //!   subtraction of q, done as an unsigned minimum, makes them canonical.
