@@ -4,7 +4,7 @@
 //! Each operation that computes goes through the `hazmat` entry point that takes its
 //! backend (`lazykem::hazmat::OnBackend`), so the harness runs it on every backend in turn. The
 //! library runs it inside `lattice_poly_ntt::dispatch!`: on AVX2, in a closure passed to
-//! `lattice_poly_ntt::backend::avx2::with_features`, so the library code lands in that
+//! `lattice_poly_ntt::backend::x86_64::avx2::with_features`, so the library code lands in that
 //! function's monomorphizations too (named after `lattice_poly_ntt`, and scanned as ours).
 //!
 //! Every call into `lazykem` goes through these wrappers (apart from choosing the backends,

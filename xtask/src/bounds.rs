@@ -18,7 +18,7 @@
 //! | GF(3329) Barrett / compress constants, call-site domains | [`reductions`] | the inequalities of the library's `const` assertions, re-evaluated |
 //! | ML-KEM lazy accumulation for K = 1..4 | [`accumulate`] | the real `Accumulator` / `Matrix` / `NttVector::dot` code on extreme operands |
 //! | NTT output ranges, twiddle tables | [`ntt`] | extreme and random inputs |
-//! | AVX2 backend: `barrett_reduce_i16`, `montgomery_mul`, `montgomery_reduce_i32`, NTT lanes per layer | [`avx2`] | exhaustive over each declared domain / the probe of `lattice_poly_ntt::backend::avx2` on extreme, random and hill-climbed inputs |
+//! | AVX2 backend: `barrett_reduce_i16`, `montgomery_mul`, `montgomery_reduce_i32`, NTT lanes per layer | [`avx2`] | exhaustive over each declared domain / the probe of `lattice_poly_ntt::__bounds::avx2` on extreme, random and hill-climbed inputs |
 //! | AVX2 accumulation for K = 1..4, capacity | [`accumulate`] | the real `Accumulator` with `Avx2`, raw signed 32-bit lanes against `AVX2_ACCUMULATOR_LIMIT` |
 //! | ML-DSA lazy accumulation, k x l = 4 x 4, 6 x 5, 8 x 7, capacity | [`mldsa_accumulate`] | the real `mldsa::Matrix::mul_vector` / `Accumulator` (`Portable`) on all-maximal and random operands, raw `u64` sums against exact `u128` sums |
 //!

@@ -8,6 +8,7 @@
 //! | `ct-aarch64 [--levels L] [--cpus C]` | aarch64 constant time: division scan and trace equivalence under qemu |
 //! | `icount [--cpus C] [--sets S]` | instructions per KEM operation and per function under qemu-aarch64 (a proxy, not time) |
 //! | `sct [--levels ...] [--isa ISA]` | the speculative constant-time flag in the machine code of every protected function, x86-64 and aarch64 |
+//! | `layering [CRATE ...] [--graph]` | the module dependency graph of a crate (default: `lattice-poly-ntt`); fails on an import circle |
 //! | `cross [--no-install]` | the library crates on aarch64 (clippy, tests under qemu `max` and `cortex-a72`) and wasm32 (clippy) |
 //! | `bench-report` | KEM benchmark table and SVG charts in `target/bench-report/` |
 
@@ -19,10 +20,11 @@ mod cross;
 mod ct;
 mod fuzz;
 mod icount;
+mod layering;
 mod qemu;
 mod sct;
 
-const USAGE: &str = "usage: cargo xtask <bounds | fuzz [TARGET] [--seconds N] | ct | sct | ct-aarch64 | dudect | icount | cross | bench-report>";
+const USAGE: &str = "usage: cargo xtask <bounds | fuzz [TARGET] [--seconds N] | ct | sct | ct-aarch64 | dudect | icount | layering [CRATE ...] [--graph] | cross | bench-report>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -38,6 +40,7 @@ fn main() -> ExitCode {
         "dudect" => ct::run_dudect(rest),
         "ct-aarch64" => ct::run_aarch64(rest),
         "icount" => icount::run(rest),
+        "layering" => layering::run(rest),
         "cross" => cross::run(rest),
         "bench-report" => bench_report::run(rest),
         _ => Err(format!("unknown command `{command}`\n{USAGE}")),

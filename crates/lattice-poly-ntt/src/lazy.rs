@@ -14,9 +14,9 @@
 //! nothing for pointwise rings), computed once and reused by every product.
 
 use crate::backend::Backend;
-use crate::ring::{KernelCall, Ring, zeroize_array};
-use crate::{NttPoly, Poly};
-use lattice_field::Field;
+use crate::backend::seam::LazySums;
+use crate::poly::{NttPoly, Poly};
+use crate::ring::{KernelCall, Ring};
 use zeroize::Zeroize;
 
 /// A right-hand-side polynomial together with its ring's product cache.
@@ -104,26 +104,23 @@ impl<R: Ring> CachedNttPoly<R> {
 /// layout is the backend's own), so one filled by one backend cannot be reduced by another.
 #[derive(Clone)]
 pub struct Accumulator<R: Ring, B: Backend<R>> {
-    acc: R::WideCoeffs,
+    /// The sums, folded past `B::MAX_TERMS` terms (the bound).
+    sums: LazySums<R, B>,
     /// Products taken in all (saturating), for [`Accumulator::terms`].
     terms: usize,
-    /// Terms in `acc` since it was last folded: at most `B::MAX_TERMS`, the bound.
-    pending: usize,
-    backend: B,
 }
 
 impl<R: Ring, B: Backend<R>> Zeroize for Accumulator<R, B> {
     fn zeroize(&mut self) {
-        zeroize_array(&mut self.acc);
+        self.sums.zeroize();
         self.terms = 0;
-        self.pending = 0;
     }
 }
 
 impl<R: Ring, B: Backend<R>> core::fmt::Debug for Accumulator<R, B> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Accumulator")
-            .field("backend", &self.backend)
+            .field("backend", &self.sums.backend())
             .field("terms", &self.terms)
             .finish_non_exhaustive()
     }
@@ -135,10 +132,8 @@ impl<R: Ring, B: Backend<R>> Accumulator<R, B> {
     #[inline]
     pub const fn new(backend: B) -> Self {
         Self {
-            acc: R::ZERO_WIDE,
+            sums: LazySums::new(backend),
             terms: 0,
-            pending: 0,
-            backend,
         }
     }
 
@@ -149,20 +144,8 @@ impl<R: Ring, B: Backend<R>> Accumulator<R, B> {
     /// so it leaks nothing.
     #[inline]
     pub fn add_product(&mut self, a: &NttPoly<R>, b: &CachedNttPoly<R>) {
-        self.add_raw(a.coeffs(), b.poly.coeffs(), &b.cache);
-    }
-
-    /// [`Self::add_product`] on the coefficients (canonical) and the cache of `b`.
-    #[inline]
-    pub(crate) fn add_raw(&mut self, a: &R::Coeffs, b: &R::Coeffs, b_cache: &R::RhsCache) {
-        if self.pending == B::MAX_TERMS {
-            self.fold();
-        }
-        // pending < B::MAX_TERMS: the sums stay within the backend's bound.
-        self.pending += 1;
         self.terms = self.terms.saturating_add(1);
-        self.backend
-            .accumulate(KernelCall::NEW, &mut self.acc, a, b, b_cache);
+        self.sums.add(a.coeffs(), b.poly.coeffs(), &b.cache);
     }
 
     /// Number of products taken so far (saturating at `usize::MAX`).
@@ -171,42 +154,11 @@ impl<R: Ring, B: Backend<R>> Accumulator<R, B> {
         self.terms
     }
 
-    /// Reduces every sum and starts again from the reduced values as one term: the
-    /// product of each with the NTT-domain one, which the backend's own kernel writes in
-    /// its own layout. Off the hot path: reached only past `B::MAX_TERMS` products.
-    #[cold]
-    #[inline(never)]
-    fn fold(&mut self) {
-        let mut reduced = self.reduce();
-        // NTT(1): the constant polynomial one in T_q (pairs (1, 0) for ML-KEM, all ones
-        // for a pointwise ring), with its product cache.
-        let one_poly = Poly::<R>::from_fn(|i| {
-            if i == 0 {
-                R::Field::widen(R::Field::ONE)
-            } else {
-                R::Field::WIDE_ZERO
-            }
-        });
-        let one = CachedNttPoly::new(self.backend, &one_poly.ntt(self.backend));
-        self.acc = R::ZERO_WIDE;
-        // One term of canonical operands: within every backend's bound.
-        self.backend.accumulate(
-            KernelCall::NEW,
-            &mut self.acc,
-            reduced.coeffs(),
-            one.poly.coeffs(),
-            &one.cache,
-        );
-        self.pending = 1;
-        reduced.zeroize();
-    }
-
-    /// The raw sums, for the bounds checker (in the backend's own layout; only with the
-    /// `bounds-probe` feature).
+    /// The raw sums, in the backend's own layout (for the bounds checker, through
+    /// [`crate::__bounds::raw`]).
     #[cfg(feature = "bounds-probe")]
-    #[must_use]
-    pub const fn raw(&self) -> &R::WideCoeffs {
-        &self.acc
+    pub(crate) const fn raw(&self) -> &R::WideCoeffs {
+        self.sums.raw()
     }
 
     /// Reduces every sum once and returns the result.
@@ -221,21 +173,15 @@ impl<R: Ring, B: Backend<R>> Accumulator<R, B> {
     /// Reduces every sum once into `out`.
     #[inline]
     pub fn reduce_into(&self, out: &mut NttPoly<R>) {
-        self.reduce_raw_into(KernelCall::NEW, out.coeffs_mut(crate::__private::WORKSPACE));
-    }
-
-    /// [`Self::reduce_into`] on bare coefficients.
-    #[inline]
-    pub(crate) fn reduce_raw_into(&self, call: KernelCall, out: &mut R::Coeffs) {
-        self.backend.reduce_accumulator(call, &self.acc, out);
+        self.sums
+            .reduce_into(KernelCall::NEW, out.coeffs_mut(crate::__private::WORKSPACE));
     }
 
     /// Empties the accumulator for reuse.
     #[inline]
     pub fn clear(&mut self) {
-        self.acc = R::ZERO_WIDE;
+        self.sums.clear();
         self.terms = 0;
-        self.pending = 0;
     }
 }
 

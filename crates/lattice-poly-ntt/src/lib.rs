@@ -1,6 +1,25 @@
 //! Polynomials over any NTT-friendly ring `Z_q[X]/(X^n + 1)`, the number-theoretic
 //! transform, and lazy NTT-domain accumulation: ML-KEM's ring and ML-DSA's ring, or your own.
 //!
+//! # Modules
+//! Each module imports only from the rows above it (besides the field and the hidden
+//! workspace token); nothing imports upward,
+//! which `cargo xtask layering` checks (it builds the module graph from the `use` and path
+//! references and fails on any import circle).
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`ring`] | the ring description [`Ring`] and [`ring::KernelCall`]; the generic NTT and inverse (FIPS 203 Alg. 9 and 10, FIPS 204 Alg. 41 and 42, any number of layers), coefficient-wise add/sub, pointwise products |
+//! | `mlkem::ring`, `mldsa::ring`, [`mlkem::zetas`] | the two rings: [`mlkem::MlKem`] (7 layers, degree-2 base cases of FIPS 203 Alg. 11 and 12, the `b*zeta` cache) and [`mldsa::MlDsa`] (8 layers, pointwise), their constants and tables |
+//! | `backend::seam` | the [`Backend<R>`] seam: the hot functions with their portable default bodies, [`DotTerm`](backend::DotTerm), [`DOT_CHUNK`](backend::DOT_CHUNK), the raw lazy sums of the default dot product |
+//! | `backend::portable`, `backend::x86_64::{consts, avx2, avx512}`, `backend::aarch64` | the tokens and their kernels, one folder per instruction set under its architecture (NEON under `aarch64`); the constants and tables both x86 backends use in `x86_64::consts` |
+//! | `backend::registry` | which backends exist and the one place one is chosen: [`BackendKind`](backend::BackendKind), [`AnyBackend`](backend::AnyBackend), [`dispatch!`] |
+//! | `poly`, `lazy`, `vector` | the typed API: [`Poly`] and [`NttPoly`] (`n` canonical coefficients in R_q and T_q), lazy accumulation ([`Accumulator`], [`CachedNttPoly`]), vectors and rectangular matrices ([`Matrix::mul_vector`], [`Matrix::transpose_mul_vector`], [`NttVector::dot`]) |
+//! | [`mlkem`], [`mldsa`], [`backend`], the root | facades: re-exports and each ring's type aliases (`mlkem::Poly`, ...) |
+//!
+//! Private modules appear here by path; their items are re-exported by the facades. It
+//! knows nothing of hashing, sampling, byte formats or the schemes that use the rings.
+//!
 //! ```
 //! use lattice_field::{Gf3329, pow_mod};
 //! use lattice_poly_ntt::ring::{KernelCall, Ring, accumulate_pointwise, bit_reversed_powers};
@@ -55,29 +74,21 @@
 //! A ring whose root has the wrong order, whose twiddle table has the wrong length, or whose
 //! product bound does not fit its accumulator does not compile ([`Ring::CHECKS`]).
 //!
-//! # What this crate owns
-//! - the ring description [`Ring`] and the generic algorithms over it ([`ring`]): the
-//!   forward and inverse NTT (FIPS 203 Alg. 9 and FIPS 203 Alg. 10, FIPS 204 Alg. 41 and
-//!   FIPS 204 Alg. 42, any number of layers), coefficient-wise add/sub, pointwise products;
-//! - [`Poly`] and [`NttPoly`]: `n` canonical coefficients, in R_q and in T_q;
-//! - lazy wide accumulation of NTT-domain products ([`Accumulator`], each term at most
-//!   [`Ring::PRODUCT_TERM_MAX`], at most [`Backend::MAX_TERMS`] terms) with right-hand sides
-//!   that carry the ring's product cache ([`CachedNttPoly`]);
-//! - vectors and rectangular matrices and their products ([`Matrix::mul_vector`],
-//!   [`Matrix::transpose_mul_vector`], [`NttVector::dot`]);
-//! - two rings: [`mlkem::MlKem`] (7 layers, degree-2 base cases of FIPS 203 Alg. 11
-//!   and FIPS 203 Alg. 12, the `b*zeta` cache) and [`mldsa::MlDsa`] (8 layers, pointwise);
-//! - the [`Backend`] seam behind which SIMD implementations replace the hot functions.
-//!
-//! It knows nothing of hashing, sampling, byte formats or the schemes that use the rings.
+//! # Lazy accumulation
+//! NTT-domain products are summed unreduced in the field's wide type ([`Accumulator`], each
+//! term at most [`Ring::PRODUCT_TERM_MAX`], at most [`Backend::MAX_TERMS`] terms before the
+//! sums fold) and reduced once per coefficient; right-hand sides carry the ring's product
+//! cache ([`CachedNttPoly`]).
 //!
 //! # Backends
 //! Every operation that does arithmetic takes a backend token, a value of a type that
-//! implements [`Backend<R>`]: [`Portable`] (always available, every ring) or a SIMD token that
-//! exists only once its CPU features are detected ([`Avx2::detect`]), so no vector kernel is
-//! reachable on a CPU without them. [`backend::AnyBackend::best`] picks the fastest once, and
-//! [`dispatch!`] runs an operation monomorphized for it, compiled for its features. [`Avx2`]
-//! accelerates ML-KEM's ring; ML-DSA's ring runs the portable defaults on every token.
+//! implements [`Backend<R>`]: [`Portable`] (always available, every ring) or a SIMD token
+//! that exists only once its CPU features are detected (`Avx2::detect`, `Avx512::detect` on
+//! x86-64, `Neon::detect` on aarch64), so no vector kernel is reachable on a CPU without
+//! them. [`backend::AnyBackend::best`] picks the fastest once, [`backend::AnyBackend::available`]
+//! lists every one this CPU has, and [`dispatch!`] runs an operation monomorphized for one,
+//! compiled for its features. The SIMD tokens accelerate ML-KEM's ring; ML-DSA's ring runs
+//! the portable defaults on every token.
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // Only the SIMD backend modules allow `unsafe` (each block with a `// SAFETY:` line).
@@ -97,6 +108,10 @@ pub use lazy::{Accumulator, CachedNttPoly, multiply_ntts};
 pub use poly::{NotCanonical, NttPoly, Poly};
 pub use ring::Ring;
 pub use vector::{CachedNttVector, Matrix, NttVector, PolyVector};
+
+#[cfg(feature = "bounds-probe")]
+#[doc(hidden)]
+pub mod __bounds;
 
 /// Not public API: items the other crates of this workspace need and nobody else should
 /// use (hidden from the docs, no stability promise).

@@ -13,8 +13,8 @@
 
 use crate::backend::{Backend, DotTerm};
 use crate::lazy::CachedNttPoly;
+use crate::poly::{NttPoly, Poly};
 use crate::ring::{KernelCall, Ring};
-use crate::{NttPoly, Poly};
 use zeroize::Zeroize;
 
 macro_rules! vector_type {

@@ -166,6 +166,18 @@ fn backend_kinds_tokens_and_dispatch() {
         // AVX-512 implies AVX2 here.
         assert!(Avx512::detect().is_none() || Avx2::detect().is_some());
     }
+    // The available backends: the portable one first, then in `ALL`'s order, exactly the
+    // kinds `is_available` says, each once; `best` is one of them.
+    let kinds: Vec<BackendKind> = BackendKind::available().collect();
+    let from_tokens: Vec<BackendKind> = AnyBackend::available().map(AnyBackend::kind).collect();
+    assert_eq!(kinds, from_tokens);
+    assert_eq!(kinds.first(), Some(&BackendKind::Portable));
+    let expected: Vec<BackendKind> = BackendKind::ALL
+        .into_iter()
+        .filter(|k| k.is_available())
+        .collect();
+    assert_eq!(kinds, expected);
+    assert!(kinds.contains(&AnyBackend::best().kind()));
     // Every backend's accumulator takes at least the largest module rank of each ring.
     on_every_backend!(|b| {
         assert!(max_terms::<MlKem, _>(b) >= mlkem::MAX_RANK);

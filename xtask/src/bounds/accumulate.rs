@@ -2,7 +2,7 @@
 //! ([`Accumulator`], [`Matrix::mul_vector`], [`Matrix::transpose_mul_vector`],
 //! [`NttVector::dot`], [`multiply_ntts`]) with each backend ([`Portable`], and `Avx2` on
 //! CPUs with AVX2) run on operands at the extremes of their declared ranges, recording the
-//! largest raw sum ([`Accumulator::raw`]) per lane and checking every reduced result against
+//! largest raw sum (`__bounds::raw`) per lane and checking every reduced result against
 //! an independent computation mod q and against the portable backend.
 //!
 //! The raw entries are the backend's own ([`Checked::layout`], as the backend declares it): `u32` sums interleaved
@@ -18,6 +18,7 @@
 
 use super::report::{LazySite, Method, Row, group};
 use lattice_field::gf3329::{CANONICAL_MAX, Q, pow};
+use lattice_poly_ntt::__bounds::{HasAccumulatorLayout, raw};
 use lattice_poly_ntt::mlkem::MlKem;
 use lattice_poly_ntt::mlkem::zetas::GAMMAS;
 use lattice_poly_ntt::mlkem::{ACCUMULATOR_MAX_TERMS, multiply_ntts};
@@ -28,7 +29,7 @@ use lattice_poly_ntt::{Backend, Portable};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// Where the sums of each pair live in a backend's raw accumulator, as the backend itself
-/// declares it (`Backend::ACCUMULATOR_LAYOUT.coefficient_of`).
+/// declares it (`HasAccumulatorLayout::ACCUMULATOR_LAYOUT.coefficient_of`).
 #[derive(Clone, Copy)]
 pub(crate) struct Layout(fn(usize) -> usize);
 
@@ -41,7 +42,7 @@ impl core::fmt::Debug for Layout {
 
 impl Layout {
     /// The layout backend `B` declares.
-    pub(crate) fn of<B: Backend<MlKem>>() -> Self {
+    pub(crate) fn of<B: HasAccumulatorLayout<MlKem>>() -> Self {
         Self(B::ACCUMULATOR_LAYOUT.coefficient_of)
     }
 
@@ -72,7 +73,7 @@ impl Layout {
 
 /// A backend as this checker sees it: everything comes from the backend's own
 /// `ACCUMULATOR_LAYOUT` (nothing about a particular backend is written here).
-pub(crate) trait Checked: Backend<MlKem> {
+pub(crate) trait Checked: Backend<MlKem> + HasAccumulatorLayout<MlKem> {
     /// Appended to the names of its rows.
     const TAG: &'static str = Self::ACCUMULATOR_LAYOUT.tag;
     /// How its [`Backend::MAX_TERMS`] is spelled in the library.
@@ -90,7 +91,7 @@ pub(crate) trait Checked: Backend<MlKem> {
     }
 }
 
-impl<B: Backend<MlKem>> Checked for B {}
+impl<B: Backend<MlKem> + HasAccumulatorLayout<MlKem>> Checked for B {}
 
 const PAIRS: usize = N / 2;
 const MAX: u16 = CANONICAL_MAX;
@@ -325,7 +326,7 @@ fn accumulate_and_check<B: Checked>(
         acc.add_product(a, rhs);
         portable.add_product(a, rhs);
     }
-    run.seen.record(acc.raw(), B::layout());
+    run.seen.record(raw(&acc), B::layout());
     run.accumulations += 1;
     let reduced = acc.reduce();
     let plain: Vec<_> = terms.iter().map(|(a, b)| (*a, b.poly())).collect();
@@ -339,9 +340,9 @@ fn accumulate_and_check<B: Checked>(
             "{label}: public API result differs from the accumulator"
         ));
     }
-    let same_raw = acc.raw().iter().enumerate().all(|(index, &value)| {
+    let same_raw = raw(&acc).iter().enumerate().all(|(index, &value)| {
         let (pair, c1) = B::layout().entry(index);
-        value == portable.raw()[2 * pair + usize::from(c1)]
+        value == raw(&portable)[2 * pair + usize::from(c1)]
     });
     if !same_raw {
         run.problems.push(format!(
@@ -589,7 +590,7 @@ pub(crate) fn fill_accumulator<B: Checked>(backend: B, terms: usize) -> Option<F
             for _ in 0..terms {
                 acc.add_product(&a, &b);
             }
-            (*acc.raw(), acc.reduce())
+            (*raw(&acc), acc.reduce())
         }));
         let (raw, reduced) = filled.ok()?;
         fill.seen.record(&raw, B::layout());
@@ -651,7 +652,7 @@ fn overfill_report<B: Checked>(backend: B) -> String {
         while n < cap && catch_unwind(AssertUnwindSafe(|| acc.add_product(&a, &b))).is_ok() {
             n += 1;
             let mut seen = LaneMax::default();
-            seen.record(acc.raw(), B::layout());
+            seen.record(raw(&acc), B::layout());
             let first = |at: &mut Option<usize>, hit: bool| {
                 if hit {
                     *at = Some(at.map_or(n, |m| m.min(n)));

@@ -1,4 +1,4 @@
-//! The AVX2 backend (`lattice_poly_ntt::backend::avx2`): its lane reductions exhaustively and
+//! The AVX2 backend (`lattice_poly_ntt::__bounds::avx2`): its lane reductions exhaustively and
 //! its NTT lanes layer by layer, through the backend's `probe` module, which runs the
 //! kernels' own reductions, butterflies and tables on plain arrays.
 //!
@@ -14,9 +14,9 @@
 use super::ntt::extreme_inputs;
 use super::report::{Method, Row, group, group_signed, headroom};
 use lattice_field::gf3329::{CANONICAL_MAX, Q};
+use lattice_poly_ntt::__bounds::avx2::probe::{self, INTT_STAGES, NTT_STAGES, Stage, Trace};
+use lattice_poly_ntt::__bounds::avx2::{AVX2_ACCUMULATOR_LIMIT, INTT_LANE_BOUND, NTT_LANE_BOUND};
 use lattice_poly_ntt::backend::Avx512;
-use lattice_poly_ntt::backend::avx2::probe::{self, INTT_STAGES, NTT_STAGES, Stage, Trace};
-use lattice_poly_ntt::backend::avx2::{AVX2_ACCUMULATOR_LIMIT, INTT_LANE_BOUND, NTT_LANE_BOUND};
 use lattice_poly_ntt::mlkem::MlKem;
 use lattice_poly_ntt::mlkem::{N, NTT_OUTPUT_MAX};
 use lattice_poly_ntt::{Avx2, Backend, Portable};

@@ -4,7 +4,7 @@
 //! operands (every coefficient q - 1, where each pointwise product reaches `(q-1)^2` =
 //! [`PRODUCT_TERM_MAX`]) and on random canonical operands.
 //!
-//! Every raw `u64` entry ([`Accumulator::raw`]) is compared with the exact sum computed in
+//! Every raw `u64` entry (`__bounds::raw`) is compared with the exact sum computed in
 //! `u128` (so a wrap would show even without overflow checks), the all-maximal run must
 //! reach `l (q-1)^2` on every entry, and every reduced coefficient must equal the exact sum
 //! mod q and what the public [`Matrix::mul_vector`] returned. The limit of every entry is
@@ -15,6 +15,7 @@ use super::accumulate::SplitMix;
 use super::report::{LazySite, Method, Row, group, headroom};
 use lattice_field::gf8380417::{BARRETT_INPUT_MAX, CANONICAL_MAX, Q};
 use lattice_field::{Field, Gf8380417};
+use lattice_poly_ntt::__bounds::raw;
 use lattice_poly_ntt::mldsa::{
     ACCUMULATOR_MAX_TERMS, Accumulator, CachedNttPoly, CachedNttVector, MAX_COLUMNS, Matrix, MlDsa,
     N, NttPoly, PRODUCT_TERM_MAX,
@@ -110,7 +111,7 @@ pub(crate) fn run_matrix<const K: usize, const L: usize>() -> MatrixRun {
                 for j in 0..L {
                     acc.add_product(&a.rows[i][j], &v.0[j]);
                 }
-                (*acc.raw(), acc.reduce())
+                (*raw(&acc), acc.reduce())
             }));
             let Ok((raw, reduced)) = replay else {
                 run.problems
@@ -228,19 +229,19 @@ pub(crate) fn fill_accumulator(terms: usize) -> Option<Fill> {
     }))
     .ok()?;
     let exact = terms as u128 * u128::from(PRODUCT_TERM_MAX);
-    let raw = *acc.raw();
+    let sums = *raw(&acc);
     let expected = (exact % u128::from(Q)) as u32;
-    let correct = raw.iter().all(|&r| u128::from(r) == exact)
+    let correct = sums.iter().all(|&r| u128::from(r) == exact)
         && acc.reduce().coeffs().iter().all(|&c| c == expected);
     let next = catch_unwind(AssertUnwindSafe(|| acc.add_product(&a, &b)));
     let folded = u64::from(expected) + PRODUCT_TERM_MAX;
     let expected_next = ((exact + u128::from(PRODUCT_TERM_MAX)) % u128::from(Q)) as u32;
     let folds_next = next.is_ok()
         && acc.terms() == terms + 1
-        && acc.raw().iter().all(|&r| r == folded)
+        && raw(&acc).iter().all(|&r| r == folded)
         && acc.reduce().coeffs().iter().all(|&c| c == expected_next);
     Some(Fill {
-        seen: raw.iter().copied().max().unwrap_or(0),
+        seen: sums.iter().copied().max().unwrap_or(0),
         correct,
         folds_next,
     })

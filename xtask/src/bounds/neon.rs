@@ -1,4 +1,4 @@
-//! The NEON backend (`lattice_poly_ntt::backend::neon`), checked on any host through its
+//! The NEON backend (`lattice_poly_ntt::__bounds::neon`), checked on any host through its
 //! scalar models (`neon::model`, bit for bit the NEON lane operations; a unit test under
 //! qemu compares them with the instructions) and its schedules (`neon::ntt`, the very code
 //! the kernels run, generic over the lane vocabulary `neon::lanes::Lanes`).
@@ -14,10 +14,10 @@
 use super::ntt::extreme_inputs;
 use super::report::{LazySite, Method, Row, group, group_signed, headroom};
 use lattice_field::gf3329::{CANONICAL_MAX, Q};
-use lattice_poly_ntt::backend::neon::lanes::{INTT_STAGES, Lanes, NTT_STAGES, Stage};
-use lattice_poly_ntt::backend::neon::model::{self, Scalar};
-use lattice_poly_ntt::backend::neon::ntt::{self, TWIDDLE_TABLES};
-use lattice_poly_ntt::backend::neon::{
+use lattice_poly_ntt::__bounds::neon::lanes::{INTT_STAGES, Lanes, NTT_STAGES, Stage};
+use lattice_poly_ntt::__bounds::neon::model::{self, Scalar};
+use lattice_poly_ntt::__bounds::neon::ntt::{self, TWIDDLE_TABLES};
+use lattice_poly_ntt::__bounds::neon::{
     CANONICAL_REDUCE_INPUT_MAX, NEON_ACCUMULATOR_LIMIT, NEON_INTT_LANE_BOUND, NEON_MAX_TERMS,
     NEON_NTT_LANE_BOUND,
 };

@@ -538,11 +538,11 @@ mod avx2 {
     };
     use super::{THREADS, site};
     use lattice_field::gf3329::Q;
-    use lattice_poly_ntt::Avx2;
-    use lattice_poly_ntt::backend::avx2::probe;
-    use lattice_poly_ntt::backend::avx2::{
+    use lattice_poly_ntt::__bounds::avx2::probe;
+    use lattice_poly_ntt::__bounds::avx2::{
         AVX2_ACCUMULATOR_LIMIT, AVX2_MAX_TERMS, INTT_LANE_BOUND, NTT_LANE_BOUND,
     };
+    use lattice_poly_ntt::Avx2;
     use lattice_poly_ntt::mlkem::PRODUCT_TERM_MAX;
 
     /// `2^31 - 2^15 q`, computed here rather than taken from the library.

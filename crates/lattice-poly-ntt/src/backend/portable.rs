@@ -1,7 +1,7 @@
 //! The portable scalar backend: straight-line Rust, one FIPS 203 / FIPS 204 loop per
 //! function (the default bodies of [`Backend`]).
 
-use super::Backend;
+use super::seam::Backend;
 use crate::ring::Ring;
 
 /// The portable backend, available on every target, for every ring.
@@ -9,3 +9,10 @@ use crate::ring::Ring;
 pub struct Portable;
 
 impl<R: Ring> Backend<R> for Portable {}
+
+/// One wide entry per coefficient, bounded by the field's wide reduction.
+#[cfg(feature = "bounds-probe")]
+impl<R: Ring> super::seam::HasAccumulatorLayout<R> for Portable {
+    const ACCUMULATOR_LAYOUT: super::seam::AccumulatorLayout =
+        super::seam::AccumulatorLayout::wide::<R>();
+}

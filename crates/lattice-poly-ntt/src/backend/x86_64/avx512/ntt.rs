@@ -22,8 +22,9 @@
 //! with its recording observer, halves split back into the 16-vector view).
 #![allow(unsafe_code)]
 
-use crate::backend::avx2::{
-    FWD_SHUFFLED, FWD_SHUFFLED_QINV, INTT_SCALE, INV_SHUFFLED, INV_SHUFFLED_QINV, Observer, Q_I16,
+use crate::backend::x86_64::avx2::Observer;
+use crate::backend::x86_64::consts::{
+    FWD_SHUFFLED, FWD_SHUFFLED_QINV, INTT_SCALE, INV_SHUFFLED, INV_SHUFFLED_QINV, Q_I16,
     ZETAS_MONT, qinv_of,
 };
 use crate::mlkem::N;

@@ -8,11 +8,13 @@ extern crate std;
 use std::{format, string::String, vec, vec::Vec};
 
 use super::arith::NeonLanes;
+use super::consts::{CANONICAL_REDUCE_INPUT_MAX, NEON_NTT_LANE_BOUND, Q_I16};
 use super::lanes::Lanes;
 use super::model::{self, Scalar};
 use super::ntt::TWIDDLE_TABLES;
 use super::*;
 use crate::backend::Portable;
+use crate::mlkem::PRODUCT_TERM_MAX;
 use core::arch::aarch64::{int16x8_t, int32x4_t, vld1q_s16, vld1q_s32, vst1q_s16};
 use lattice_field::gf3329::Q;
 
@@ -304,7 +306,7 @@ fn dot_products_match_the_portable_accumulator() {
     let b = Neon::detect().expect("aarch64");
     let check = |terms: &[DotTerm<'_, MlKem>], plus: &[u16; N], what: (&str, usize)| {
         let mut want = [0u16; N];
-        super::super::dot_product_accumulated::<MlKem, Portable>(
+        crate::backend::seam::dot_product_accumulated::<MlKem, Portable>(
             Portable,
             KernelCall::NEW,
             &mut want,

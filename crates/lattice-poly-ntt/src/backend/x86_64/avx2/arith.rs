@@ -2,26 +2,14 @@
 //! in 16-bit lanes, and the coefficient-wise addition and subtraction kernels.
 #![allow(unsafe_code)]
 
-use super::{
+use crate::backend::x86_64::consts::Q_I16;
+use crate::mlkem::N;
+use core::arch::x86_64::{
     __m256i, _mm256_add_epi16, _mm256_and_si256, _mm256_loadu_si256, _mm256_min_epu16,
     _mm256_mulhi_epi16, _mm256_mullo_epi16, _mm256_set1_epi16, _mm256_setzero_si256,
-    _mm256_srai_epi16, _mm256_storeu_si256, _mm256_sub_epi16, N, Q, Q_I16, QINV,
+    _mm256_srai_epi16, _mm256_storeu_si256, _mm256_sub_epi16,
 };
-
-/// `x * 2^16 mod q`, centered in `(-q/2, q/2]`, for twiddle tables in Montgomery form.
-pub(super) const fn to_mont(x: u16) -> i16 {
-    let r = ((x as u32) << 16) % Q as u32;
-    if r > Q as u32 / 2 {
-        r as i16 - Q_I16
-    } else {
-        r as i16
-    }
-}
-
-/// `b * q^-1 mod 2^16`: the precomputed second factor of a Montgomery multiplication by b.
-pub(crate) const fn qinv_of(b: i16) -> i16 {
-    b.wrapping_mul(QINV)
-}
+use lattice_field::gf3329::Q;
 
 #[inline]
 #[target_feature(enable = "avx2")]

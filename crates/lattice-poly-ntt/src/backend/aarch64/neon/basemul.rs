@@ -8,24 +8,24 @@
 //! entries are two plain vectors (pairs 0-7, 8-15). Per term and block, 16
 //! multiply(-accumulate)s make the eight 4-lane sums
 //! `[c0 lo lo, hi, c1 lo, hi, c0 hi lo, hi, c1 hi lo, hi]` (pairs 0-7 then 8-15), which is
-//! also the order of the in-memory accumulator ([`super::neon_accumulator_coefficient`]).
+//! also the order of the in-memory accumulator ([`super::consts::neon_accumulator_coefficient`]).
 //! The reduced vectors are stored with two `st2 {.8h}`, back in FIPS 203 order. (`ld4`/`st4`
-//! `{.8h}` would need one instruction less per 32 coefficients but are 12 micro-ops each in
-//! `llvm-mca`'s Apple-M1 model and `st4` 16 in its Neoverse-V2 model, against 4 and 6 for
-//! `ld2`/`st2`.)
+//! `{.8h}` would need one instruction less per 32 coefficients but cost three times the
+//! micro-ops in `llvm-mca`'s models; figures in `docs/performance-history.md`.)
 //!
 //! # Bounds
 //! Canonical operands (and cache): every term adds at most
 //! [`PRODUCT_TERM_MAX`](crate::mlkem::PRODUCT_TERM_MAX) `= 2 (q-1)^2` to a lane, all terms
 //! non-negative; the reduction is exact on `[0, NEON_ACCUMULATOR_LIMIT]`
-//! ([`super::model::reduce_wide`]), which allows [`NEON_MAX_TERMS`](super::NEON_MAX_TERMS).
+//! ([`super::model::reduce_wide`]), which allows [`NEON_MAX_TERMS`](super::consts::NEON_MAX_TERMS).
 #![allow(unsafe_code)]
 
+use super::arith::NeonLanes;
 use super::arith::{add_mod_q, store_address};
+use super::consts::{Q_I16, WIDE_V};
 use super::lanes::Lanes;
 use super::ntt::GAMMA_TABLE;
-use super::{NeonLanes, Q_I16, WIDE_V};
-use crate::backend::DotTerm;
+use crate::backend::seam::DotTerm;
 use crate::mlkem::{MlKem, N, PAIRS};
 use core::arch::aarch64::{
     int16x8_t, int16x8x2_t, int32x4_t, int32x4x4_t, vdupq_n_s16, vdupq_n_s32, vget_low_s16,
@@ -45,7 +45,7 @@ fn chunk<const C: usize, T, const M: usize>(f: &[T; M], c: usize) -> &[T; C] {
 /// two `uzp2` put the odd coefficients of pairs 0-7 and 8-15 in two vectors, whose products
 /// are the step's 16 outputs in order. Plain loads and stores take immediate offsets, so
 /// the unrolled loop needs no address arithmetic; `ld4 {.8h}` + `st2` (or `ld2`) cost more
-/// micro-ops in `llvm-mca`'s Apple-M1 and Neoverse-V2 models (38 -> 27 cycles on V2).
+/// micro-ops in `llvm-mca`'s Apple-M1 and Neoverse-V2 models (`docs/performance-history.md`).
 #[inline(never)]
 #[target_feature(enable = "neon")]
 pub(super) fn mul_cache_neon(b: &[u16; N], out: &mut [u16; PAIRS]) {
@@ -184,7 +184,7 @@ fn acc_block(acc: &mut [u32; N], blk: usize) -> &mut [u32; 32] {
 }
 
 /// Adds the base-case products of `a` and `b` to the accumulator (layout:
-/// [`super::neon_accumulator_coefficient`]).
+/// [`super::consts::neon_accumulator_coefficient`]).
 #[inline(never)]
 #[target_feature(enable = "neon")]
 pub(super) fn accumulate_neon(acc: &mut [u32; N], a: &[u16; N], b: &[u16; N], bz: &[u16; PAIRS]) {
@@ -238,9 +238,8 @@ fn block_sums(blk: usize, terms: &[DotTerm<'_, MlKem>]) -> Sums {
 
 /// Runs `$body` with `$t` bound to `$terms` as an array when it has two terms (ML-KEM-512's
 /// rank, public), so that copy of the kernel has the term loop unrolled and the operand
-/// addresses in registers (684 -> 604 instructions per call under qemu); other lengths
-/// take the slice as it is (unrolled copies for ranks 3 and 4 spilled: 900 -> 1020 and
-/// 1116 -> 2019).
+/// addresses in registers; other lengths take the slice as it is (unrolled copies for
+/// ranks 3 and 4 spilled; figures in `docs/performance-history.md`).
 macro_rules! by_rank {
     ($terms:expr, |$t:ident| $body:expr) => {{
         let terms: &[DotTerm<'_, MlKem>] = $terms;

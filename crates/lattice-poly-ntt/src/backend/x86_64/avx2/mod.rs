@@ -10,35 +10,35 @@
 //! - `montgomery_mul`: for `|a| <= 2^15` and a constant `|b| < q`, the result is
 //!   `a b 2^-16 mod q` in `(-q, q)` (exact: `(ab - mq) / 2^16` with `|m| <= 2^15`).
 //! - Forward NTT: canonical input; each of the 7 layers adds at most `q` to `|x|`, so every
-//!   lane stays below [`NTT_LANE_BOUND`] = `8q < 2^15`, inside the `i16` range and inside
-//!   Montgomery's input domain. One signed Barrett reduction (`barrett_reduce_i16`, exact
-//!   for every `i16`) and one conditional addition end it.
+//!   lane stays below `consts::NTT_LANE_BOUND` = `8q < 2^15`, inside the `i16` range and
+//!   inside Montgomery's input domain. One signed Barrett reduction (`barrett_reduce_i16`,
+//!   exact for every `i16`) and one conditional addition end it.
 //! - Inverse NTT: sums double per layer, so after layers 3 and 6 every lane is reduced
 //!   with `barrett_reduce_i16` (to `|x| <= q/2`), keeping lanes below `8 * (q/2) * 2` before
-//!   each reduction ([`INTT_LANE_BOUND`]); the final multiplication by `128^-1 2^16` is Montgomery.
-//! - Accumulation: `vpmaddwd` of canonical operands adds at most
-//!   [`crate::mlkem::PRODUCT_TERM_MAX`] = `2 (q-1)^2` per term to a signed 32-bit lane; the final
-//!   Montgomery reduction needs the sum at most [`AVX2_ACCUMULATOR_LIMIT`] =
-//!   `2^31 - 2^15 q - 1`, which allows [`AVX2_MAX_TERMS`] terms.
+//!   each reduction (`consts::INTT_LANE_BOUND`); the final multiplication by `128^-1 2^16` is
+//!   Montgomery.
+//! - Accumulation: `vpmaddwd` of canonical operands adds at most `mlkem::PRODUCT_TERM_MAX` =
+//!   `2 (q-1)^2` per term to a signed 32-bit lane; the final Montgomery reduction needs the
+//!   sum at most `consts::AVX2_ACCUMULATOR_LIMIT` = `2^31 - 2^15 q - 1`, which allows
+//!   `consts::AVX2_MAX_TERMS` terms.
 //! - Coefficient-wise addition / subtraction: canonical operands in unsigned 16-bit lanes;
 //!   the sum `a + b` is below `2q` (and `a - b + q` lies in `[1, 2q)`), so one conditional
 //!   subtraction of q, done as an unsigned minimum, makes them canonical.
 #![allow(unsafe_code)]
 
-use super::{Backend, DotTerm};
-use crate::mlkem::zetas::{GAMMAS, ZETAS};
+#[cfg(feature = "bounds-probe")]
+use super::consts::AVX2_ACCUMULATOR_LIMIT;
+use super::consts::AVX2_MAX_TERMS;
+use crate::backend::seam::{self, Backend, DotTerm};
+use crate::mldsa::MlDsa;
 use crate::mlkem::{MlKem, N, PAIRS};
 use crate::ring::KernelCall;
-use core::arch::x86_64::{
-    __m256i, _mm_loadu_si128, _mm256_add_epi16, _mm256_add_epi32, _mm256_and_si256,
-    _mm256_blend_epi16, _mm256_cvtepu16_epi32, _mm256_loadu_si256, _mm256_madd_epi16,
-    _mm256_min_epu16, _mm256_mulhi_epi16, _mm256_mullo_epi16, _mm256_or_si256, _mm256_packs_epi32,
-    _mm256_permute2x128_si256, _mm256_set1_epi16, _mm256_setzero_si256, _mm256_shuffle_epi32,
-    _mm256_slli_epi32, _mm256_srai_epi16, _mm256_srai_epi32, _mm256_srli_epi32,
-    _mm256_storeu_si256, _mm256_sub_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64,
-    _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+use arith::{add_avx2, canonical, sub_avx2};
+use basemul::{
+    accumulate_avx2, dot_product_avx2, dot_product_plus_chunks_avx2, mul_cache_avx2,
+    reduce_accumulator_avx2,
 };
-use lattice_field::gf3329::Q;
+use ntt::{inverse_ntt_avx2, ntt_avx2};
 
 /// The AVX2 backend's capability token: it exists only on a CPU with AVX2, BMI1, BMI2, FMA
 /// and POPCNT (made by [`Avx2::detect`], which checks once and caches), so its kernels run
@@ -77,64 +77,14 @@ unsafe fn with_features<T>(token: Avx2, f: impl FnOnce(Avx2) -> T) -> T {
     f(token)
 }
 
-pub(crate) const Q_I16: i16 = Q as i16;
-/// `q^-1 mod 2^16`, as a signed 16-bit value.
-pub(crate) const QINV: i16 = -3327;
-/// `2^32 mod q`: multiplying a Montgomery-reduced value by it (Montgomery) restores it.
-pub(crate) const R2: i16 = 1353;
-/// `128^-1 * 2^16 mod q`: the inverse NTT's final scaling, in Montgomery form.
-pub(crate) const INTT_SCALE: i16 = 512;
-
-const _: () = assert!((Q as i32 * QINV as i32) & 0xffff == 1);
-const _: () = assert!(R2 as i64 == (1i64 << 32) % Q as i64);
-const _: () = assert!((INTT_SCALE as i64 * 128) % Q as i64 == (1i64 << 16) % Q as i64);
-
-/// Bound on `|lane|` inside the forward NTT: `8q`.
-pub const NTT_LANE_BOUND: i32 = 8 * Q as i32;
-/// Bound on `|lane|` inside the inverse NTT between reductions: three layers of doubling
-/// from canonical inputs (`< q`) or from Barrett outputs (`<= q/2`) stay below `8q`.
-pub const INTT_LANE_BOUND: i32 = 8 * Q as i32;
-/// Largest accumulator lane value the final Montgomery reduction accepts:
-/// `2^31 - 2^15 q - 1` (at `2^31 - 2^15 q` the result, `2^15`, no longer fits an `i16`).
-pub const AVX2_ACCUMULATOR_LIMIT: i64 = (1i64 << 31) - (1i64 << 15) * Q as i64 - 1;
-/// Number of base-case products one AVX2 accumulator lane can take.
-pub const AVX2_MAX_TERMS: usize =
-    (AVX2_ACCUMULATOR_LIMIT / crate::mlkem::PRODUCT_TERM_MAX as i64) as usize;
-
-const _: () = assert!(NTT_LANE_BOUND < i16::MAX as i32);
-const _: () = assert!(INTT_LANE_BOUND < i16::MAX as i32);
-const _: () = assert!(AVX2_MAX_TERMS >= crate::mlkem::MAX_RANK);
-
 mod arith;
 mod basemul;
 mod ntt;
 #[cfg(feature = "bounds-probe")]
-#[doc(hidden)]
 pub mod probe;
 
-// The kernels' building blocks, shared by the sibling modules (and the probe's batch
-// wrappers, which run them on arrays of lanes).
-#[cfg_attr(not(feature = "bounds-probe"), allow(unused_imports))]
-use arith::{
-    add_avx2, add_mod_q, add_q_if_negative, barrett_reduce_i16, canonical, load, load_coeffs,
-    montgomery_mul, store_coeffs, sub_avx2, to_mont,
-};
-#[cfg_attr(not(feature = "bounds-probe"), allow(unused_imports))]
-use basemul::{
-    accumulate_avx2, dot_product_avx2, dot_product_plus_chunks_avx2, montgomery_reduce_i32,
-    mul_cache_avx2, reduce_accumulator_avx2,
-};
-#[cfg_attr(not(feature = "bounds-probe"), allow(unused_imports))]
-use ntt::{inverse_ntt_avx2, inverse_ntt_kernel, ntt_avx2, ntt_kernel};
-// Shared with the AVX-512 backend's zmm kernels, which run the same schedule on two
-// ymm-sized halves: the twiddle and gamma tables, the Montgomery helper and the bounds
-// probe's observer hook.
-pub(crate) use arith::qinv_of;
-pub(crate) use basemul::GAMMAS_ODD_QINV;
-pub(crate) use ntt::{
-    FWD_SHUFFLED, FWD_SHUFFLED_QINV, GAMMAS_ODD, INV_SHUFFLED, INV_SHUFFLED_QINV, Observer,
-    ZETAS_MONT,
-};
+// The observer hook of the NTT schedule, which the AVX-512 kernels run on two halves.
+pub(crate) use ntt::Observer;
 
 /// The coefficient of raw AVX2 accumulator entry `i`: entry `16m + j` is `c0` and entry
 /// `16m + 8 + j` is `c1` of pair `8m + j`.
@@ -146,32 +96,16 @@ const fn blocks16_coefficient(i: usize) -> usize {
 impl Backend<MlKem> for Avx2 {
     const MAX_TERMS: usize = AVX2_MAX_TERMS;
 
-    // For each block of 8 pairs, 8 c0 sums then 8 c1 sums (the natural output of
-    // `vpmaddwd`), in signed 32-bit lanes bounded by the final Montgomery reduction.
-    #[cfg(feature = "bounds-probe")]
-    const ACCUMULATOR_LAYOUT: super::AccumulatorLayout = super::AccumulatorLayout {
-        tag: " [AVX2]",
-        max_terms_name: "AVX2_MAX_TERMS",
-        coefficient_of: blocks16_coefficient,
-        entry_limit: if AVX2_ACCUMULATOR_LIMIT < i32::MAX as i64 {
-            AVX2_ACCUMULATOR_LIMIT as u128
-        } else {
-            i32::MAX as u128
-        },
-        entry_limit_name: "AVX2_ACCUMULATOR_LIMIT",
-        lane_max: i32::MAX as u128,
-    };
-
     #[inline]
     fn ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
-        super::through_copy(coeffs, |src, dst| {
+        seam::through_copy(coeffs, |src, dst| {
             Backend::<MlKem>::ntt_canonical_into(self, call, src, dst);
         });
     }
 
     #[inline]
     fn inverse_ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
-        super::through_copy(coeffs, |src, dst| {
+        seam::through_copy(coeffs, |src, dst| {
             Backend::<MlKem>::inverse_ntt_canonical_into(self, call, src, dst);
         });
     }
@@ -220,7 +154,7 @@ impl Backend<MlKem> for Avx2 {
             // SAFETY: `self` exists, so the CPU supports AVX2.
             unsafe { dot_product_avx2(out, terms) }
         } else {
-            super::dot_product_accumulated::<MlKem, Self>(self, call, out, terms);
+            seam::dot_product_accumulated::<MlKem, Self>(self, call, out, terms);
         }
     }
 
@@ -238,7 +172,7 @@ impl Backend<MlKem> for Avx2 {
             // SAFETY: `self` exists, so the CPU supports AVX2.
             unsafe { dot_product_plus_chunks_avx2(out, terms, plus, chunks) }
         } else {
-            super::dot_product_plus_chunks_default::<MlKem, Self>(
+            seam::dot_product_plus_chunks_default::<MlKem, Self>(
                 self, call, out, terms, plus, chunks,
             );
         }
@@ -259,15 +193,41 @@ impl Backend<MlKem> for Avx2 {
     }
 }
 
+// For each block of 8 pairs, 8 c0 sums then 8 c1 sums (the natural output of `vpmaddwd`),
+// in signed 32-bit lanes bounded by the final Montgomery reduction.
+#[cfg(feature = "bounds-probe")]
+impl seam::HasAccumulatorLayout<MlKem> for Avx2 {
+    const ACCUMULATOR_LAYOUT: seam::AccumulatorLayout = seam::AccumulatorLayout {
+        tag: " [AVX2]",
+        max_terms_name: "AVX2_MAX_TERMS",
+        coefficient_of: blocks16_coefficient,
+        entry_limit: if AVX2_ACCUMULATOR_LIMIT < i32::MAX as i64 {
+            AVX2_ACCUMULATOR_LIMIT as u128
+        } else {
+            i32::MAX as u128
+        },
+        entry_limit_name: "AVX2_ACCUMULATOR_LIMIT",
+        lane_max: i32::MAX as u128,
+    };
+}
+
+#[cfg(feature = "bounds-probe")]
+impl seam::HasAccumulatorLayout<MlDsa> for Avx2 {
+    const ACCUMULATOR_LAYOUT: seam::AccumulatorLayout = seam::AccumulatorLayout::wide::<MlDsa>();
+}
+
 /// ML-DSA's ring takes every portable default: no AVX2 kernel for it yet, but under the
 /// token's `run` the portable code is compiled for AVX2 (and auto-vectorized) too.
-impl Backend<crate::mldsa::MlDsa> for Avx2 {}
+impl Backend<MlDsa> for Avx2 {}
 
 #[cfg(test)]
 mod tests {
+    use super::arith::{barrett_reduce_i16, load, montgomery_mul};
     use super::*;
-    use crate::backend::Portable;
-    use core::arch::x86_64::_mm256_set_epi16;
+    use crate::backend::portable::Portable;
+    use crate::backend::x86_64::consts::{Q_I16, qinv_of};
+    use core::arch::x86_64::{__m256i, _mm256_set_epi16, _mm256_set1_epi16, _mm256_storeu_si256};
+    use lattice_field::gf3329::Q;
 
     /// The register dot product (and its chunked form with a polynomial added) against the
     /// portable accumulator, for term counts up to `MAX_TERMS` with all-maximal operands
@@ -283,7 +243,7 @@ mod tests {
         };
         let check = |terms: &[DotTerm<'_, MlKem>], plus: &[u16; N], what: (&str, usize)| {
             let mut want = [0u16; N];
-            super::super::dot_product_accumulated::<MlKem, Portable>(
+            seam::dot_product_accumulated::<MlKem, Portable>(
                 Portable,
                 KernelCall::NEW,
                 &mut want,

@@ -2,13 +2,16 @@
 //! (`vpmaddwd`) and the final Montgomery reduction of the accumulator.
 #![allow(unsafe_code)]
 
-use super::{
+use super::arith::{add_mod_q, add_q_if_negative, load, load_coeffs, montgomery_mul};
+use crate::backend::seam::DotTerm;
+use crate::backend::x86_64::consts::{GAMMAS_ODD, GAMMAS_ODD_QINV, Q_I16, QINV, R2, qinv_of};
+use crate::mlkem::{MlKem, N, PAIRS};
+use core::arch::x86_64::{
     __m256i, _mm_loadu_si128, _mm256_add_epi32, _mm256_blend_epi16, _mm256_cvtepu16_epi32,
     _mm256_loadu_si256, _mm256_madd_epi16, _mm256_mulhi_epi16, _mm256_mullo_epi16, _mm256_or_si256,
     _mm256_packs_epi32, _mm256_set1_epi16, _mm256_setzero_si256, _mm256_slli_epi32,
     _mm256_srai_epi32, _mm256_srli_epi32, _mm256_storeu_si256, _mm256_sub_epi16,
-    _mm256_unpackhi_epi32, _mm256_unpacklo_epi32, DotTerm, GAMMAS_ODD, MlKem, N, PAIRS, Q_I16,
-    QINV, R2, add_mod_q, add_q_if_negative, load, load_coeffs, montgomery_mul, qinv_of,
+    _mm256_unpackhi_epi32, _mm256_unpacklo_epi32,
 };
 
 #[target_feature(enable = "avx2")]
@@ -28,20 +31,6 @@ pub(super) fn mul_cache_avx2(b: &[u16; N], out: &mut [u16; PAIRS]) {
         }
     }
 }
-
-pub(crate) const GAMMAS_ODD_QINV: [[i16; 16]; 16] = {
-    let mut t = GAMMAS_ODD;
-    let mut m = 0;
-    while m < 16 {
-        let mut j = 0;
-        while j < 16 {
-            t[m][j] = qinv_of(t[m][j]);
-            j += 1;
-        }
-        m += 1;
-    }
-    t
-};
 
 /// Accumulator layout of this backend: for each block of 16 coefficients (8 pairs) `m`,
 /// `acc[16m .. 16m+8]` holds the eight `c0` sums and `acc[16m+8 .. 16m+16]` the eight `c1`

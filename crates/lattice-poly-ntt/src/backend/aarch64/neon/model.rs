@@ -3,8 +3,8 @@
 //! qemu compares the NEON instructions with. [`Scalar`] runs the NTT schedules with them
 //! and records the largest `|lane|` after every stage.
 
+use super::consts::{BARRETT_V, Q_I16, WIDE_V};
 use super::lanes::Lanes;
-use super::{BARRETT_V, Q_I16, WIDE_V};
 
 /// `sqrdmulh` on one `i16` lane: `(2 a b + 2^15) >> 16`, saturated.
 #[must_use]

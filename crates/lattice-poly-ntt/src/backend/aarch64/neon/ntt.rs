@@ -17,13 +17,13 @@
 //! # Bounds (`cargo xtask bounds` runs these schedules in an interval domain and with the
 //! scalar model on extreme and random inputs)
 //! - Forward: canonical input; each layer adds a Barrett product, `|t| <= q/2 + q|b|/2^16`,
-//!   so the lanes stay below [`NEON_NTT_LANE_BOUND`](super::NEON_NTT_LANE_BOUND)
+//!   so the lanes stay below [`NEON_NTT_LANE_BOUND`](super::consts::NEON_NTT_LANE_BOUND)
 //!   (`5.5 q`, inside `reduce_canonical`'s domain); one canonical Barrett reduction ends it.
 //! - Inverse: sums double per layer. After len 2 and 4 only the vector holding the
 //!   four-term sums (`< 4q`) is reduced (centered, to `|x| <= (q-1)/2`); after len 8, 16
 //!   and 32 the sums are below `9q`, and the half of the vectors holding sums is reduced
 //!   again; len 64 and the scaled len 128 stay below
-//!   [`NEON_INTT_LANE_BOUND`](super::NEON_INTT_LANE_BOUND). The scaling by `128^-1` is
+//!   [`NEON_INTT_LANE_BOUND`](super::consts::NEON_INTT_LANE_BOUND). The scaling by `128^-1` is
 //!   merged into the last layer (its sums times `128^-1`, its differences times
 //!   `zeta 128^-1`), whose Barrett products are in `(-q, q)`; one conditional addition of
 //!   q makes them canonical.
@@ -455,26 +455,26 @@ fn ntt_pass_a<L: Lanes>(
 #[cfg(target_arch = "aarch64")]
 #[inline(never)]
 pub(super) fn ntt_neon(coeffs: &mut [u16; N]) {
-    ntt(&mut super::NeonLanes, None, coeffs);
+    ntt(&mut super::arith::NeonLanes, None, coeffs);
 }
 
 /// The NEON forward NTT of `src` into `dst`.
 #[cfg(target_arch = "aarch64")]
 #[inline(never)]
 pub(super) fn ntt_neon_into(src: &[u16; N], dst: &mut [u16; N]) {
-    ntt(&mut super::NeonLanes, Some(src), dst);
+    ntt(&mut super::arith::NeonLanes, Some(src), dst);
 }
 
 /// The NEON inverse NTT in place.
 #[cfg(target_arch = "aarch64")]
 #[inline(never)]
 pub(super) fn inverse_ntt_neon(coeffs: &mut [u16; N]) {
-    inverse_ntt(&mut super::NeonLanes, None, coeffs);
+    inverse_ntt(&mut super::arith::NeonLanes, None, coeffs);
 }
 
 /// The NEON inverse NTT of `src` into `dst`.
 #[cfg(target_arch = "aarch64")]
 #[inline(never)]
 pub(super) fn inverse_ntt_neon_into(src: &[u16; N], dst: &mut [u16; N]) {
-    inverse_ntt(&mut super::NeonLanes, Some(src), dst);
+    inverse_ntt(&mut super::arith::NeonLanes, Some(src), dst);
 }

@@ -3,8 +3,8 @@
 //! and the coefficient-wise addition and subtraction kernels.
 #![allow(unsafe_code)]
 
+use super::consts::{BARRETT_V, Q_I16};
 use super::lanes::Lanes;
-use super::{BARRETT_V, Q_I16};
 use crate::mlkem::N;
 use core::arch::aarch64::{
     int16x8_t, uint16x8_t, vaddq_s16, vaddq_u16, vdupq_n_s16, vdupq_n_u16, vld1q_s16, vld1q_s16_x2,

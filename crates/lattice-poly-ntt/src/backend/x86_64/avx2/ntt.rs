@@ -3,107 +3,17 @@
 //! the bounds probe uses and the kernels compile away).
 #![allow(unsafe_code)]
 
-use super::{
+use super::arith::{
+    add_q_if_negative, barrett_reduce_i16, load, load_coeffs, montgomery_mul, store_coeffs,
+};
+use crate::backend::x86_64::consts::{
+    FWD_SHUFFLED, FWD_SHUFFLED_QINV, INTT_SCALE, INV_SHUFFLED, INV_SHUFFLED_QINV, ZETAS_MONT,
+    qinv_of,
+};
+use crate::mlkem::N;
+use core::arch::x86_64::{
     __m256i, _mm256_add_epi16, _mm256_permute2x128_si256, _mm256_set1_epi16, _mm256_shuffle_epi32,
-    _mm256_sub_epi16, _mm256_unpackhi_epi64, _mm256_unpacklo_epi64, GAMMAS, INTT_SCALE, N, ZETAS,
-    add_q_if_negative, barrett_reduce_i16, load, load_coeffs, montgomery_mul, qinv_of,
-    store_coeffs, to_mont,
-};
-
-/// Coefficient (within a 32-coefficient pair of vectors `x`, `y`) held by lane `lane` of
-/// the "lo" operand of a layer with butterfly length `len` in {8, 4, 2}; the "hi" operand's
-/// lane holds that coefficient plus `len`.
-pub(super) const fn lo_lane_coefficient(len: usize, lane: usize) -> usize {
-    let (half, p) = (lane / 8, lane % 8);
-    match len {
-        // lo = [x0..8 | y0..8]
-        8 => {
-            if lane < 8 {
-                lane
-            } else {
-                16 + lane - 8
-            }
-        }
-        // lo = unpacklo_epi64(x, y) = [x(8h)..+4, y(8h)..+4] per 128-bit half h
-        4 => {
-            if p < 4 {
-                8 * half + p
-            } else {
-                16 + 8 * half + p - 4
-            }
-        }
-        // x' = dword order [0, 2, 1, 3] within each half; lo = unpacklo_epi64(x', y')
-        2 => {
-            let (src, q) = if p < 4 { (0, p) } else { (16, p - 4) };
-            let dword = [0, 2][q / 2];
-            src + 8 * half + 2 * dword + q % 2
-        }
-        _ => panic!("len must be 8, 4 or 2"),
-    }
-}
-
-/// Twiddles, in Montgomery form, for the in-register layers (len 8, 4, 2), one vector per
-/// pair of coefficient vectors: `[layer][pair][lane]`. `inverse` selects FIPS 203 Alg. 10's
-/// order (zeta index `256/len - 1 - block`) instead of FIPS 203 Alg. 9's (`128/len + block`).
-pub(super) const fn shuffled_zetas(inverse: bool, with_qinv: bool) -> [[[i16; 16]; 8]; 3] {
-    let mut t = [[[0i16; 16]; 8]; 3];
-    let lens = [8usize, 4, 2];
-    let mut l = 0;
-    while l < 3 {
-        let len = lens[l];
-        let mut pair = 0;
-        while pair < 8 {
-            let mut lane = 0;
-            while lane < 16 {
-                let c = 32 * pair + lo_lane_coefficient(len, lane);
-                let block = c / (2 * len);
-                let idx = if inverse {
-                    256 / len - 1 - block
-                } else {
-                    128 / len + block
-                };
-                let z = to_mont(ZETAS[idx]);
-                t[l][pair][lane] = if with_qinv { qinv_of(z) } else { z };
-                lane += 1;
-            }
-            pair += 1;
-        }
-        l += 1;
-    }
-    t
-}
-
-pub(crate) const FWD_SHUFFLED: [[[i16; 16]; 8]; 3] = shuffled_zetas(false, false);
-pub(crate) const FWD_SHUFFLED_QINV: [[[i16; 16]; 8]; 3] = shuffled_zetas(false, true);
-pub(crate) const INV_SHUFFLED: [[[i16; 16]; 8]; 3] = shuffled_zetas(true, false);
-pub(crate) const INV_SHUFFLED_QINV: [[[i16; 16]; 8]; 3] = shuffled_zetas(true, true);
-
-/// Scalar twiddles in Montgomery form with their q^-1 multiples, for the layers between
-/// whole vectors (len 128 .. 16).
-pub(crate) const ZETAS_MONT: [(i16, i16); 128] = {
-    let mut t = [(0i16, 0i16); 128];
-    let mut i = 0;
-    while i < 128 {
-        let z = to_mont(ZETAS[i]);
-        t[i] = (z, qinv_of(z));
-        i += 1;
-    }
-    t
-};
-
-/// Gammas in Montgomery form, placed in the odd lanes of each 16-lane vector (pairs 8m..8m+8).
-pub(crate) const GAMMAS_ODD: [[i16; 16]; 16] = {
-    let mut t = [[0i16; 16]; 16];
-    let mut m = 0;
-    while m < 16 {
-        let mut j = 0;
-        while j < 8 {
-            t[m][2 * j + 1] = to_mont(GAMMAS[8 * m + j]);
-            j += 1;
-        }
-        m += 1;
-    }
-    t
+    _mm256_sub_epi16, _mm256_unpackhi_epi64, _mm256_unpacklo_epi64,
 };
 
 /// Cooley-Tukey butterfly: `(a + zeta b, a - zeta b)`.

@@ -12,7 +12,7 @@
 #![allow(unsafe_code)]
 
 use super::avx2::Avx2;
-use super::{Backend, DotTerm};
+use crate::backend::seam::{self, Backend, DotTerm};
 use crate::mldsa::MlDsa;
 use crate::mlkem::{MlKem, N, PAIRS};
 use crate::ring::KernelCall;
@@ -133,23 +133,16 @@ unsafe fn with_features<T>(token: Avx512, f: impl FnOnce(Avx512) -> T) -> T {
 impl Backend<MlKem> for Avx512 {
     const MAX_TERMS: usize = <Avx2 as Backend<MlKem>>::MAX_TERMS;
 
-    #[cfg(feature = "bounds-probe")]
-    const ACCUMULATOR_LAYOUT: super::AccumulatorLayout = {
-        let mut layout = <Avx2 as Backend<MlKem>>::ACCUMULATOR_LAYOUT;
-        layout.tag = " [AVX-512]";
-        layout
-    };
-
     #[inline]
     fn ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
-        super::through_copy(coeffs, |src, dst| {
+        seam::through_copy(coeffs, |src, dst| {
             Backend::<MlKem>::ntt_canonical_into(self, call, src, dst);
         });
     }
 
     #[inline]
     fn inverse_ntt_canonical(self, call: KernelCall, coeffs: &mut [u16; N]) {
-        super::through_copy(coeffs, |src, dst| {
+        seam::through_copy(coeffs, |src, dst| {
             Backend::<MlKem>::inverse_ntt_canonical_into(self, call, src, dst);
         });
     }
@@ -157,8 +150,8 @@ impl Backend<MlKem> for Avx512 {
     #[inline]
     fn ntt_canonical_into(self, call: KernelCall, src: &[u16; N], dst: &mut [u16; N]) {
         // Where zmm operations are split in two (Zen 4) a zmm instruction costs two ymm ones,
-        // so the zmm NTT gains nothing from its width and the AVX2 kernel is faster (160
-        // against 165 TSC ticks there). `splits_zmm` is a CPU property, not a secret.
+        // so the zmm NTT gains nothing from its width and the AVX2 kernel is faster there
+        // (docs/performance-history.md). `splits_zmm` is a CPU property, not a secret.
         if self.splits_zmm {
             return Backend::<MlKem>::ntt_canonical_into(self.avx2, call, src, dst);
         }
@@ -208,7 +201,7 @@ impl Backend<MlKem> for Avx512 {
             // SAFETY: `self` exists, so the CPU supports AVX-512F and AVX-512BW.
             unsafe { basemul::dot_product_avx512(out, terms) }
         } else {
-            super::dot_product_accumulated::<MlKem, Self>(self, call, out, terms);
+            seam::dot_product_accumulated::<MlKem, Self>(self, call, out, terms);
         }
     }
 
@@ -226,7 +219,7 @@ impl Backend<MlKem> for Avx512 {
             // SAFETY: `self` exists, so the CPU supports AVX-512F and AVX-512BW.
             unsafe { basemul::dot_product_plus_chunks_avx512(out, terms, plus, chunks) }
         } else {
-            super::dot_product_plus_chunks_default::<MlKem, Self>(
+            seam::dot_product_plus_chunks_default::<MlKem, Self>(
                 self, call, out, terms, plus, chunks,
             );
         }
@@ -243,13 +236,28 @@ impl Backend<MlKem> for Avx512 {
     }
 }
 
+// The AVX2 layout and bounds (the zmm kernels keep the AVX2 accumulator layout).
+#[cfg(feature = "bounds-probe")]
+impl seam::HasAccumulatorLayout<MlKem> for Avx512 {
+    const ACCUMULATOR_LAYOUT: seam::AccumulatorLayout = {
+        let mut layout = <Avx2 as seam::HasAccumulatorLayout<MlKem>>::ACCUMULATOR_LAYOUT;
+        layout.tag = " [AVX-512]";
+        layout
+    };
+}
+
+#[cfg(feature = "bounds-probe")]
+impl seam::HasAccumulatorLayout<MlDsa> for Avx512 {
+    const ACCUMULATOR_LAYOUT: seam::AccumulatorLayout = seam::AccumulatorLayout::wide::<MlDsa>();
+}
+
 /// ML-DSA's ring: the portable defaults, compiled for AVX-512 under [`Avx512::run`].
 impl Backend<MlDsa> for Avx512 {}
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::Portable;
+    use crate::backend::portable::Portable;
     use lattice_field::gf3329::Q;
 
     const MAX_TERMS: usize = <Avx512 as Backend<MlKem>>::MAX_TERMS;
@@ -329,7 +337,7 @@ mod tests {
     fn both(b: Avx512, terms: &[DotTerm<'_, MlKem>]) -> ([u16; N], [u16; N]) {
         let (mut got, mut want) = ([0u16; N], [0u16; N]);
         b.run(|b| Backend::<MlKem>::dot_product(b, KernelCall::NEW, &mut got, terms));
-        crate::backend::dot_product_accumulated::<MlKem, Portable>(
+        seam::dot_product_accumulated::<MlKem, Portable>(
             Portable,
             KernelCall::NEW,
             &mut want,

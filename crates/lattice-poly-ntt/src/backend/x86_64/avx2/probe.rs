@@ -14,9 +14,12 @@
 //! 16-vector view).
 #![allow(unsafe_code)]
 
-use super::{
+use super::arith::{self, load};
+use super::basemul;
+use super::ntt::{Observer, inverse_ntt_kernel, ntt_kernel};
+use crate::backend::x86_64::consts::{
     FWD_SHUFFLED, FWD_SHUFFLED_QINV, GAMMAS_ODD, GAMMAS_ODD_QINV, INTT_SCALE, INV_SHUFFLED,
-    INV_SHUFFLED_QINV, R2, ZETAS_MONT, load, qinv_of,
+    INV_SHUFFLED_QINV, R2, ZETAS_MONT, qinv_of,
 };
 use crate::mlkem::N;
 use core::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_set1_epi16, _mm256_storeu_si256};
@@ -151,7 +154,7 @@ fn difference_max(lo: __m256i, hi: __m256i) -> i32 {
 #[target_feature(enable = "avx2")]
 fn barrett_blocks(x: &[[i16; 16]], out: &mut [[i16; 16]]) {
     for (o, v) in out.iter_mut().zip(x) {
-        store(o, super::barrett_reduce_i16(load(v)));
+        store(o, arith::barrett_reduce_i16(load(v)));
     }
 }
 
@@ -160,7 +163,7 @@ fn barrett_blocks(x: &[[i16; 16]], out: &mut [[i16; 16]]) {
 fn montgomery_mul_blocks(a: &[[i16; 16]], b: i16, b_qinv: i16, out: &mut [[i16; 16]]) {
     let (b, b_qinv) = (_mm256_set1_epi16(b), _mm256_set1_epi16(b_qinv));
     for (o, v) in out.iter_mut().zip(a) {
-        store(o, super::montgomery_mul(load(v), b, b_qinv));
+        store(o, arith::montgomery_mul(load(v), b, b_qinv));
     }
 }
 
@@ -168,7 +171,7 @@ fn montgomery_mul_blocks(a: &[[i16; 16]], b: i16, b_qinv: i16, out: &mut [[i16; 
 #[target_feature(enable = "avx2")]
 fn montgomery_reduce_blocks(x: &[[i32; 8]], out: &mut [[i32; 8]]) {
     for (o, v) in out.iter_mut().zip(x) {
-        store_i32(o, super::montgomery_reduce_i32(load_i32(v)));
+        store_i32(o, basemul::montgomery_reduce_i32(load_i32(v)));
     }
 }
 
@@ -226,13 +229,13 @@ pub fn for_each_montgomery_constant(mut visit: impl FnMut(&'static str, i16, i16
     visit("INTT_SCALE", INTT_SCALE, qinv_of(INTT_SCALE));
 }
 
-/// Records a [`Trace`] while a kernel runs (the kernels' [`super::Observer`]).
+/// Records a [`Trace`] while a kernel runs (the kernels' [`Observer`]).
 struct Recorder<const S: usize> {
     trace: Trace<S>,
     stage: usize,
 }
 
-impl<const S: usize> super::Observer for Recorder<S> {
+impl<const S: usize> Observer for Recorder<S> {
     fn butterfly(&mut self, a: __m256i, b: __m256i, inverse: bool) {
         // SAFETY: the probe's entry points checked that the CPU supports AVX2.
         let input = unsafe {
@@ -267,7 +270,7 @@ pub fn ntt(f: &mut [u16; N]) -> Trace<9> {
         stage: 0,
     };
     // SAFETY: the CPU supports AVX2 (checked above).
-    unsafe { super::ntt_kernel(&f.clone(), f, &mut recorder) };
+    unsafe { ntt_kernel(&f.clone(), f, &mut recorder) };
     assert_eq!(
         recorder.stage,
         NTT_STAGES.len(),
@@ -285,7 +288,7 @@ pub fn inverse_ntt(f: &mut [u16; N]) -> Trace<11> {
         stage: 0,
     };
     // SAFETY: the CPU supports AVX2 (checked above).
-    unsafe { super::inverse_ntt_kernel(&f.clone(), f, &mut recorder) };
+    unsafe { inverse_ntt_kernel(&f.clone(), f, &mut recorder) };
     assert_eq!(
         recorder.stage,
         INTT_STAGES.len(),
@@ -296,7 +299,7 @@ pub fn inverse_ntt(f: &mut [u16; N]) -> Trace<11> {
 
 fn require_avx512() {
     assert!(
-        crate::backend::Avx512::detect().is_some(),
+        crate::backend::x86_64::avx512::Avx512::detect().is_some(),
         "the AVX-512 probe needs a CPU with AVX-512F/VL/BW"
     );
 }
@@ -311,7 +314,7 @@ pub fn ntt_avx512(f: &mut [u16; N]) -> Trace<9> {
         stage: 0,
     };
     // SAFETY: the CPU supports AVX-512F/BW (checked above) and AVX2 (implied).
-    unsafe { crate::backend::avx512::ntt_kernel(&f.clone(), f, &mut recorder) };
+    unsafe { crate::backend::x86_64::avx512::ntt_kernel(&f.clone(), f, &mut recorder) };
     assert_eq!(
         recorder.stage,
         NTT_STAGES.len(),
@@ -330,7 +333,7 @@ pub fn inverse_ntt_avx512(f: &mut [u16; N]) -> Trace<11> {
         stage: 0,
     };
     // SAFETY: as for `ntt_avx512`.
-    unsafe { crate::backend::avx512::inverse_ntt_kernel(&f.clone(), f, &mut recorder) };
+    unsafe { crate::backend::x86_64::avx512::inverse_ntt_kernel(&f.clone(), f, &mut recorder) };
     assert_eq!(
         recorder.stage,
         INTT_STAGES.len(),

@@ -8,8 +8,8 @@
 #![allow(unsafe_code)]
 
 use super::ntt::{add_q_if_negative, montgomery_mul};
-use crate::backend::DotTerm;
-use crate::backend::avx2::{GAMMAS_ODD, GAMMAS_ODD_QINV, Q_I16, QINV, R2, qinv_of};
+use crate::backend::seam::DotTerm;
+use crate::backend::x86_64::consts::{GAMMAS_ODD, GAMMAS_ODD_QINV, Q_I16, QINV, R2, qinv_of};
 use crate::mlkem::{MlKem, N, PAIRS};
 use core::arch::x86_64::{
     __m512i, _mm256_loadu_si256, _mm256_storeu_si256, _mm512_add_epi16, _mm512_add_epi32,

@@ -1,0 +1,3 @@
+//! The aarch64 backends: NEON.
+
+pub(crate) mod neon;
