@@ -38,11 +38,11 @@ use core::iter::Peekable;
 
 use zeroize::Zeroize;
 
-use crate::backend::speculation::{Msf, init_msf, launder, update_nonzero, update_zero};
 use crate::feed::Feeding;
 use crate::job::{Block, CBD3_CARRY_WORDS, Job, Lane};
 use crate::keccak::{PermuteLanes, WORDS, read_lane};
 use crate::kernels::Kernels;
+use crate::speculation::{Msf, init_msf, launder, update_nonzero, update_zero};
 
 /// `W` interleaved Keccak states: `words[i][l]` is word `i` of state `l`.
 struct States<const W: usize> {
@@ -95,7 +95,7 @@ struct Lanes<'j, 'a, const W: usize, K> {
     /// The lane holding a fed sponge's state ([`crate::FeedingBatch`]), if one does: it
     /// has no job, and takes a block of the feed's message each round.
     chain: Option<usize>,
-    /// The misspeculation flag of the batch (`crate::backend::speculation`): set up (a
+    /// The misspeculation flag of the batch (`crate::speculation`): set up (a
     /// barrier) when the lanes are, updated by the lane walk that consumes output and by the
     /// parsers.
     msf: Msf,
@@ -160,6 +160,7 @@ impl<'j, 'a, const W: usize, K: Kernels> Lanes<'j, 'a, W, K> {
 
     /// One step of every running job: its next block in, the `W`-state permutation, its
     /// output out; a finished job frees its lane.
+    // sct: protected(updates)
     #[inline(always)]
     fn round<P: PermuteLanes<W>>(
         &mut self,
@@ -335,6 +336,7 @@ impl<'j, 'a, const W: usize, K: Kernels> Lanes<'j, 'a, W, K> {
 
 /// Runs `lane`'s job to its end on `perm`'s single-state permutation, from `state` (the
 /// lane's state, taken out of the multi-state one after the last multi-state permutation).
+// sct: protected()
 #[inline]
 fn finish_alone<K: Kernels, P: crate::keccak::KeccakF1600>(
     lane: &mut Lane<'_, '_>,

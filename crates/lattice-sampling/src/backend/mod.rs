@@ -31,9 +31,6 @@ mod compact;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod walk;
 
-#[allow(unsafe_code)]
-pub(crate) mod speculation;
-
 #[cfg(feature = "ct-validation")]
 pub(crate) use valgrind::make_mem_defined;
 

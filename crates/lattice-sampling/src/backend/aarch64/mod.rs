@@ -32,13 +32,13 @@ use lattice_poly_ntt::mlkem::N;
 
 use self::keccak::{Sha3, X2Neon, X2Sha3};
 use crate::SamplingBackend;
-use crate::backend::speculation::Msf;
 use crate::cbd::CBD2_INPUT_BYTES;
 use crate::feed::Feeding;
 use crate::job::{Job, Jobs};
 use crate::keccak::KeccakF1600;
 use crate::keccak::SHAKE128_RATE;
 use crate::kernels::Kernels;
+use crate::speculation::Msf;
 
 /// The NEON token's block kernels: the NEON rejection parser and CBD (ML-DSA's
 /// `RejNTTPoly` parser stays portable).
@@ -215,9 +215,7 @@ mod tests {
         for (name, run) in entries() {
             for count in [1, 2, 3, 5] {
                 let seeds = seeds(&[count as u8 ^ 0x5a; 32], count);
-                let got = crate::backend::speculation::force_misspeculation(|| {
-                    run_sample_ntt(run, &seeds)
-                });
+                let got = crate::speculation::force_misspeculation(|| run_sample_ntt(run, &seeds));
                 assert!(
                     got.iter().all(|p| p.coeffs().iter().all(|&c| c == 0)),
                     "{name}, {count} seeds"

@@ -33,13 +33,13 @@ use lattice_poly_ntt::mlkem::N;
 use self::keccak::{Bmi, VlSingle, X4Avx2};
 use self::rej::Parser;
 use crate::backend::SamplingBackend;
-use crate::backend::speculation::Msf;
 use crate::cbd::CBD2_INPUT_BYTES;
 use crate::feed::Feeding;
 use crate::job::{Job, Jobs};
 use crate::keccak::KeccakF1600;
 use crate::keccak::SHAKE128_RATE;
 use crate::kernels::Kernels;
+use crate::speculation::Msf;
 
 /// The AVX2 token's block kernels: the AVX2 rejection parser and CBD.
 #[derive(Clone, Copy, Debug)]
@@ -241,7 +241,7 @@ mod tests {
         for count in [1, 3, 4, 5, 9] {
             let seeds = seeds(&[count as u8 ^ 0x5a; 32], count);
             let mut got = std::vec![NttPoly::zero(); count];
-            crate::backend::speculation::force_misspeculation(|| {
+            crate::speculation::force_misspeculation(|| {
                 run_job_list(
                     avx2,
                     seeds

@@ -18,7 +18,7 @@
 //! exactly at N, as the scalar parser does); bytes past the last whole step (only the
 //! tests' lengths) go through the scalar parser. The input is public (derived from rho), so
 //! branching on it and on the masks is fine; speculatively it may not be, hence the
-//! misspeculation flag (`crate::backend::speculation`) on every step's masks.
+//! misspeculation flag (`crate::speculation`) on every step's masks.
 //!
 //! The callgrind cost of that flag, on top of the window (measured together, ML-KEM-768,
 //! AVX2 path): key generation 119,349 -> 119,452, encapsulation from ek bytes 111,106 ->
@@ -42,13 +42,13 @@ use core::arch::x86_64::{
 use lattice_field::gf3329::Q;
 use lattice_poly_ntt::mlkem::N;
 
-use crate::backend::speculation::{
-    Msf, launder, protect, update_ge, update_gt, update_gt_const, update_le, update_le_const,
-    update_lt, update_nonzero, update_zero,
-};
 use crate::backend::walk::{LAST_STEP_AT, STEP_BYTES, STEP_CANDIDATES, block_walk, last_slots};
 use crate::keccak::SHAKE128_RATE;
 use crate::kernels::parse_candidates_sct;
+use crate::speculation::{
+    Msf, launder, protect, update_ge, update_gt, update_gt_const, update_le, update_le_const,
+    update_lt, update_nonzero, update_zero,
+};
 
 /// One AVX2 step (a macro: a function with the `avx2` feature is not always inlined, and
 /// the whole-block walk is straight-line code): the accepted candidates of `$step` (24
@@ -105,6 +105,7 @@ macro_rules! step_avx2 {
 
 /// `walk::last_slots` with the AVX2 step (fewer than 16 slots free), for both AVX2
 /// parsers.
+// sct: protected(updates, masks)
 #[inline]
 #[target_feature(enable = "avx2")]
 fn last_slots_avx2(
@@ -125,11 +126,12 @@ fn last_slots_avx2(
 /// of `block` to `coeffs[filled..]`, stops once `N` are filled, and returns the new fill
 /// count and the flag.
 ///
-/// SCT (`crate::backend::speculation`): the seven steps are straight-line code (no walk
+/// SCT (`crate::speculation`): the seven steps are straight-line code (no walk
 /// branch to mispredict; each step's `filled + 16 <= N` exit updates the flag on its exit
 /// side: `walk::block_walk!`); the last slots walk in a loop whose two exits update the
 /// flag on both sides (`walk::last_slots`); each step's acceptance mask is protected
 /// (`step_avx2!`).
+// sct: protected(updates, masks)
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(crate) fn parse_block_avx2(
@@ -156,6 +158,7 @@ pub(crate) fn parse_block_avx2(
 /// SCT: the step walk, the last slots and the scalar tail's walk update the flag on both
 /// sides of their exits; each step's acceptance mask is protected, as are the tail's
 /// groups.
+// sct: protected(updates, masks)
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(crate) fn parse_candidates_avx2(
@@ -328,6 +331,7 @@ impl Parser {
 ///
 /// # Safety
 /// The CPU has the features of [`Vbmi2`].
+// sct: protected(updates)
 #[inline]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512vl,avx512bw,avx512vbmi,avx512vbmi2")]
 pub(crate) unsafe fn parse_candidates_vbmi2(
@@ -388,6 +392,7 @@ pub(crate) unsafe fn parse_candidates_vbmi2(
 /// returns the new fill count. While the whole `WINDOW`-word window fits below `N`, one
 /// plain store (building a masked store's mask costs about half a step); after that a
 /// masked store of the words that fit.
+// sct: protected(updates)
 #[inline]
 #[target_feature(enable = "popcnt,avx512f,avx512bw")]
 fn store_accepted<const WINDOW: usize>(
@@ -439,6 +444,7 @@ fn store_accepted<const WINDOW: usize>(
 ///
 /// `spread` gives each candidate its 16-bit word (one `vpermb`), the mask / shift / blend
 /// of the AVX2 step takes its 12 bits, and `vpcmpuw` compares with q.
+// sct: protected(masks)
 #[inline]
 #[target_feature(enable = "avx2,avx512f,avx512vl,avx512bw,avx512vbmi,avx512vbmi2")]
 fn accept(spread: __m512i, raw: __m512i, valid: __mmask32, msf: Msf) -> (__m512i, __mmask32) {
@@ -459,8 +465,8 @@ fn accept(spread: __m512i, raw: __m512i, valid: __mmask32, msf: Msf) -> (__m512i
 mod tests {
     use super::super::Avx2Kernels;
     use super::*;
-    use crate::backend::speculation::{force_misspeculation, init_msf};
     use crate::kernels::{Kernels, parse_candidates};
+    use crate::speculation::{force_misspeculation, init_msf};
     use lattice_poly_ntt::backend::Avx2;
     use proptest::prelude::*;
     use std::vec::Vec;
