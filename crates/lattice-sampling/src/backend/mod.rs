@@ -31,6 +31,9 @@ mod compact;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod walk;
 
+#[cfg(all(test, any(target_arch = "x86_64", target_arch = "aarch64")))]
+mod test_support;
+
 #[cfg(feature = "ct-validation")]
 pub(crate) use valgrind::make_mem_defined;
 
