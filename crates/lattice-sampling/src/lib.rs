@@ -65,7 +65,7 @@
 //! | `feed` | [`Feed`] and [`Feeding`]: a sponge fed from a batch's own outputs while it runs |
 //! | `job` | the job model: every kind of work a batch holds (SampleNTT stream, PRF + CBD, RejNTTPoly stream, 32- and 64-byte hashes, sponge absorption, XOF sink, fed jobs), its rate, domain and input, and what it does with each block through `Kernels`; adding a kind touches this file |
 //! | `scheduler` | the one lane scheduler, generic over the permutation's width and the kernels, with no instruction set in it (see below) |
-//! | `backend` | [`SamplingBackend`] for each token: which permutation, kernels and lane counts it runs the scheduler with; with `speculation`, the only module that names an instruction set (`backend/x86_64`: AVX2 and AVX-512 permutations, parsers, CBD, the 8-or-4-lane choice; `backend/aarch64`: NEON and FEAT_SHA3 permutations, parser, CBD) |
+//! | `backend` | [`SamplingBackend`] for each token: which permutation, kernels and lane counts it runs the scheduler with; with `speculation`, the only module that names an instruction set, grouped by architecture (`backend/x86_64/avx2/`, `backend/x86_64/avx512/`: the AVX2 and AVX-512 permutations, parsers, CBD, the 8-or-4-lane choice, and in `backend/x86_64/` what both share; `backend/aarch64/neon/`: the NEON and FEAT_SHA3 permutations, parser, CBD) |
 //! | `batch`, `digest` | [`Batch`], [`FeedingBatch`], [`Digest32`]: the public way to hand jobs to a backend |
 //! | `sample_ntt`, `noise`, `expand_a` | the sampling functions, each a batch |
 //!

@@ -444,7 +444,7 @@ mod tests {
 /// The instruction-count probe behind the table of the module docs: runs one permutation
 /// `N` times, for qemu's icount plugin on the release test binary:
 /// `ICOUNT_PROBE=VARIANT:N qemu-aarch64 -plugin icount.so,out=c.txt BIN --ignored --exact
-/// backend::aarch64::keccak::probe::icount_probe`, then `(count(21) - count(1)) / 20`.
+/// backend::aarch64::neon::keccak::probe::icount_probe`, then `(count(21) - count(1)) / 20`.
 #[cfg(test)]
 mod probe {
     use super::*;
