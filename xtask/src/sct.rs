@@ -24,7 +24,10 @@
 //!   flag's `asm!` blocks (the speculation module's `set_if_*`, `or`, `select`, and the
 //!   barrier's instructions), wherever that module lives;
 //! - `// sct: protected(updates, masks, selects)` (any of the three, or none): code under
-//!   the flag (a parser, the scheduler's round), and what it contains itself.
+//!   the flag (a parser, the scheduler's round), and what it contains itself; with
+//!   `, required` after it, code every build must hold (what the scheduler calls: the
+//!   production parsers and the round), where the others may be inlined into their callers
+//!   without a trace of their own at some opt-levels.
 //!
 //! A marker in a file under a directory named after an instruction set (`x86_64/`,
 //! `aarch64/`), or in a file so named (`x86_64.rs`), applies to that instruction set only;
@@ -43,9 +46,11 @@
 //!   `tbz`, `tbnz`);
 //!
 //! and, for the whole binary, the barrier of `init_msf` (x86-64 `lfence`; aarch64 `sb` or
-//! `dsb nsh; isb`, then `csdb`), at least one function holding each protected function
-//! marked for the instruction set (so that a function renamed or dropped without its
-//! marker fails the check rather than emptying it), and at least one marker of each kind.
+//! `dsb nsh; isb`, then `csdb`), at least one function holding each `required` protected
+//! function marked for the instruction set, and at least one marker of each kind; over all
+//! the builds of a full run (every level and dev), at least one function holding each
+//! marked protected function. So a protected function that is no longer linked, or no
+//! longer compiled under its marked name and file, fails the check rather than emptying it.
 //!
 //! Usage: `cargo xtask sct [--levels release,1,s,z] [--isa x86_64|aarch64] [--verbose]`
 //! (default: all levels plus dev, both instruction sets; `--verbose` lists the functions
@@ -167,6 +172,8 @@ struct Marker {
     /// The instruction set it applies to, or `None` for both.
     isa: Option<&'static str>,
     role: Role,
+    /// Whether every build must hold it (`, required`).
+    required: bool,
 }
 
 impl Marker {
@@ -190,12 +197,19 @@ fn markers_of(file: &str, text: &str) -> Result<Vec<Marker>, String> {
             continue;
         };
         let at = format!("{file}:{}", index + 1);
-        let role = parse_role(spec.trim()).ok_or_else(|| {
+        let (spec, required) = match spec.trim().strip_suffix(", required") {
+            Some(spec) => (spec, true),
+            None => (spec.trim(), false),
+        };
+        let role = parse_role(spec).ok_or_else(|| {
             format!(
-                "{at}: unknown marker `{}` (update, mask, select, barrier, protected(..))",
-                spec.trim()
+                "{at}: unknown marker `{spec}` (update, mask, select, barrier, \
+                 protected(..)[, required])"
             )
         })?;
+        if required && !matches!(role, Role::Protected(_)) {
+            return Err(format!("{at}: only a protected function is `required`"));
+        }
         let name = function_below(&lines[index + 1..])
             .ok_or_else(|| format!("{at}: the marker is not followed by a function"))?;
         markers.push(Marker {
@@ -204,6 +218,7 @@ fn markers_of(file: &str, text: &str) -> Result<Vec<Marker>, String> {
             line: index + 1,
             isa,
             role,
+            required,
         });
     }
     Ok(markers)
@@ -410,6 +425,18 @@ fn check_isa(
         }
         rows.push((isa.name, name, report));
     }
+    // A full run: every marked protected function is held in some build.
+    if levels.len() == LEVELS.len() {
+        let held: BTreeSet<(String, usize)> = rows
+            .iter()
+            .flat_map(|(_, _, report)| report.held.iter().cloned())
+            .collect();
+        let failures = unheld(markers, isa, &held, false);
+        if let Some((_, _, last)) = rows.last_mut() {
+            last.failures
+                .extend(failures.into_iter().map(|f| format!("{f} (in any build)")));
+        }
+    }
     println!(
         "sct {}: built in {built:.1}s, checked in {:.1}s",
         isa.name,
@@ -568,6 +595,8 @@ struct Report {
     barriers: usize,
     /// Each function holding protected code: what it holds and contains (`--verbose`).
     holders: Vec<String>,
+    /// The protected functions' markers held (file, line).
+    held: BTreeSet<(String, usize)>,
     failures: Vec<String>,
 }
 
@@ -751,7 +780,7 @@ fn check(
 ) -> Report {
     let mut report = Report::default();
     let marked = Marked::new(markers, isa);
-    let mut found: BTreeSet<(&str, usize)> = BTreeSet::new();
+    let mut found: BTreeSet<(String, usize)> = BTreeSet::new();
     for (symbol, instructions) in functions {
         let roles: Vec<(&Instruction, Option<&Marker>)> = instructions
             .iter()
@@ -794,7 +823,7 @@ fn check(
         report.updates += code.updates;
         report.masks += code.masks;
         report.selects += code.selects;
-        found.extend(protected.iter().map(|m| (m.file.as_str(), m.line)));
+        found.extend(protected.iter().map(|m| (m.file.clone(), m.line)));
         report.holders.push(format!(
             "{symbol}: {} {}, {} {}, {} select; holding {}",
             code.updates,
@@ -815,6 +844,7 @@ fn check(
     report
         .failures
         .extend(unmatched_markers(markers, isa, &found));
+    report.held = found;
     if report.barriers == 0 {
         report.failures.push(format!(
             "no barrier of init_msf ({}) in the binary",
@@ -824,26 +854,42 @@ fn check(
     report
 }
 
-/// Failures of the markers themselves: a protected function marked for `isa` that no
-/// function holds (`found`: file and line of the markers held), a kind of marker missing.
+/// The protected functions marked for `isa` (all of them, or the `required` ones) that no
+/// function holds (`held`: file and line of the markers held), as failures.
+fn unheld(
+    markers: &[Marker],
+    isa: &Isa,
+    held: &BTreeSet<(String, usize)>,
+    only_required: bool,
+) -> Vec<String> {
+    markers
+        .iter()
+        .filter(|m| m.applies_to(isa) && matches!(m.role, Role::Protected(_)))
+        .filter(|m| m.required || !only_required)
+        .filter(|m| !held.contains(&(m.file.clone(), m.line)))
+        .map(|m| {
+            format!(
+                "no function holds {} (marked at {}:{}{}): not linked into the harness, or \
+                 compiled under another name",
+                m.name,
+                m.file,
+                m.line,
+                if m.required { ", required" } else { "" }
+            )
+        })
+        .collect()
+}
+
+/// Failures of the markers themselves: a `required` protected function marked for `isa`
+/// that no function holds (`found`: file and line of the markers held), a kind of marker
+/// missing.
 fn unmatched_markers(
     markers: &[Marker],
     isa: &Isa,
-    found: &BTreeSet<(&str, usize)>,
+    found: &BTreeSet<(String, usize)>,
 ) -> Vec<String> {
-    let mut failures = Vec::new();
+    let mut failures = unheld(markers, isa, found, true);
     let applying: Vec<&Marker> = markers.iter().filter(|m| m.applies_to(isa)).collect();
-    for marker in &applying {
-        if matches!(marker.role, Role::Protected(_))
-            && !found.contains(&(marker.file.as_str(), marker.line))
-        {
-            failures.push(format!(
-                "no function holds {} (marked at {}:{}): not linked into the harness, or \
-                 compiled under another name",
-                marker.name, marker.file, marker.line
-            ));
-        }
-    }
     let kinds = [
         (Role::Block(Block::Update), "update"),
         (Role::Block(Block::Mask), "mask"),
@@ -889,20 +935,20 @@ mod tests {
             ),
             (
                 "crates/lattice-sampling/src/backend/x86_64/avx2/rej.rs",
-                "// sct: protected(updates, masks)\nfn parse_block_avx2() {}\n",
+                "// sct: protected(updates, masks), required\nfn parse_block_avx2() {}\n",
             ),
             (
                 "crates/lattice-sampling/src/backend/x86_64/avx512/rej.rs",
-                "// sct: protected(updates)\nfn parse_candidates_vbmi2() {}\n",
+                "// sct: protected(updates), required\nfn parse_candidates_vbmi2() {}\n",
             ),
             (
                 "crates/lattice-sampling/src/backend/aarch64/neon/rej.rs",
-                "// sct: protected(updates, selects)\nfn parse_block_neon() {}\n\
+                "// sct: protected(updates, selects), required\nfn parse_block_neon() {}\n\
                  // sct: protected(updates, masks)\nfn last_slots_neon() {}\n",
             ),
             (
                 "crates/lattice-sampling/src/scheduler.rs",
-                "// sct: protected(updates)\nfn round() {}\n",
+                "// sct: protected(updates), required\nfn round() {}\n",
             ),
             (
                 "crates/lattice-sampling/src/kernels.rs",
@@ -950,7 +996,7 @@ lattice_sampling::backend::x86_64::avx2::rej::parse_block_avx2():
         assert!(
             failures.contains(
                 "no function holds parse_candidates_vbmi2 (marked at \
-                 crates/lattice-sampling/src/backend/x86_64/avx512/rej.rs:1)"
+                 crates/lattice-sampling/src/backend/x86_64/avx512/rej.rs:1, required)"
             ),
             "{failures}"
         );
@@ -1119,6 +1165,32 @@ lattice_sampling::speculation::aarch64::or:
         );
     }
 
+    /// Within one build only the `required` markers must be held; over a full run, all.
+    #[test]
+    fn required_in_every_build_and_all_in_some() {
+        let names = |only_required| {
+            unheld(
+                &fixture_markers(),
+                &AARCH64,
+                &BTreeSet::new(),
+                only_required,
+            )
+            .iter()
+            .map(|f| f.split_whitespace().nth(3).unwrap_or("").to_owned())
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(names(true), ["parse_block_neon", "round"]);
+        assert_eq!(
+            names(false),
+            [
+                "parse_block_neon",
+                "last_slots_neon",
+                "round",
+                "parse_candidates_sct"
+            ]
+        );
+    }
+
     /// In the dev profile a closure is a function of its own: its code counts for the
     /// function that defines it.
     #[test]
@@ -1240,13 +1312,13 @@ pub(crate) unsafe fn parse_it<const N: usize>(x: usize) -> usize {
 #[inline(always)]
 fn barrier() {}
 
-// sct: protected()
+// sct: protected(), required
 fn alone() {}
 ";
         let markers = markers_of("crates/c/src/backend/x86_64/avx2/rej.rs", text).expect("valid");
-        let found: Vec<(&str, usize, Option<&str>, Role)> = markers
+        let found: Vec<(&str, usize, Option<&str>, Role, bool)> = markers
             .iter()
-            .map(|m| (m.name.as_str(), m.line, m.isa, m.role))
+            .map(|m| (m.name.as_str(), m.line, m.isa, m.role, m.required))
             .collect();
         let both = Needs {
             update: true,
@@ -1256,13 +1328,20 @@ fn alone() {}
         assert_eq!(
             found,
             [
-                ("parse_it", 2, Some("x86_64"), Role::Protected(both)),
-                ("barrier", 13, Some("x86_64"), Role::Block(Block::Barrier)),
+                ("parse_it", 2, Some("x86_64"), Role::Protected(both), false),
+                (
+                    "barrier",
+                    13,
+                    Some("x86_64"),
+                    Role::Block(Block::Barrier),
+                    false
+                ),
                 (
                     "alone",
                     17,
                     Some("x86_64"),
-                    Role::Protected(Needs::default())
+                    Role::Protected(Needs::default()),
+                    true
                 ),
             ]
         );
@@ -1277,6 +1356,7 @@ fn alone() {}
         assert!(markers_of("a.rs", "// sct: masks\nfn or() {}\n").is_err());
         assert!(markers_of("a.rs", "// sct: protected(stores)\nfn f() {}\n").is_err());
         assert!(markers_of("a.rs", "// sct: mask\nstatic X: u8 = 0;\n").is_err());
+        assert!(markers_of("a.rs", "// sct: mask, required\nfn or() {}\n").is_err());
     }
 
     /// The workspace's own markers: every kind for both instruction sets.

@@ -160,7 +160,7 @@ impl<'j, 'a, const W: usize, K: Kernels> Lanes<'j, 'a, W, K> {
 
     /// One step of every running job: its next block in, the `W`-state permutation, its
     /// output out; a finished job frees its lane.
-    // sct: protected(updates)
+    // sct: protected(updates), required
     #[inline(always)]
     fn round<P: PermuteLanes<W>>(
         &mut self,

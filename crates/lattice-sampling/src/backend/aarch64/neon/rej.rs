@@ -146,7 +146,7 @@ macro_rules! step_neon {
 /// exit side (a mispredicted "continue" runs a step on the same block, its stores up to 16
 /// slots past the fill position: the Spectre v1.1 case `SECURITY.md` leaves uncovered);
 /// then [`last_slots_neon`].
-// sct: protected(updates, selects)
+// sct: protected(updates, selects), required
 #[inline]
 #[target_feature(enable = "neon")]
 pub(crate) fn parse_block_neon(
@@ -179,7 +179,7 @@ pub(crate) fn parse_block_neon(
 /// The last slots (`walk::last_slots`, fewer than 16 free) from step `s` on, each step's
 /// masks protected. At most twice per polynomial, so out of line (a tail call: the block
 /// walk keeps no stack frame).
-// sct: protected(updates, masks)
+// sct: protected(updates, masks), required
 #[cold]
 #[inline(never)]
 #[target_feature(enable = "neon")]

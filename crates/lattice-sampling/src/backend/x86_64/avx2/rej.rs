@@ -123,7 +123,7 @@ fn last_slots_avx2(
 /// side: `walk::block_walk!`); the last slots walk in a loop whose two exits update the
 /// flag on both sides (`walk::last_slots`); each step's acceptance mask is protected
 /// (`step_avx2!`).
-// sct: protected(updates, masks)
+// sct: protected(updates, masks), required
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(crate) fn parse_block_avx2(

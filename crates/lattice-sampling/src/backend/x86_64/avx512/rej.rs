@@ -128,7 +128,7 @@ impl Parser {
 ///
 /// # Safety
 /// The CPU has the features of [`Vbmi2`].
-// sct: protected(updates)
+// sct: protected(updates), required
 #[inline]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512vl,avx512bw,avx512vbmi,avx512vbmi2")]
 pub(crate) unsafe fn parse_candidates_vbmi2(
