@@ -16,12 +16,9 @@
 //!
 //! # Lanes
 //! Two lanes with and without FEAT_SHA3: the 2-way permutation executes fewer instructions
-//! per state than the single-state one on both (qemu-aarch64: 881 against 1,771 with
-//! FEAT_SHA3, 2,221 against about 3,650 without; the table in `keccak`). The last job alone
-//! finishes on the single state: FEAT_SHA3's round on one lane, or the scalar rounds.
-//! ML-KEM-768's `sample_matrix` (`examples/icount.rs`): 41,117 instructions with FEAT_SHA3
-//! (`-cpu max`) and 79,188 without (`-cpu cortex-a72`), against 141,388 for the portable
-//! backend.
+//! per state than the single-state one on both (qemu-aarch64 counts in
+//! docs/performance-history.md). The last job alone finishes on the single state:
+//! FEAT_SHA3's round on one lane, or the scalar rounds.
 
 pub(crate) mod cbd;
 pub(crate) mod keccak;

@@ -18,11 +18,8 @@
 //! exactly at N, as the scalar parser does); bytes past the last whole step (only the
 //! tests' lengths) go through the scalar parser. The input is public (derived from rho), so
 //! branching on it and on the masks is fine; speculatively it may not be, hence the
-//! misspeculation flag (`crate::speculation`) on every step's masks.
-//!
-//! The callgrind cost of that flag, on top of the window (measured together, ML-KEM-768,
-//! AVX2 path): key generation 119,349 -> 119,452, encapsulation from ek bytes 111,106 ->
-//! 111,181 instructions.
+//! misspeculation flag (`crate::speculation`) on every step's masks (its callgrind cost:
+//! SECURITY.md, docs/performance-history.md).
 
 use crate::backend::compact::{ACCEPTED, COMPACT};
 use core::arch::x86_64::{

@@ -86,7 +86,7 @@ impl SamplingBackend for Avx512 {
     #[inline]
     fn run_jobs(self, mut jobs: Jobs<'_, '_>) {
         // Where the CPU splits zmm operations in two (AMD Zen 4), an 8-way round costs two
-        // 4-way ones plus the transposition (1080 against 555 TSC ticks there): eight lanes
+        // 4-way ones plus the transposition (docs/performance-history.md): eight lanes
         // never pay, and no estimate is made. Public: a CPU property.
         let eight = !self.splits_zmm() && eight_lanes_pay(&jobs);
         // SAFETY: `self` exists, so the CPU has the entry points' features.

@@ -1,8 +1,8 @@
 //! Eight-way Keccak-f\[1600\] on 512-bit registers with AVX-512F: the round of the AVX2
 //! permutation (the same `round!` schedule) on zmm, with `vpternlogq` and `vprolq`. On
 //! Intel cores with full-width 512-bit units a zmm permutation costs less than two ymm ones
-//! (about 105 against 145 cycles per state on Sapphire Rapids), so the lane scheduler uses
-//! it when a batch has more than four jobs.
+//! (Sapphire Rapids, docs/performance-history.md), so the lane scheduler uses it when a
+//! batch has more than four jobs.
 //!
 //! Reached only through the AVX-512 token (`lattice_poly_ntt::backend::Avx512`).
 
