@@ -1,6 +1,7 @@
 //! [`Kernels`]: what a backend does with a squeezed block: the rejection parsers and CBD, each
 //! with its portable body here. The job model ([`crate::job`]) calls them; a backend overrides
-//! the ones it accelerates (the x86 backends: AVX2 and VBMI2 parsers, AVX2 and zmm CBD).
+//! the ones it accelerates (x86-64: AVX2 and VBMI2 parsers, AVX2 and zmm CBD; aarch64: the
+//! NEON parser and CBD).
 //!
 //! Every kernel has the contract of its portable body and must give the same result for
 //! every input: the backends are tested against these bodies.

@@ -1,8 +1,9 @@
 //! The lane scheduler: the independent jobs of a batch share the lanes of one `W`-state
 //! Keccak-f\[1600\] ([`PermuteLanes`]), whatever their kinds and rates, and every backend runs
-//! it: the portable one on scalar permutations, the x86 ones on their AVX2 and AVX-512
-//! permutations. It is generic over the permutation and the block kernels ([`Kernels`]) and
-//! knows no instruction set; how many lanes to use is the caller's choice ([`run`], or
+//! it: the portable one on a scalar permutation, the x86-64 ones on their AVX2 and AVX-512
+//! permutations, the NEON one on its 2-way NEON or FEAT_SHA3 permutation. It is generic
+//! over the permutation and the block kernels ([`Kernels`]) and knows no instruction set
+//! (its misspeculation flag comes from `crate::speculation`); how many lanes to use is the caller's choice ([`run`], or
 //! [`run_narrowing`] from `W` lanes to fewer once few jobs are left).
 //!
 //! An operation of ML-KEM has sponges of several kinds that are independent of one another:

@@ -425,8 +425,7 @@ mod tests {
 }
 
 /// The instruction-count probe behind the table in docs/performance-history.md: runs one
-/// permutation
-/// `N` times, for qemu's icount plugin on the release test binary:
+/// permutation `N` times, for qemu's icount plugin on the release test binary:
 /// `ICOUNT_PROBE=VARIANT:N qemu-aarch64 -plugin icount.so,out=c.txt BIN --ignored --exact
 /// backend::aarch64::neon::keccak::probe::icount_probe`, then `(count(21) - count(1)) / 20`.
 #[cfg(test)]
