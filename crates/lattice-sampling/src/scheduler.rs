@@ -3,8 +3,9 @@
 //! it: the portable one on a scalar permutation, the x86-64 ones on their AVX2 and AVX-512
 //! permutations, the NEON one on its 2-way NEON or FEAT_SHA3 permutation. It is generic
 //! over the permutation and the block kernels ([`Kernels`]) and knows no instruction set
-//! (its misspeculation flag comes from `crate::speculation`); how many lanes to use is the caller's choice ([`run`], or
-//! [`run_narrowing`] from `W` lanes to fewer once few jobs are left).
+//! (its misspeculation flag comes from `crate::speculation`); how many lanes to use is the
+//! caller's choice ([`run`], or [`run_narrowing`] from `W` lanes to fewer once few jobs are
+//! left).
 //!
 //! An operation of ML-KEM has sponges of several kinds that are independent of one another:
 //! importing an encapsulation key needs the `k^2` SHAKE128 streams of A-hat *and* `H(ek)`, a
