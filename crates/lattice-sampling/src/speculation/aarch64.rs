@@ -35,7 +35,10 @@ pub(super) fn barrier() {
 }
 
 /// Whether the CPU has FEAT_SB: known at compile time, or cached after the first call.
-#[inline(always)]
+/// Out of line (the barrier's instructions stay inline at every call site): inlined, the
+/// test made the scheduler's batch and `lazykem`'s decapsulation execute more
+/// (docs/performance-history.md).
+#[inline(never)]
 fn has_sb() -> bool {
     if cfg!(target_feature = "sb") {
         return true;
