@@ -1,6 +1,5 @@
 //! `cargo xtask sct`: the misspeculation flag of the sampling kernels (issue 32,
-//! `lattice_sampling::backend::speculation`), checked in the machine code, on x86-64 and
-//! aarch64.
+//! `lattice_sampling::speculation`), checked in the machine code, on x86-64 and aarch64.
 //!
 //! The flag's updates are a compare and a conditional move (x86-64 `cmp` and `cmov`,
 //! aarch64 `cmp` and `csel`) and its masking an `or` (`orr`), each in an `asm!` block the
@@ -11,23 +10,47 @@
 //! instruction set and the lane scheduler) at every opt-level `cargo xtask ct` checks and
 //! in the dev profile, sharing the target directories of `cargo xtask ct` (x86-64) and
 //! `cargo xtask ct-aarch64` (aarch64, cross-compiled) so CI builds once, disassembles it
-//! with source lines (`objdump -d -l`; `aarch64-linux-gnu-objdump` for aarch64), and
-//! requires, for every function of the binary that contains code of a protected function
-//! (even inlined; an out-of-line closure counts as part of its function):
-//! - a conditional move from the flag's update blocks (`speculation::<arch>::set_if_*`)
-//!   where the protected code updates the flag, an `or`/`orr` from the masking block
-//!   (`speculation::<arch>::or`) where it masks, and the conditional move of the address
-//!   selection (`speculation::<arch>::select`, `protect_ref`) where it selects what it
-//!   reads (the ISA's `protected` list says which does what), each on a source line
-//!   invoking `asm!` (the line the debug info gives an `asm!` block's instructions; the
-//!   source is read to check it): the same block written in Rust compiles to the same
+//! with source lines (`objdump -d -l`; `aarch64-linux-gnu-objdump` for aarch64), and checks
+//! it against the markers of the source ([`Marker`]).
+//!
+//! # Markers
+//! The check names no module path: it reads, in every `.rs` file under `crates/`, the line
+//! comments `// sct: ...` that stand just above a function (among its doc comments and
+//! attributes), and knows a function in the disassembly by its name (the last segment of
+//! the inlined-function name `objdump -l -C` prints, generic arguments erased) and its
+//! file (the source line of its instructions), so a function moved to another module or
+//! file keeps its check. A marker says what the function is:
+//! - `// sct: update`, `// sct: mask`, `// sct: select`, `// sct: barrier`: one of the
+//!   flag's `asm!` blocks (the speculation module's `set_if_*`, `or`, `select`, and the
+//!   barrier's instructions), wherever that module lives;
+//! - `// sct: protected(updates, masks, selects)` (any of the three, or none): code under
+//!   the flag (a parser, the scheduler's round), and what it contains itself; with
+//!   `, required` after it, code every build must hold (what the scheduler calls: the
+//!   production parsers and the round), where the others may be inlined into their callers
+//!   without a trace of their own at some opt-levels.
+//!
+//! A marker in a file under a directory named after an instruction set (`x86_64/`,
+//! `aarch64/`), or in a file so named (`x86_64.rs`), applies to that instruction set only;
+//! elsewhere to both.
+//!
+//! # What is required
+//! For every function of the binary that contains code of a protected function (even
+//! inlined; an out-of-line closure counts as part of its function):
+//! - a conditional move from the flag's update blocks where the protected code updates the
+//!   flag, an `or`/`orr` from the masking block where it masks, and the conditional move of
+//!   the address selection (`protect_ref`) where it selects what it reads, each on a source
+//!   line invoking `asm!` (the line the debug info gives an `asm!` block's instructions;
+//!   the source is read to check it): the same block written in Rust compiles to the same
 //!   instruction in the same inlined function, but one the compiler may fold or branch;
 //! - no conditional branch inside those blocks (`j*` but `jmp`; `b.cond`, `cbz`, `cbnz`,
 //!   `tbz`, `tbnz`);
 //!
-//! and, for the whole binary, the barrier of `init_msf` (`lfence`; `dsb nsh; isb; csdb`),
-//! at least one function holding each production parser and the scheduler's round (the
-//! ISA's `required` list, so that a renamed function cannot make the check pass vacuously).
+//! and, for the whole binary, the barrier of `init_msf` (x86-64 `lfence`; aarch64 `sb` or
+//! `dsb nsh; isb`, then `csdb`), at least one function holding each `required` protected
+//! function marked for the instruction set, and at least one marker of each kind; over all
+//! the builds of a full run (every level and dev), at least one function holding each
+//! marked protected function. So a protected function that is no longer linked, or no
+//! longer compiled under its marked name and file, fails the check rather than emptying it.
 //!
 //! Usage: `cargo xtask sct [--levels release,1,s,z] [--isa x86_64|aarch64] [--verbose]`
 //! (default: all levels plus dev, both instruction sets; `--verbose` lists the functions
@@ -46,10 +69,10 @@ use crate::ct::{
     workspace_root,
 };
 
-/// What the check knows of one instruction set: its build, its disassembler, the flag's
-/// instructions, and the protected code.
+/// What the check knows of one instruction set: its build, its disassembler and the
+/// flag's instructions.
 struct Isa {
-    /// Its name in `--isa` and in the reports.
+    /// Its name in `--isa`, in the reports and in marker paths.
     name: &'static str,
     /// The harness at one opt-level, and in the dev profile.
     build: fn(&Path, Level) -> Result<PathBuf, String>,
@@ -59,27 +82,22 @@ struct Isa {
     /// The disassembler, and its options besides `-d -l -C --no-show-raw-insn`.
     objdump: &'static str,
     objdump_options: &'static [&'static str],
-    /// The flag's module (as the debug info names it), whose blocks are `set_if_*` (the
-    /// updates), `or` (the masking), `select` (an address selected by the flag) and
-    /// `barrier`.
-    speculation: &'static str,
     /// The conditional move of the updates and of the selection (a mnemonic prefix:
     /// `cmova`, `cmovnz`, ..).
     update: &'static str,
     /// The masking instruction.
     mask: &'static str,
-    /// The barrier's instructions (one barrier has each of them).
-    barrier: &'static [&'static str],
+    /// Whole barriers among the instructions of the barrier blocks, from the count of each
+    /// mnemonic there.
+    barriers: fn(MnemonicCount<'_>) -> usize,
+    /// The barrier, in words.
+    barrier_text: &'static str,
     /// Whether a mnemonic is a conditional branch.
     is_conditional_branch: fn(&str) -> bool,
-    /// Inlined-function names (as `objdump -l -C` prints them, generic arguments as `_`)
-    /// of the protected code, and what each contains itself (flag updates, masking). A
-    /// function holding any of them (inlined or not) must contain what they do.
-    protected: &'static [(&'static str, Needs)],
-    /// Protected code that must be found somewhere in the binary (the production parsers
-    /// and the scheduler's round).
-    required: &'static [&'static str],
 }
+
+/// How many instructions of one mnemonic a set holds.
+type MnemonicCount<'a> = &'a dyn Fn(&str) -> usize;
 
 const X86_64: Isa = Isa {
     name: "x86_64",
@@ -88,58 +106,12 @@ const X86_64: Isa = Isa {
     tools: &[("objdump", "binutils")],
     objdump: "objdump",
     objdump_options: &["-M", "intel"],
-    speculation: "lattice_sampling::backend::speculation::x86_64::",
     update: "cmov",
     mask: "or",
-    barrier: &["lfence"],
+    barriers: |count| count("lfence"),
+    barrier_text: "lfence",
     is_conditional_branch: |m| m.starts_with('j') && m != "jmp",
-    protected: &[
-        (
-            "lattice_sampling::backend::x86_64::rej::parse_block_avx2",
-            BOTH,
-        ),
-        (
-            "lattice_sampling::backend::x86_64::rej::parse_candidates_avx2",
-            BOTH,
-        ),
-        // Its masking is in `accept`, its last updates in `store_accepted` (functions of
-        // their own in the dev profile).
-        (
-            "lattice_sampling::backend::x86_64::rej::parse_candidates_vbmi2",
-            UPDATES,
-        ),
-        ("lattice_sampling::backend::x86_64::rej::accept", MASKING),
-        (
-            "lattice_sampling::backend::x86_64::rej::store_accepted",
-            UPDATES,
-        ),
-        // The last slots of both AVX2 parsers: the AVX2 step (masking) in the walk shared
-        // with NEON (`backend/walk.rs`, generic over the step: updates).
-        (
-            "lattice_sampling::backend::x86_64::rej::last_slots_avx2",
-            BOTH,
-        ),
-        (WALK_LAST_SLOTS, UPDATES),
-        ("lattice_sampling::kernels::parse_candidates_sct", BOTH),
-        (
-            "lattice_sampling::kernels::parse_three_byte_candidates",
-            BOTH,
-        ),
-        ("lattice_sampling::scheduler::Lanes<_, _>::round", UPDATES),
-        ("lattice_sampling::scheduler::finish_alone", NONE),
-    ],
-    required: &[
-        "lattice_sampling::backend::x86_64::rej::parse_block_avx2",
-        "lattice_sampling::backend::x86_64::rej::parse_candidates_vbmi2",
-        "lattice_sampling::scheduler::Lanes<_, _>::round",
-    ],
 };
-
-/// The NEON parser's names (`backend/aarch64/rej.rs`): adjust here when they change.
-const NEON_BLOCK: &str = "lattice_sampling::backend::aarch64::rej::parse_block_neon";
-const NEON_LAST_SLOTS: &str = "lattice_sampling::backend::aarch64::rej::last_slots";
-/// The last-slots walk both instruction sets' parsers share (`backend/walk.rs`).
-const WALK_LAST_SLOTS: &str = "lattice_sampling::backend::walk::last_slots";
 
 const AARCH64: Isa = Isa {
     name: "aarch64",
@@ -151,70 +123,189 @@ const AARCH64: Isa = Isa {
     ],
     objdump: "aarch64-linux-gnu-objdump",
     objdump_options: &[],
-    speculation: "lattice_sampling::backend::speculation::aarch64::",
     update: "csel",
     mask: "orr",
-    barrier: &["dsb", "isb", "csdb"],
+    // `sb` where the CPU has FEAT_SB, else `dsb nsh; isb` (both paths are in the code),
+    // then `csdb`: a `csdb` after either is one barrier of `init_msf` (the entry barrier of
+    // the KEM's operations has no `csdb` and does not count).
+    barriers: |count| count("csdb").min(count("sb") + count("dsb").min(count("isb"))),
+    barrier_text: "sb or dsb nsh; isb, then csdb",
     is_conditional_branch: |m| {
         m.starts_with("b.") || m.starts_with("bc.") || matches!(m, "cbz" | "cbnz" | "tbz" | "tbnz")
     },
-    protected: &[
-        // The block walk selects the block it reads with the flag and updates it at its
-        // exits; the last slots (a function of their own) update and mask.
-        (NEON_BLOCK, SELECTS_AND_UPDATES),
-        (NEON_LAST_SLOTS, BOTH),
-        // The walk of the last slots shared with the AVX2 parsers (generic over the step:
-        // a function of its own in the dev profile).
-        (WALK_LAST_SLOTS, UPDATES),
-        ("lattice_sampling::kernels::parse_candidates_sct", BOTH),
-        (
-            "lattice_sampling::kernels::parse_three_byte_candidates",
-            BOTH,
-        ),
-        ("lattice_sampling::scheduler::Lanes<_, _>::round", UPDATES),
-        ("lattice_sampling::scheduler::finish_alone", NONE),
-    ],
-    required: &[
-        NEON_BLOCK,
-        NEON_LAST_SLOTS,
-        "lattice_sampling::scheduler::Lanes<_, _>::round",
-    ],
 };
 
 const ISAS: [&Isa; 2] = [&X86_64, &AARCH64];
 
 /// What a protected function contains of the flag's code: updates, masking, selection.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Needs {
     update: bool,
     mask: bool,
     select: bool,
 }
-const BOTH: Needs = Needs {
-    update: true,
-    mask: true,
-    select: false,
-};
-const UPDATES: Needs = Needs {
-    update: true,
-    mask: false,
-    select: false,
-};
-const MASKING: Needs = Needs {
-    update: false,
-    mask: true,
-    select: false,
-};
-const SELECTS_AND_UPDATES: Needs = Needs {
-    update: true,
-    mask: false,
-    select: true,
-};
-const NONE: Needs = Needs {
-    update: false,
-    mask: false,
-    select: false,
-};
+
+/// The flag's `asm!` blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Block {
+    Update,
+    Mask,
+    Select,
+    Barrier,
+}
+
+/// What a marker says of the function below it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Block(Block),
+    Protected(Needs),
+}
+
+/// A `// sct: ...` marker: the function it stands above, where, and what it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Marker {
+    /// The function's name (no path).
+    name: String,
+    /// Its file, relative to the workspace root (`crates/.../x.rs`), and the marker's line.
+    file: String,
+    line: usize,
+    /// The instruction set it applies to, or `None` for both.
+    isa: Option<&'static str>,
+    role: Role,
+    /// Whether every build must hold it (`, required`).
+    required: bool,
+}
+
+impl Marker {
+    /// Whether it applies to `isa`.
+    fn applies_to(&self, isa: &Isa) -> bool {
+        self.isa.is_none_or(|name| name == isa.name)
+    }
+}
+
+/// The markers of `text`, the source of `file` (relative to the workspace root), or what is
+/// wrong with one.
+fn markers_of(file: &str, text: &str) -> Result<Vec<Marker>, String> {
+    let isa = ISAS.iter().map(|isa| isa.name).find(|name| {
+        file.split('/')
+            .any(|part| part == *name || part.strip_suffix(".rs") == Some(*name))
+    });
+    let lines: Vec<&str> = text.lines().collect();
+    let mut markers = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        let Some(spec) = line.trim().strip_prefix("// sct:") else {
+            continue;
+        };
+        let at = format!("{file}:{}", index + 1);
+        let (spec, required) = match spec.trim().strip_suffix(", required") {
+            Some(spec) => (spec, true),
+            None => (spec.trim(), false),
+        };
+        let role = parse_role(spec).ok_or_else(|| {
+            format!(
+                "{at}: unknown marker `{spec}` (update, mask, select, barrier, \
+                 protected(..)[, required])"
+            )
+        })?;
+        if required && !matches!(role, Role::Protected(_)) {
+            return Err(format!("{at}: only a protected function is `required`"));
+        }
+        let name = function_below(&lines[index + 1..])
+            .ok_or_else(|| format!("{at}: the marker is not followed by a function"))?;
+        markers.push(Marker {
+            name,
+            file: file.to_owned(),
+            line: index + 1,
+            isa,
+            role,
+            required,
+        });
+    }
+    Ok(markers)
+}
+
+/// `update`, `mask`, `select`, `barrier`, or `protected(..)` with some of `updates`,
+/// `masks`, `selects`.
+fn parse_role(spec: &str) -> Option<Role> {
+    Some(match spec {
+        "update" => Role::Block(Block::Update),
+        "mask" => Role::Block(Block::Mask),
+        "select" => Role::Block(Block::Select),
+        "barrier" => Role::Block(Block::Barrier),
+        _ => {
+            let list = spec.strip_prefix("protected(")?.strip_suffix(')')?;
+            let mut needs = Needs::default();
+            for item in list.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+                match item {
+                    "updates" => needs.update = true,
+                    "masks" => needs.mask = true,
+                    "selects" => needs.select = true,
+                    _ => return None,
+                }
+            }
+            Role::Protected(needs)
+        }
+    })
+}
+
+/// The name of the function whose declaration follows `lines` (after doc comments,
+/// comments and attributes, which may span lines).
+fn function_below(lines: &[&str]) -> Option<String> {
+    let mut depth = 0usize;
+    for line in lines {
+        let line = line.trim();
+        if depth > 0 || line.starts_with("#[") {
+            depth += line.matches('[').count();
+            depth = depth.saturating_sub(line.matches(']').count());
+            continue;
+        }
+        if line.is_empty() || line.starts_with("//") {
+            continue;
+        }
+        let (_, rest) = line.split_once("fn ")?;
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        return (!name.is_empty()).then_some(name);
+    }
+    None
+}
+
+/// The markers of every `.rs` file under `root/crates` (build output and hidden
+/// directories left out).
+fn find_markers(root: &Path) -> Result<Vec<Marker>, String> {
+    fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
+        let entries =
+            std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        for entry in entries {
+            let path = entry.map_err(|e| e.to_string())?.path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if path.is_dir() {
+                if name != "target" && !name.starts_with('.') {
+                    walk(&path, files)?;
+                }
+            } else if path.extension().is_some_and(|ext| ext == "rs") {
+                files.push(path);
+            }
+        }
+        Ok(())
+    }
+    let mut files = Vec::new();
+    walk(&root.join("crates"), &mut files)?;
+    files.sort();
+    let mut markers = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if !text.contains("// sct:") {
+            continue;
+        }
+        let relative = path.strip_prefix(root).unwrap_or(&path);
+        markers.extend(markers_of(&relative.to_string_lossy(), &text)?);
+    }
+    Ok(markers)
+}
 
 /// Runs the command.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
@@ -239,9 +330,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
     let levels = parse_levels(&rest)?;
     let root = workspace_root();
+    let markers = find_markers(&root)?;
     let mut rows = Vec::new();
     for isa in isas {
-        rows.extend(check_isa(&root, isa, &levels, verbose)?);
+        rows.extend(check_isa(&root, isa, &markers, &levels, verbose)?);
     }
     let failures: Vec<String> = rows
         .iter()
@@ -254,8 +346,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         .collect();
     println!("\n== sct: summary ==");
     println!(
-        "(x86_64 / aarch64: updates and selects cmov / csel, masks or / orr, barriers lfence / \
-         dsb nsh; isb; csdb)"
+        "(x86_64 / aarch64: updates and selects cmov / csel, masks or / orr, barriers {} / {})",
+        X86_64.barrier_text, AARCH64.barrier_text
     );
     println!(
         "{:<8} {:<8} {:>9} {:>8} {:>6} {:>8} {:>9}  result",
@@ -293,6 +385,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 fn check_isa(
     root: &Path,
     isa: &'static Isa,
+    markers: &[Marker],
     levels: &[Level],
     verbose: bool,
 ) -> Result<Vec<(&'static str, String, Report)>, String> {
@@ -315,7 +408,9 @@ fn check_isa(
     for (name, binary) in binaries {
         let text = disassemble(isa, &binary)?;
         let sources = Sources::default();
-        let mut report = check(&parse(&text), isa, &|source| sources.is_asm_line(source));
+        let mut report = check(&parse(&text), isa, markers, &|source| {
+            sources.is_asm_line(source)
+        });
         report.failures.extend(
             sources
                 .unreadable()
@@ -329,6 +424,18 @@ fn check_isa(
             }
         }
         rows.push((isa.name, name, report));
+    }
+    // A full run: every marked protected function is held in some build.
+    if levels.len() == LEVELS.len() {
+        let held: BTreeSet<(String, usize)> = rows
+            .iter()
+            .flat_map(|(_, _, report)| report.held.iter().cloned())
+            .collect();
+        let failures = unheld(markers, isa, &held, false);
+        if let Some((_, _, last)) = rows.last_mut() {
+            last.failures
+                .extend(failures.into_iter().map(|f| format!("{f} (in any build)")));
+        }
     }
     println!(
         "sct {}: built in {built:.1}s, checked in {:.1}s",
@@ -488,6 +595,8 @@ struct Report {
     barriers: usize,
     /// Each function holding protected code: what it holds and contains (`--verbose`).
     holders: Vec<String>,
+    /// The protected functions' markers held (file, line).
+    held: BTreeSet<(String, usize)>,
     failures: Vec<String>,
 }
 
@@ -528,6 +637,37 @@ fn generic_erased(name: &str) -> String {
     out
 }
 
+/// The markers of one instruction set, by function name.
+struct Marked<'m> {
+    by_name: HashMap<&'m str, Vec<&'m Marker>>,
+}
+
+impl<'m> Marked<'m> {
+    fn new(markers: &'m [Marker], isa: &Isa) -> Self {
+        let mut by_name: HashMap<&str, Vec<&Marker>> = HashMap::new();
+        for marker in markers.iter().filter(|m| m.applies_to(isa)) {
+            by_name.entry(&marker.name).or_default().push(marker);
+        }
+        Self { by_name }
+    }
+
+    /// The marker of the function an instruction belongs to (its inlined-function name and
+    /// its source file), if it has one.
+    fn of(&self, inlined: &str, source: &str) -> Option<&'m Marker> {
+        let name = generic_erased(inlined);
+        let last = name.rsplit("::").next().unwrap_or(&name);
+        let file = source.rsplit_once(':').map_or(source, |(file, _)| file);
+        self.by_name
+            .get(last)?
+            .iter()
+            .find(|marker| {
+                file.strip_suffix(marker.file.as_str())
+                    .is_some_and(|dir| dir.is_empty() || dir.ends_with('/'))
+            })
+            .copied()
+    }
+}
+
 /// The flag's code in one function.
 #[derive(Debug, Default)]
 struct FlagCode {
@@ -546,44 +686,73 @@ struct FlagCode {
 }
 
 impl FlagCode {
-    fn of(instructions: &[Instruction], isa: &Isa, is_asm_line: &dyn Fn(&str) -> bool) -> Self {
-        let update_prefix = format!("{}set_if_", isa.speculation);
-        let mask_name = format!("{}or", isa.speculation);
-        let select_name = format!("{}select", isa.speculation);
-        let barrier_name = format!("{}barrier", isa.speculation);
-        let in_updates = |i: &Instruction| i.inlined.starts_with(&update_prefix);
-        let in_mask = |i: &Instruction| i.inlined == mask_name;
-        let in_select = |i: &Instruction| i.inlined == select_name;
-        let in_blocks = |i: &Instruction| in_updates(i) || in_mask(i) || in_select(i);
-        let is_update = |i: &Instruction| in_updates(i) && i.mnemonic.starts_with(isa.update);
-        let is_mask = |i: &Instruction| in_mask(i) && i.mnemonic == isa.mask;
-        let is_select = |i: &Instruction| in_select(i) && i.mnemonic.starts_with(isa.update);
-        let count =
-            |what: &dyn Fn(&Instruction) -> bool| instructions.iter().filter(|i| what(i)).count();
-        let asm = |i: &Instruction| is_asm_line(&i.source);
-        Self {
-            updates: count(&|i| is_update(i) && asm(i)),
-            masks: count(&|i| is_mask(i) && asm(i)),
-            selects: count(&|i| is_select(i) && asm(i)),
-            barriers: isa
-                .barrier
+    /// The flag's code among `instructions`, each with the block it belongs to, if any.
+    fn of(
+        instructions: &[(&Instruction, Option<Block>)],
+        isa: &Isa,
+        is_asm_line: &dyn Fn(&str) -> bool,
+    ) -> Self {
+        let is = |i: &Instruction, block, mnemonic: &str| {
+            if block == Block::Mask {
+                i.mnemonic == mnemonic
+            } else {
+                i.mnemonic.starts_with(mnemonic)
+            }
+        };
+        let of_block = |block: Block, asm: Option<bool>| {
+            let mnemonic = if block == Block::Mask {
+                isa.mask
+            } else {
+                isa.update
+            };
+            instructions
                 .iter()
-                .map(|b| count(&|i| i.inlined == barrier_name && i.mnemonic == *b && asm(i)))
-                .min()
-                .unwrap_or(0),
-            compiled: count(&|i| (is_update(i) || is_mask(i) || is_select(i)) && !asm(i)),
-            branches: count(&|i| in_blocks(i) && (isa.is_conditional_branch)(&i.mnemonic)),
+                .filter(|(i, b)| {
+                    *b == Some(block)
+                        && is(i, block, mnemonic)
+                        && asm.is_none_or(|asm| is_asm_line(&i.source) == asm)
+                })
+                .count()
+        };
+        let barrier_count = |mnemonic: &str| {
+            instructions
+                .iter()
+                .filter(|(i, b)| {
+                    *b == Some(Block::Barrier) && i.mnemonic == mnemonic && is_asm_line(&i.source)
+                })
+                .count()
+        };
+        Self {
+            updates: of_block(Block::Update, Some(true)),
+            masks: of_block(Block::Mask, Some(true)),
+            selects: of_block(Block::Select, Some(true)),
+            barriers: (isa.barriers)(&barrier_count),
+            compiled: [Block::Update, Block::Mask, Block::Select]
+                .into_iter()
+                .map(|block| of_block(block, Some(false)))
+                .sum(),
+            branches: instructions
+                .iter()
+                .filter(|(i, b)| {
+                    matches!(b, Some(Block::Update | Block::Mask | Block::Select))
+                        && (isa.is_conditional_branch)(&i.mnemonic)
+                })
+                .count(),
         }
     }
 
     /// What a function holding `protected` lacks of it, as failures.
-    fn missing(&self, symbol: &str, protected: &[(&str, Needs)], isa: &Isa) -> Vec<String> {
+    fn missing(&self, symbol: &str, protected: &[&Marker], isa: &Isa) -> Vec<String> {
         let names = protected
             .iter()
-            .map(|(name, _)| *name)
+            .map(|m| m.name.as_str())
             .collect::<Vec<_>>()
             .join(", ");
-        let needs = |what: fn(&Needs) -> bool| protected.iter().any(|(_, needs)| what(needs));
+        let needs = |what: fn(&Needs) -> bool| {
+            protected
+                .iter()
+                .any(|m| matches!(m.role, Role::Protected(needs) if what(&needs)))
+        };
         let mut missing = Vec::new();
         if needs(|n| n.update) && self.updates == 0 {
             missing.push(format!("no {} of the flag's updates", isa.update));
@@ -601,27 +770,39 @@ impl FlagCode {
     }
 }
 
-/// Checks the parsed binary; `is_asm_line(source)` says whether a source line
-/// (`/path/file.rs:123`) is an `asm!` invocation.
+/// Checks the parsed binary against the markers; `is_asm_line(source)` says whether a
+/// source line (`/path/file.rs:123`) is an `asm!` invocation.
 fn check(
     functions: &BTreeMap<String, Vec<Instruction>>,
     isa: &Isa,
+    markers: &[Marker],
     is_asm_line: &dyn Fn(&str) -> bool,
 ) -> Report {
     let mut report = Report::default();
-    let mut found: BTreeSet<&str> = BTreeSet::new();
+    let marked = Marked::new(markers, isa);
+    let mut found: BTreeSet<(String, usize)> = BTreeSet::new();
     for (symbol, instructions) in functions {
-        let names: BTreeSet<String> = instructions
+        let roles: Vec<(&Instruction, Option<&Marker>)> = instructions
             .iter()
-            .map(|i| generic_erased(&i.inlined))
+            .map(|i| (i, marked.of(&i.inlined, &i.source)))
             .collect();
-        let protected: Vec<(&str, Needs)> = isa
-            .protected
+        let blocks: Vec<(&Instruction, Option<Block>)> = roles
             .iter()
-            .copied()
-            .filter(|(name, _)| names.contains(*name))
+            .map(|(i, m)| {
+                let block = m.and_then(|m| match m.role {
+                    Role::Block(block) => Some(block),
+                    Role::Protected(_) => None,
+                });
+                (*i, block)
+            })
             .collect();
-        let code = FlagCode::of(instructions, isa, is_asm_line);
+        let mut protected: Vec<&Marker> = roles
+            .iter()
+            .filter_map(|(_, m)| m.filter(|m| matches!(m.role, Role::Protected(_))))
+            .collect();
+        protected.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        protected.dedup();
+        let code = FlagCode::of(&blocks, isa, is_asm_line);
         report.barriers += code.barriers;
         if code.compiled > 0 {
             report.failures.push(format!(
@@ -642,7 +823,7 @@ fn check(
         report.updates += code.updates;
         report.masks += code.masks;
         report.selects += code.selects;
-        found.extend(protected.iter().map(|(name, _)| *name));
+        found.extend(protected.iter().map(|m| (m.file.clone(), m.line)));
         report.holders.push(format!(
             "{symbol}: {} {}, {} {}, {} select; holding {}",
             code.updates,
@@ -652,7 +833,7 @@ fn check(
             code.selects,
             protected
                 .iter()
-                .map(|(name, _)| *name)
+                .map(|m| m.name.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
@@ -660,42 +841,142 @@ fn check(
             .failures
             .extend(code.missing(symbol, &protected, isa));
     }
-    for name in isa.required {
-        if !found.contains(name) {
-            report.failures.push(format!(
-                "no function holds {name}: renamed, or the check is broken"
-            ));
-        }
-    }
+    report
+        .failures
+        .extend(unmatched_markers(markers, isa, &found));
+    report.held = found;
     if report.barriers == 0 {
         report.failures.push(format!(
             "no barrier of init_msf ({}) in the binary",
-            isa.barrier.join("; ")
+            isa.barrier_text
         ));
     }
     report
+}
+
+/// The protected functions marked for `isa` (all of them, or the `required` ones) that no
+/// function holds (`held`: file and line of the markers held), as failures.
+fn unheld(
+    markers: &[Marker],
+    isa: &Isa,
+    held: &BTreeSet<(String, usize)>,
+    only_required: bool,
+) -> Vec<String> {
+    markers
+        .iter()
+        .filter(|m| m.applies_to(isa) && matches!(m.role, Role::Protected(_)))
+        .filter(|m| m.required || !only_required)
+        .filter(|m| !held.contains(&(m.file.clone(), m.line)))
+        .map(|m| {
+            format!(
+                "no function holds {} (marked at {}:{}{}): not linked into the harness, or \
+                 compiled under another name",
+                m.name,
+                m.file,
+                m.line,
+                if m.required { ", required" } else { "" }
+            )
+        })
+        .collect()
+}
+
+/// Failures of the markers themselves: a `required` protected function marked for `isa`
+/// that no function holds (`found`: file and line of the markers held), a kind of marker
+/// missing.
+fn unmatched_markers(
+    markers: &[Marker],
+    isa: &Isa,
+    found: &BTreeSet<(String, usize)>,
+) -> Vec<String> {
+    let mut failures = unheld(markers, isa, found, true);
+    let applying: Vec<&Marker> = markers.iter().filter(|m| m.applies_to(isa)).collect();
+    let kinds = [
+        (Role::Block(Block::Update), "update"),
+        (Role::Block(Block::Mask), "mask"),
+        (Role::Block(Block::Select), "select"),
+        (Role::Block(Block::Barrier), "barrier"),
+    ];
+    for (role, name) in kinds {
+        if !applying.iter().any(|m| m.role == role) {
+            failures.push(format!("no `// sct: {name}` marker for {}", isa.name));
+        }
+    }
+    if !applying
+        .iter()
+        .any(|m| matches!(m.role, Role::Protected(_)))
+    {
+        failures.push(format!(
+            "no `// sct: protected(..)` marker for {}",
+            isa.name
+        ));
+    }
+    failures
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The markers of a small tree: the flag's blocks of both instruction sets, some
+    /// protected functions.
+    fn fixture_markers() -> Vec<Marker> {
+        let files = [
+            (
+                "crates/lattice-sampling/src/speculation/x86_64.rs",
+                "// sct: update\nfn set_if_above() {}\n// sct: mask\nfn or() {}\n\
+                 // sct: select\nfn select() {}\n// sct: barrier\nfn barrier() {}\n",
+            ),
+            (
+                "crates/lattice-sampling/src/speculation/aarch64.rs",
+                "// sct: update\nfn set_if_ae() {}\n// sct: update\nfn set_if_b() {}\n\
+                 // sct: mask\nfn or() {}\n// sct: select\nfn select() {}\n\
+                 // sct: barrier\nfn sb() {}\n// sct: barrier\nfn dsb_isb() {}\n\
+                 // sct: barrier\nfn csdb() {}\n",
+            ),
+            (
+                "crates/lattice-sampling/src/backend/x86_64/avx2/rej.rs",
+                "// sct: protected(updates, masks), required\nfn parse_block_avx2() {}\n",
+            ),
+            (
+                "crates/lattice-sampling/src/backend/x86_64/avx512/rej.rs",
+                "// sct: protected(updates), required\nfn parse_candidates_vbmi2() {}\n",
+            ),
+            (
+                "crates/lattice-sampling/src/backend/aarch64/neon/rej.rs",
+                "// sct: protected(updates, selects), required\nfn parse_block_neon() {}\n\
+                 // sct: protected(updates, masks)\nfn last_slots_neon() {}\n",
+            ),
+            (
+                "crates/lattice-sampling/src/scheduler.rs",
+                "// sct: protected(updates), required\nfn round() {}\n",
+            ),
+            (
+                "crates/lattice-sampling/src/kernels.rs",
+                "// sct: protected(updates, masks)\nfn parse_candidates_sct() {}\n",
+            ),
+        ];
+        files
+            .iter()
+            .flat_map(|(file, text)| markers_of(file, text).expect("valid markers"))
+            .collect()
+    }
+
     const SAMPLE: &str = "\
-0000000000001000 <lattice_sampling::backend::x86_64::run_avx2>:
-lattice_sampling::backend::x86_64::run_avx2():
-/w/crates/lattice-sampling/src/backend/x86_64/mod.rs:150
+0000000000001000 <lattice_sampling::backend::x86_64::avx2::run_avx2>:
+lattice_sampling::backend::x86_64::avx2::run_avx2():
+/w/crates/lattice-sampling/src/backend/x86_64/avx2/mod.rs:150
     1000:\tlfence
-lattice_sampling::scheduler::Lanes<4, lattice_sampling::backend::x86_64::Avx2Kernels>::round():
+lattice_sampling::scheduler::Lanes<4, lattice_sampling::backend::x86_64::avx2::Avx2Kernels>::round():
 /w/crates/lattice-sampling/src/scheduler.rs:200
     1004:\tmov    rax,rbx
-lattice_sampling::backend::speculation::x86_64::set_if_above():
-/w/crates/lattice-sampling/src/backend/speculation/x86_64.rs:80
+lattice_sampling::speculation::x86_64::set_if_above():
+/w/crates/lattice-sampling/src/speculation/x86_64.rs:80
     1008:\tcmp    rcx,0x0
     100c:\tcmova  rax,rdx
 
-0000000000002000 <lattice_sampling::backend::x86_64::rej::parse_block_avx2>:
-lattice_sampling::backend::x86_64::rej::parse_block_avx2():
-/w/crates/lattice-sampling/src/backend/x86_64/rej.rs:170
+0000000000002000 <lattice_sampling::backend::x86_64::avx2::rej::parse_block_avx2>:
+lattice_sampling::backend::x86_64::avx2::rej::parse_block_avx2():
+/w/crates/lattice-sampling/src/backend/x86_64/avx2/rej.rs:170
     2000:\tvpmovmskb eax,ymm2
     2004:\tmov    rax,rbx
 ";
@@ -704,95 +985,105 @@ lattice_sampling::backend::x86_64::rej::parse_block_avx2():
     fn finds_the_blocks_and_a_parser_without_them() {
         let functions = parse(SAMPLE);
         assert_eq!(functions.len(), 2);
-        let report = check(&functions, &X86_64, &|_| true);
+        let report = check(&functions, &X86_64, &fixture_markers(), &|_| true);
         assert_eq!((report.functions, report.updates, report.masks), (2, 1, 0));
         // run_avx2 has its cmov (not a parser); parse_block_avx2 has neither its cmov
-        // nor its `or`; no function holds the VBMI2 parser; the barrier is not in a block
-        // named `barrier` here.
+        // nor its `or`; no function holds the VBMI2 parser; the `lfence` is not in the
+        // barrier's block here.
         let failures = report.failures.join("\n");
         assert!(failures.contains("parse_block_avx2 (holding"), "{failures}");
         assert!(failures.contains("no `or`"), "{failures}");
         assert!(
             failures.contains(
-                "no function holds lattice_sampling::backend::x86_64::rej::parse_candidates_vbmi2"
+                "no function holds parse_candidates_vbmi2 (marked at \
+                 crates/lattice-sampling/src/backend/x86_64/avx512/rej.rs:1, required)"
             ),
             "{failures}"
         );
+        assert!(failures.contains("no barrier of init_msf"), "{failures}");
         assert!(!failures.contains("run_avx2 (holding"), "{failures}");
+        // The aarch64 markers do not apply.
+        assert!(!failures.contains("parse_block_neon"), "{failures}");
     }
 
     /// `aarch64-linux-gnu-objdump -d -l -C` prints inlined functions without `()`.
     const AARCH64_SAMPLE: &str = "\
-00000000000a8000 <lattice_sampling::backend::aarch64::run_neon>:
-lattice_sampling::backend::aarch64::run_neon:
-/w/crates/lattice-sampling/src/backend/aarch64/mod.rs:130
+00000000000a8000 <lattice_sampling::backend::aarch64::neon::run_neon>:
+lattice_sampling::backend::aarch64::neon::run_neon:
+/w/crates/lattice-sampling/src/backend/aarch64/neon/mod.rs:130
    a8000:\tmov\tx8, xzr
-lattice_sampling::backend::speculation::aarch64::barrier:
-/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:13
+lattice_sampling::speculation::aarch64::dsb_isb:
+/w/crates/lattice-sampling/src/speculation/aarch64.rs:13
    a8004:\tdsb\tnsh
    a8008:\tisb
+lattice_sampling::speculation::aarch64::csdb:
+/w/crates/lattice-sampling/src/speculation/aarch64.rs:14
    a800c:\tcsdb
 lattice_sampling::scheduler::Lanes<_,K>::round:
 /w/crates/lattice-sampling/src/scheduler.rs:200
    a8010:\tcmp\tx9, #0x3
-lattice_sampling::backend::speculation::aarch64::set_if_b:
-/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:44
+lattice_sampling::speculation::aarch64::set_if_b:
+/w/crates/lattice-sampling/src/speculation/aarch64.rs:44
    a8014:\tcmp\tx16, x13
    a8018:\tcsel\tx8, x14, x8, cc\t// cc = lo, ul, last
-lattice_sampling::backend::aarch64::rej::parse_block_neon:
-/w/crates/lattice-sampling/src/backend/aarch64/rej.rs:180
+lattice_sampling::backend::aarch64::neon::rej::parse_block_neon:
+/w/crates/lattice-sampling/src/backend/aarch64/neon/rej.rs:180
    a801c:\tadrp\tx10, 0
-lattice_sampling::backend::speculation::aarch64::select:
-/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:131
+lattice_sampling::speculation::aarch64::select:
+/w/crates/lattice-sampling/src/speculation/aarch64.rs:131
    a8020:\tcmp\tx8, #0x0
    a8024:\tcsel\tx0, x10, x0, ne
-lattice_sampling::backend::aarch64::rej::parse_block_neon:
-/w/crates/lattice-sampling/src/backend/aarch64/rej.rs:188
+lattice_sampling::backend::aarch64::neon::rej::parse_block_neon:
+/w/crates/lattice-sampling/src/backend/aarch64/neon/rej.rs:188
    a8028:\tcmp\tx2, #0xf0
-   a802c:\tb.hi\ta8040 <lattice_sampling::backend::aarch64::run_neon+0x40>  // b.pmore
+   a802c:\tb.hi\ta8040 <lattice_sampling::backend::aarch64::neon::run_neon+0x40>  // b.pmore
 
-00000000000a9000 <lattice_sampling::backend::aarch64::rej::parse_block_neon>:
-lattice_sampling::backend::aarch64::rej::parse_block_neon:
-/w/crates/lattice-sampling/src/backend/aarch64/rej.rs:180
+00000000000a9000 <lattice_sampling::backend::aarch64::neon::rej::parse_block_neon>:
+lattice_sampling::backend::aarch64::neon::rej::parse_block_neon:
+/w/crates/lattice-sampling/src/backend/aarch64/neon/rej.rs:180
    a9000:\tcmp\tx2, #0xf0
-   a9004:\tb.hi\ta9040 <lattice_sampling::backend::aarch64::rej::parse_block_neon+0x40>
+   a9004:\tb.hi\ta9040 <lattice_sampling::backend::aarch64::neon::rej::parse_block_neon+0x40>
 core::cmp::Ord::min:
 /rustc/0/library/core/src/cmp.rs:1076
    a9008:\tcsel\tx16, x16, x15, cc
 
-00000000000a9800 <lattice_sampling::backend::aarch64::rej::last_slots>:
-lattice_sampling::backend::aarch64::rej::last_slots:
-/w/crates/lattice-sampling/src/backend/aarch64/rej.rs:240
+00000000000a9800 <lattice_sampling::backend::aarch64::neon::rej::last_slots_neon>:
+lattice_sampling::backend::aarch64::neon::rej::last_slots_neon:
+/w/crates/lattice-sampling/src/backend/aarch64/neon/rej.rs:240
    a9800:\tcmp\tx1, #0x6
-lattice_sampling::backend::speculation::aarch64::set_if_ae:
-/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:24
+lattice_sampling::speculation::aarch64::set_if_ae:
+/w/crates/lattice-sampling/src/speculation/aarch64.rs:24
    a9804:\tcmp\tx1, x9
    a9808:\tcsel\tx10, x11, x10, hs
-lattice_sampling::backend::aarch64::rej::last_slots:
-/w/crates/lattice-sampling/src/backend/aarch64/rej.rs:251
+lattice_sampling::backend::aarch64::neon::rej::last_slots_neon:
+/w/crates/lattice-sampling/src/backend/aarch64/neon/rej.rs:251
    a980c:\torr\tx15, x15, x10
-lattice_sampling::backend::speculation::aarch64::or:
-/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:108
+lattice_sampling::speculation::aarch64::or:
+/w/crates/lattice-sampling/src/speculation/aarch64.rs:108
    a9810:\tmov\tx15, x15
 
 00000000000aa000 <lattice_sampling::kernels::parse_candidates_sct>:
 lattice_sampling::kernels::parse_candidates_sct:
 /w/crates/lattice-sampling/src/kernels.rs:90
    aa000:\tldrb\tw8, [x0]
-lattice_sampling::backend::speculation::aarch64::set_if_ae:
-/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:24
+lattice_sampling::speculation::aarch64::set_if_ae:
+/w/crates/lattice-sampling/src/speculation/aarch64.rs:24
    aa004:\tcmp\tx8, x9
    aa008:\tcbnz\tx8, aa010 <lattice_sampling::kernels::parse_candidates_sct+0x10>
    aa00c:\tcsel\tx10, x11, x10, hs
-lattice_sampling::backend::speculation::aarch64::or:
-/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:108
+lattice_sampling::speculation::aarch64::or:
+/w/crates/lattice-sampling/src/speculation/aarch64.rs:108
    aa010:\torr\tx8, x8, x10
 ";
+
+    const NEON_BLOCK: &str = "lattice_sampling::backend::aarch64::neon::rej::parse_block_neon";
+    const NEON_LAST_SLOTS: &str = "lattice_sampling::backend::aarch64::neon::rej::last_slots_neon";
 
     /// The `asm!` lines of the sample's flag blocks.
     fn aarch64_asm_lines(source: &str) -> bool {
         [
             "aarch64.rs:13",
+            "aarch64.rs:14",
             "aarch64.rs:24",
             "aarch64.rs:44",
             "aarch64.rs:108",
@@ -806,10 +1097,10 @@ lattice_sampling::backend::speculation::aarch64::or:
     fn finds_the_aarch64_blocks_and_a_parser_without_them() {
         let functions = parse(AARCH64_SAMPLE);
         assert_eq!(functions.len(), 4);
-        let report = check(&functions, &AARCH64, &aarch64_asm_lines);
+        let report = check(&functions, &AARCH64, &fixture_markers(), &aarch64_asm_lines);
         // run_neon: the round's csel, the block walk's selection, the barrier; the block
         // walk alone: neither its selection nor its update (a `csel` of `min` only);
-        // last_slots: its update, but an `orr` outside the masking block (whose only
+        // last_slots_neon: its update, but an `orr` outside the masking block (whose only
         // instruction is a `mov`); parse_candidates_sct: both, and a `cbnz` inside an update
         // block.
         assert_eq!(
@@ -823,11 +1114,11 @@ lattice_sampling::backend::speculation::aarch64::or:
             (4, 3, 1, 1, 1)
         );
         let failures = report.failures.join("\n");
-        let block = format!("{NEON_BLOCK} (holding {NEON_BLOCK})");
+        let block = format!("{NEON_BLOCK} (holding parse_block_neon)");
         for expected in [
             format!("{block}: no csel of the flag's updates"),
             format!("{block}: no csel selecting with the flag"),
-            format!("{NEON_LAST_SLOTS} (holding {NEON_LAST_SLOTS}): no `orr` masking"),
+            format!("{NEON_LAST_SLOTS} (holding last_slots_neon): no `orr` masking"),
             "lattice_sampling::kernels::parse_candidates_sct: a conditional branch".into(),
         ] {
             assert!(failures.contains(&expected), "{expected}\n{failures}");
@@ -838,30 +1129,92 @@ lattice_sampling::backend::speculation::aarch64::or:
         assert_eq!(report.failures.len(), 4, "{failures}");
     }
 
+    /// The check follows a function to another module or file, as long as its marker goes
+    /// with it; a marked function that no longer appears fails the check.
+    #[test]
+    fn a_moved_function_keeps_its_check_and_a_lost_one_fails() {
+        let moved = AARCH64_SAMPLE
+            .replace("neon::rej::parse_block_neon", "elsewhere::parse_block_neon")
+            .replace("neon/rej.rs:180", "elsewhere.rs:180")
+            .replace("neon/rej.rs:188", "elsewhere.rs:188");
+        let mut markers = fixture_markers();
+        for marker in &mut markers {
+            if marker.name == "parse_block_neon" {
+                marker.file = "crates/lattice-sampling/src/backend/aarch64/elsewhere.rs".into();
+            }
+        }
+        let failures = |text: &str, markers: &[Marker]| {
+            check(&parse(text), &AARCH64, markers, &aarch64_asm_lines).failures
+        };
+        let before = failures(AARCH64_SAMPLE, &fixture_markers());
+        let after = failures(&moved, &markers);
+        assert_eq!(after.len(), before.len(), "{after:?}");
+        assert!(
+            after
+                .iter()
+                .any(|f| f.contains("elsewhere::parse_block_neon (holding parse_block_neon)")),
+            "{after:?}"
+        );
+        // Moved in the binary but not in the source (the marker still names the old file):
+        // the function is no longer recognised, and its marker is held by nothing.
+        let lost = failures(&moved, &fixture_markers());
+        assert!(
+            lost.iter()
+                .any(|f| f.starts_with("no function holds parse_block_neon (marked at")),
+            "{lost:?}"
+        );
+    }
+
+    /// Within one build only the `required` markers must be held; over a full run, all.
+    #[test]
+    fn required_in_every_build_and_all_in_some() {
+        let names = |only_required| {
+            unheld(
+                &fixture_markers(),
+                &AARCH64,
+                &BTreeSet::new(),
+                only_required,
+            )
+            .iter()
+            .map(|f| f.split_whitespace().nth(3).unwrap_or("").to_owned())
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(names(true), ["parse_block_neon", "round"]);
+        assert_eq!(
+            names(false),
+            [
+                "parse_block_neon",
+                "last_slots_neon",
+                "round",
+                "parse_candidates_sct"
+            ]
+        );
+    }
+
     /// In the dev profile a closure is a function of its own: its code counts for the
     /// function that defines it.
     #[test]
     fn an_outlined_closure_belongs_to_its_function() {
         let text = "\
-00000000000da07c <lattice_sampling::backend::aarch64::rej::last_slots>:
-lattice_sampling::backend::aarch64::rej::last_slots:
-/w/crates/lattice-sampling/src/backend/aarch64/rej.rs:240
-   da07c:\tbl\tdc2b4 <lattice_sampling::backend::aarch64::rej::last_slots::{{closure}}>
-lattice_sampling::backend::speculation::aarch64::set_if_ae:
-/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:24
+00000000000da07c <lattice_sampling::backend::aarch64::neon::rej::last_slots_neon>:
+lattice_sampling::backend::aarch64::neon::rej::last_slots_neon:
+/w/crates/lattice-sampling/src/backend/aarch64/neon/rej.rs:240
+   da07c:\tbl\tdc2b4 <lattice_sampling::backend::aarch64::neon::rej::last_slots_neon::{{closure}}>
+lattice_sampling::speculation::aarch64::set_if_ae:
+/w/crates/lattice-sampling/src/speculation/aarch64.rs:24
    da080:\tcsel\tx10, x11, x10, hs
 
-00000000000dc2b4 <lattice_sampling::backend::aarch64::rej::last_slots::{{closure}}>:
-lattice_sampling::backend::aarch64::rej::last_slots::{{closure}}:
-/w/crates/lattice-sampling/src/backend/aarch64/rej.rs:251
+00000000000dc2b4 <lattice_sampling::backend::aarch64::neon::rej::last_slots_neon::{{closure}}>:
+lattice_sampling::backend::aarch64::neon::rej::last_slots_neon::{{closure}}:
+/w/crates/lattice-sampling/src/backend/aarch64/neon/rej.rs:251
    dc2b4:\tsub\tsp, sp, #0x40
-lattice_sampling::backend::speculation::aarch64::or:
-/w/crates/lattice-sampling/src/backend/speculation/aarch64.rs:108
+lattice_sampling::speculation::aarch64::or:
+/w/crates/lattice-sampling/src/speculation/aarch64.rs:108
    dc2dc:\torr\tx8, x1, x8
 ";
         let functions = parse(text);
         assert_eq!(functions.keys().collect::<Vec<_>>(), [NEON_LAST_SLOTS]);
-        let report = check(&functions, &AARCH64, &aarch64_asm_lines);
+        let report = check(&functions, &AARCH64, &fixture_markers(), &aarch64_asm_lines);
         assert_eq!((report.functions, report.updates, report.masks), (1, 1, 1));
         assert!(
             !report.failures.iter().any(|f| f.contains("(holding")),
@@ -886,11 +1239,19 @@ lattice_sampling::backend::speculation::aarch64::or:
         assert!(!(X86_64.is_conditional_branch)("jmp"));
     }
 
-    /// Without the barrier's every instruction, no barrier.
+    /// Without the barrier's every instruction, no barrier; `sb` stands for `dsb nsh; isb`,
+    /// and without `csdb` (the KEM's entry barrier) it is not `init_msf`'s.
     #[test]
     fn a_partial_aarch64_barrier_is_none() {
-        let text = AARCH64_SAMPLE.replace("   a8008:\tisb\n", "");
-        let report = check(&parse(&text), &AARCH64, &aarch64_asm_lines);
+        let barriers = |text: &str| {
+            check(
+                &parse(text),
+                &AARCH64,
+                &fixture_markers(),
+                &aarch64_asm_lines,
+            )
+        };
+        let report = barriers(&AARCH64_SAMPLE.replace("   a8008:\tisb\n", ""));
         assert_eq!(report.barriers, 0);
         assert!(
             report
@@ -900,6 +1261,14 @@ lattice_sampling::backend::speculation::aarch64::or:
             "{:?}",
             report.failures
         );
+        let sb = AARCH64_SAMPLE
+            .replace("aarch64::dsb_isb:", "aarch64::sb:")
+            .replace("   a8004:\tdsb\tnsh\n   a8008:\tisb\n", "   a8004:\tsb\n");
+        assert_eq!(barriers(&sb).barriers, 1);
+        assert_eq!(
+            barriers(&AARCH64_SAMPLE.replace("   a800c:\tcsdb\n", "")).barriers,
+            0
+        );
     }
 
     /// An `orr` in the masking block but not from its `asm!` (the block written in Rust)
@@ -907,15 +1276,101 @@ lattice_sampling::backend::speculation::aarch64::or:
     #[test]
     fn a_compiled_orr_is_not_the_mask() {
         let text = AARCH64_SAMPLE.replace("aarch64.rs:108\n   aa010", "aarch64.rs:104\n   aa010");
-        let report = check(&parse(&text), &AARCH64, &aarch64_asm_lines);
+        let report = check(
+            &parse(&text),
+            &AARCH64,
+            &fixture_markers(),
+            &aarch64_asm_lines,
+        );
         assert_eq!(report.masks, 0);
         let failures = report.failures.join("\n");
         let symbol = "lattice_sampling::kernels::parse_candidates_sct";
         for expected in [
             format!("{symbol}: 1 `csel*`/`orr` of the flag's blocks not on an `asm!` line"),
-            format!("{symbol} (holding {symbol}): no `orr` masking"),
+            format!("{symbol} (holding parse_candidates_sct): no `orr` masking"),
         ] {
             assert!(failures.contains(&expected), "{expected}\n{failures}");
+        }
+    }
+
+    #[test]
+    fn markers_are_read() {
+        let text = "\
+/// The docs.
+// sct: protected(updates, masks)
+#[inline]
+#[allow(
+    clippy::something,
+    reason = \"a reason\"
+)]
+#[target_feature(enable = \"avx2\")]
+pub(crate) unsafe fn parse_it<const N: usize>(x: usize) -> usize {
+    x
+}
+
+// sct: barrier
+#[inline(always)]
+fn barrier() {}
+
+// sct: protected(), required
+fn alone() {}
+";
+        let markers = markers_of("crates/c/src/backend/x86_64/avx2/rej.rs", text).expect("valid");
+        let found: Vec<(&str, usize, Option<&str>, Role, bool)> = markers
+            .iter()
+            .map(|m| (m.name.as_str(), m.line, m.isa, m.role, m.required))
+            .collect();
+        let both = Needs {
+            update: true,
+            mask: true,
+            select: false,
+        };
+        assert_eq!(
+            found,
+            [
+                ("parse_it", 2, Some("x86_64"), Role::Protected(both), false),
+                (
+                    "barrier",
+                    13,
+                    Some("x86_64"),
+                    Role::Block(Block::Barrier),
+                    false
+                ),
+                (
+                    "alone",
+                    17,
+                    Some("x86_64"),
+                    Role::Protected(Needs::default()),
+                    true
+                ),
+            ]
+        );
+        let isa = |file| markers_of(file, "// sct: mask\nfn or() {}\n").expect("valid")[0].isa;
+        assert_eq!(isa("crates/c/src/speculation/aarch64.rs"), Some("aarch64"));
+        assert_eq!(
+            isa("crates/c/src/backend/aarch64/neon/rej.rs"),
+            Some("aarch64")
+        );
+        assert_eq!(isa("crates/c/src/kernels.rs"), None);
+        assert_eq!(isa("crates/c/src/x86_64_like.rs"), None);
+        assert!(markers_of("a.rs", "// sct: masks\nfn or() {}\n").is_err());
+        assert!(markers_of("a.rs", "// sct: protected(stores)\nfn f() {}\n").is_err());
+        assert!(markers_of("a.rs", "// sct: mask\nstatic X: u8 = 0;\n").is_err());
+        assert!(markers_of("a.rs", "// sct: mask, required\nfn or() {}\n").is_err());
+    }
+
+    /// The workspace's own markers: every kind for both instruction sets.
+    #[test]
+    fn the_workspace_is_marked() {
+        let markers = find_markers(&workspace_root()).expect("readable markers");
+        for isa in ISAS {
+            let report = check(&BTreeMap::new(), isa, &markers, &|_| true);
+            assert!(
+                !report.failures.iter().any(|f| f.contains("marker for")),
+                "{}: {:?}",
+                isa.name,
+                report.failures
+            );
         }
     }
 

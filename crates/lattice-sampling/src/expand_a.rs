@@ -85,8 +85,8 @@ pub fn expand_a<const K: usize, const L: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::speculation::init_msf;
     use crate::kernels::parse_three_byte_candidates;
+    use crate::speculation::init_msf;
     use lattice_field::gf8380417::Q;
     use lattice_poly_ntt::backend::Portable;
     use lattice_poly_ntt::mldsa::N;

@@ -13,7 +13,6 @@
 use lattice_poly_ntt::mlkem::N;
 use zeroize::Zeroize;
 
-use crate::backend::speculation::Msf;
 use crate::cbd::{CBD2_INPUT_BYTES, CBD3_INPUT_BYTES, Eta};
 use crate::feed::Feeding;
 use crate::keccak::{
@@ -21,6 +20,7 @@ use crate::keccak::{
     WORDS,
 };
 use crate::kernels::{CBD3_STEP_BYTES, CBD3_STEP_COEFFS, Kernels};
+use crate::speculation::Msf;
 use zerocopy::IntoBytes;
 
 /// Length of a `SampleNTT` seed: rho (32 bytes) followed by the two index bytes.
@@ -519,7 +519,7 @@ impl<'j, 'a> Lane<'j, 'a> {
     /// its own, each word in little-endian byte order, so that its bytes are the state's);
     /// returns whether the job is done. Only called once squeezing. `carry` holds eta = 3
     /// PRF output from the first block to the second. `msf` is the scheduler's
-    /// misspeculation flag, which the parsers update and use (`crate::backend::speculation`).
+    /// misspeculation flag, which the parsers update and use (`crate::speculation`).
     ///
     /// The output is parsed straight from `state`: the scheduler writes every lane's copy
     /// before consuming any (a wide load of bytes that narrow stores wrote a few cycles

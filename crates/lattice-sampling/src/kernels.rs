@@ -1,6 +1,7 @@
 //! [`Kernels`]: what a backend does with a squeezed block: the rejection parsers and CBD, each
 //! with its portable body here. The job model ([`crate::job`]) calls them; a backend overrides
-//! the ones it accelerates (the x86 backends: AVX2 and VBMI2 parsers, AVX2 and zmm CBD).
+//! the ones it accelerates (x86-64: AVX2 and VBMI2 parsers, AVX2 and zmm CBD; aarch64: the
+//! NEON parser and CBD).
 //!
 //! Every kernel has the contract of its portable body and must give the same result for
 //! every input: the backends are tested against these bodies.
@@ -9,11 +10,11 @@ use lattice_field::gf3329;
 use lattice_field::gf8380417;
 use lattice_poly_ntt::mlkem::N;
 
-#[cfg(test)]
-use crate::backend::speculation::init_msf;
-use crate::backend::speculation::{Msf, launder, protect, update_ge, update_lt};
 use crate::cbd::{CBD2_INPUT_BYTES, cbd2_into, cbd3_groups};
 use crate::keccak::SHAKE128_RATE;
+#[cfg(test)]
+use crate::speculation::init_msf;
+use crate::speculation::{Msf, launder, protect, update_ge, update_lt};
 
 /// Bytes of PRF output per step of [`Kernels::cbd3_steps`]: eight 3-byte groups.
 pub(crate) const CBD3_STEP_BYTES: usize = 24;
@@ -25,7 +26,7 @@ pub(crate) trait Kernels: Copy {
     /// `SampleNTT`'s candidate parsing (FIPS 203 Alg. 7 l. 5-15): appends the
     /// accepted candidates of `block` (one SHAKE128 block) to `coeffs[filled..]`, stopping
     /// once all `N` are filled; returns the new count (`filled <= N`). Under the
-    /// misspeculation flag `msf` (`crate::backend::speculation`): every branch of its loops
+    /// misspeculation flag `msf` (`crate::speculation`): every branch of its loops
     /// updates it, and the values that decide a table index or a store offset are protected
     /// with it (all ones on a mispredicted path, so that nothing read there reaches an
     /// address).
@@ -95,10 +96,11 @@ pub(crate) fn parse_candidates(bytes: &[u8], coeffs: &mut [u16; N], filled: usiz
 }
 
 /// [`parse_candidates`] under the misspeculation flag `msf` (SCT, see
-/// `crate::backend::speculation`): the group walk and the exit once full update it, and
+/// `crate::speculation`): the group walk and the exit once full update it, and
 /// each group's 24 bits are protected before they decide anything, so on a mispredicted
 /// path (past the end of `bytes`, or past `N`) every candidate is 4095, rejected: nothing
 /// read there moves the fill position or reaches memory.
+// sct: protected(updates, masks)
 #[inline(always)]
 pub(crate) fn parse_candidates_sct(
     bytes: &[u8],
@@ -149,6 +151,7 @@ pub(crate) fn parse_candidates_sct(
 /// candidates to `coeffs[filled..]`, stopping once all are filled; returns the new count.
 /// Under the misspeculation flag `msf`, as [`parse_candidates_sct`]: on a mispredicted path
 /// every candidate is 2^23 - 1, rejected.
+// sct: protected(updates, masks)
 #[inline(always)]
 pub(crate) fn parse_three_byte_candidates(
     bytes: &[u8],
@@ -192,7 +195,7 @@ pub(crate) fn parse_three_byte_candidates(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::speculation::force_misspeculation;
+    use crate::speculation::force_misspeculation;
 
     /// On a mispredicted path (the flag forced set) every group is protected to all ones:
     /// its candidates are 4095 (FIPS 203) and 2^23 - 1 (FIPS 204), rejected, so nothing is

@@ -59,12 +59,13 @@
 //!
 //! | module | owns |
 //! |---|---|
+//! | [`speculation`] | the speculation barrier ([`speculation::barrier`], public: `lazykem` starts every operation with it) and the misspeculation flag the parsers and the scheduler carry (crate-private); names instruction sets, in `asm!` only (`speculation/x86_64.rs`, `speculation/aarch64.rs`; a portable fallback elsewhere) |
 //! | [`keccak`] | Keccak-f\[1600\] on one state ([`keccak::KeccakF1600`]) and on `W` interleaved states (the `PermuteLanes` trait, portable one- and two-state forms), the sponge, the hashes; nothing about what the output is for |
 //! | `cbd`, `kernels` | CBD, the rejection parsers, and `Kernels`: what a backend does with a squeezed block, each kernel with its portable body |
 //! | `feed` | [`Feed`] and [`Feeding`]: a sponge fed from a batch's own outputs while it runs |
 //! | `job` | the job model: every kind of work a batch holds (SampleNTT stream, PRF + CBD, RejNTTPoly stream, 32- and 64-byte hashes, sponge absorption, XOF sink, fed jobs), its rate, domain and input, and what it does with each block through `Kernels`; adding a kind touches this file |
 //! | `scheduler` | the one lane scheduler, generic over the permutation's width and the kernels, with no instruction set in it (see below) |
-//! | `backend` | [`SamplingBackend`] for each token: which permutation, kernels and lane counts it runs the scheduler with; the only module that names an instruction set (`backend/x86_64`: AVX2 and AVX-512 permutations, parsers, CBD, the 8-or-4-lane choice; `backend/aarch64`: NEON and FEAT_SHA3 permutations, parser, CBD) |
+//! | `backend` | [`SamplingBackend`] for each token: which permutation, kernels and lane counts it runs the scheduler with; with `speculation`, the only module that names an instruction set, grouped by architecture (`backend/x86_64/avx2/`, `backend/x86_64/avx512/`: the AVX2 and AVX-512 permutations, parsers, CBD, the 8-or-4-lane choice, and in `backend/x86_64/` what both share; `backend/aarch64/neon/`: the NEON and FEAT_SHA3 permutations, parser, CBD) |
 //! | `batch`, `digest` | [`Batch`], [`FeedingBatch`], [`Digest32`]: the public way to hand jobs to a backend |
 //! | `sample_ntt`, `noise`, `expand_a` | the sampling functions, each a batch |
 //!
@@ -97,9 +98,9 @@
 //!   rounds for a single state.
 //!
 //! The SIMD code is in `#[target_feature]` functions that the generic scheduler inlines
-//! into, so no `target-cpu` flag is needed. It and the `ct-validation` hook's one `asm!`
-//! block are the crate's only `unsafe` code, all of it in the `backend` tree, each block
-//! after a `// SAFETY:` comment.
+//! into, so no `target-cpu` flag is needed. It, the `ct-validation` hook's one `asm!` block
+//! (both in the `backend` tree) and the `asm!` blocks of `speculation` are the crate's only
+//! `unsafe` code, each block after a `// SAFETY:` comment.
 //! Results are identical on every backend: each is tested against scalar references built
 //! on the sponge, and every Keccak against the `sha3` crate.
 //!
@@ -117,9 +118,9 @@
 //! the noise paths write straight into the caller's output to keep such copies to a minimum.
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
-// `deny`, not `forbid`: the SIMD backends are allowed `unsafe` (see their docs), and so is
-// the `ct-validation` hook (one `asm!`, a valgrind client request). Each unsafe block
-// after a `// SAFETY:` comment.
+// `deny`, not `forbid`: the SIMD backends are allowed `unsafe` (see their docs), and so are
+// the `ct-validation` hook (one `asm!`, a valgrind client request) and `speculation` (its
+// `asm!` blocks). Each unsafe block after a `// SAFETY:` comment.
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
@@ -143,6 +144,8 @@ mod noise;
 mod reference;
 mod sample_ntt;
 mod scheduler;
+#[allow(unsafe_code)]
+pub mod speculation;
 
 pub use backend::SamplingBackend;
 pub use batch::{Batch, FeedingBatch};

@@ -1,9 +1,11 @@
 //! The lane scheduler: the independent jobs of a batch share the lanes of one `W`-state
 //! Keccak-f\[1600\] ([`PermuteLanes`]), whatever their kinds and rates, and every backend runs
-//! it: the portable one on scalar permutations, the x86 ones on their AVX2 and AVX-512
-//! permutations. It is generic over the permutation and the block kernels ([`Kernels`]) and
-//! knows no instruction set; how many lanes to use is the caller's choice ([`run`], or
-//! [`run_narrowing`] from `W` lanes to fewer once few jobs are left).
+//! it: the portable one on a scalar permutation, the x86-64 ones on their AVX2 and AVX-512
+//! permutations, the NEON one on its 2-way NEON or FEAT_SHA3 permutation. It is generic
+//! over the permutation and the block kernels ([`Kernels`]) and knows no instruction set
+//! (its misspeculation flag comes from `crate::speculation`); how many lanes to use is the
+//! caller's choice ([`run`], or [`run_narrowing`] from `W` lanes to fewer once few jobs are
+//! left).
 //!
 //! An operation of ML-KEM has sponges of several kinds that are independent of one another:
 //! importing an encapsulation key needs the `k^2` SHAKE128 streams of A-hat *and* `H(ek)`, a
@@ -38,11 +40,11 @@ use core::iter::Peekable;
 
 use zeroize::Zeroize;
 
-use crate::backend::speculation::{Msf, init_msf, launder, update_nonzero, update_zero};
 use crate::feed::Feeding;
 use crate::job::{Block, CBD3_CARRY_WORDS, Job, Lane};
 use crate::keccak::{PermuteLanes, WORDS, read_lane};
 use crate::kernels::Kernels;
+use crate::speculation::{Msf, init_msf, launder, update_nonzero, update_zero};
 
 /// `W` interleaved Keccak states: `words[i][l]` is word `i` of state `l`.
 struct States<const W: usize> {
@@ -95,7 +97,7 @@ struct Lanes<'j, 'a, const W: usize, K> {
     /// The lane holding a fed sponge's state ([`crate::FeedingBatch`]), if one does: it
     /// has no job, and takes a block of the feed's message each round.
     chain: Option<usize>,
-    /// The misspeculation flag of the batch (`crate::backend::speculation`): set up (a
+    /// The misspeculation flag of the batch (`crate::speculation`): set up (a
     /// barrier) when the lanes are, updated by the lane walk that consumes output and by the
     /// parsers.
     msf: Msf,
@@ -160,6 +162,7 @@ impl<'j, 'a, const W: usize, K: Kernels> Lanes<'j, 'a, W, K> {
 
     /// One step of every running job: its next block in, the `W`-state permutation, its
     /// output out; a finished job frees its lane.
+    // sct: protected(updates), required
     #[inline(always)]
     fn round<P: PermuteLanes<W>>(
         &mut self,
@@ -335,6 +338,7 @@ impl<'j, 'a, const W: usize, K: Kernels> Lanes<'j, 'a, W, K> {
 
 /// Runs `lane`'s job to its end on `perm`'s single-state permutation, from `state` (the
 /// lane's state, taken out of the multi-state one after the last multi-state permutation).
+// sct: protected()
 #[inline]
 fn finish_alone<K: Kernels, P: crate::keccak::KeccakF1600>(
     lane: &mut Lane<'_, '_>,

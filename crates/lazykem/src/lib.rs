@@ -218,8 +218,8 @@
 #![doc = include_str!("../SPEC_MAP.md")]
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
-// `unsafe` only in the `backend` tree (the SIMD encodings and the speculation barrier),
-// each block after a `// SAFETY:` comment.
+// `unsafe` only in the `backend` tree (the SIMD encodings), each block after a
+// `// SAFETY:` comment.
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 

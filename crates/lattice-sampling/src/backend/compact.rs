@@ -49,3 +49,19 @@ const fn accepted_table() -> [u8; 256] {
     }
     table
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables() {
+        assert_eq!(COMPACT[0], [0x80; 16]);
+        assert_eq!(COMPACT[0xff], core::array::from_fn(|i| i as u8));
+        assert_eq!(COMPACT[0b1000_0010][..4], [2, 3, 14, 15]);
+        assert!(COMPACT[0b1000_0010][4..].iter().all(|&b| b == 0x80));
+        for m in 0..256 {
+            assert_eq!(u32::from(ACCEPTED[m]), (m as u32).count_ones());
+        }
+    }
+}

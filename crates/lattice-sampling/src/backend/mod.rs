@@ -1,18 +1,23 @@
-//! This crate's kernels behind the backend tokens of `lattice-poly-ntt`, and the only place
-//! of the crate that names an instruction set.
+//! This crate's kernels behind the backend tokens of `lattice-poly-ntt`, grouped by
+//! architecture, then by instruction set: with `crate::speculation`, the only place of the
+//! crate that names an instruction set.
 //!
 //! A backend token implements [`SamplingBackend`]: its single-state Keccak-f\[1600\]
 //! ([`KeccakF1600`], what a sponge runs on) and how a batch of jobs runs, which every backend
 //! does through the one lane scheduler (`crate::scheduler`) with a permutation over some
 //! number of states (`crate::keccak::PermuteLanes`) and block kernels
 //! (`crate::kernels::Kernels`) of its own. [`Portable`] runs the scheduler on the portable
-//! permutation and kernels (the trait's defaults); the x86-64 tokens, in `x86_64`, plug in
-//! their AVX2 and AVX-512 permutations, parsers and CBD, and choose their lane counts; the
-//! aarch64 `Neon` token, in `aarch64`, its NEON and FEAT_SHA3 ones.
+//! permutation and kernels (the trait's defaults); the x86-64 tokens plug in their AVX2
+//! (`x86_64::avx2`) and AVX-512 (`x86_64::avx512`) permutations, parsers and CBD, and
+//! choose their lane counts; the aarch64 `Neon` token (`aarch64::neon`) its NEON and
+//! FEAT_SHA3 ones. Arch-neutral helpers of the SIMD parsers live here: the compaction
+//! tables (`compact`) and the step walk (`walk`); `test_support` holds the helpers of the
+//! SIMD backends' tests.
 //!
 //! # Adding a backend
-//! A module here, compiled for its architecture only, that implements [`KeccakF1600`] and
-//! [`SamplingBackend`] for the token (made in `lattice-poly-ntt`): a type implementing
+//! A module under its architecture (`x86_64/`, `aarch64/`, or a new one compiled for its
+//! architecture only), named after its instruction set, that implements [`KeccakF1600`]
+//! and [`SamplingBackend`] for the token (made in `lattice-poly-ntt`): a type implementing
 //! `PermuteLanes<W>` for the widths it runs, one implementing `Kernels` (every kernel has a
 //! portable default), and `run_jobs` / `run_jobs_feeding` calling `crate::scheduler::run`
 //! with them inside a function compiled for the instruction set.
@@ -31,8 +36,8 @@ mod compact;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod walk;
 
-#[allow(unsafe_code)]
-pub(crate) mod speculation;
+#[cfg(all(test, any(target_arch = "x86_64", target_arch = "aarch64")))]
+mod test_support;
 
 #[cfg(feature = "ct-validation")]
 pub(crate) use valgrind::make_mem_defined;
@@ -44,7 +49,7 @@ use crate::kernels::PortableKernels;
 use lattice_poly_ntt::backend::Portable;
 
 /// The portable lane scheduler's permutation: one state at a time. Two interleaved states
-/// (`PortableX2`) are slower on x86-64 (`sample_matrix::<3>` took 1.8 times as long).
+/// (`PortableX2`) are slower on x86-64 (docs/performance-history.md).
 pub(crate) type PortableLanes = PortableX1;
 /// Lanes of [`PortableLanes`].
 pub(crate) const PORTABLE_LANES: usize = 1;

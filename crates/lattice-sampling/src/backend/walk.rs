@@ -2,15 +2,15 @@
 //! aarch64 NEON; FIPS 203 Alg. 7 l. 5-15): a step turns 8 groups of 3 bytes into 16
 //! candidates and stores the accepted ones with two 16-byte stores, so it needs 16 free
 //! slots. Each parser brings its step (a macro of its own instruction set); this module
-//! brings the walk around it and its misspeculation flag (`crate::backend::speculation`):
+//! brings the walk around it and its misspeculation flag (`crate::speculation`):
 //! - [`block_walk!`]: the 7 steps of a whole SHAKE128 block as straight-line code, each
 //!   preceded by its exit once fewer than 16 slots are free;
 //! - [`last_slots`]: the steps after that, into a window over the last 16 slots.
 
 use lattice_poly_ntt::mlkem::N;
 
-use crate::backend::speculation::{Msf, launder, update_ge, update_lt};
 use crate::keccak::SHAKE128_RATE;
+use crate::speculation::{Msf, launder, update_ge, update_lt};
 
 /// Input bytes per step: 8 groups of 3 bytes.
 pub(crate) const STEP_BYTES: usize = 24;
@@ -46,7 +46,7 @@ macro_rules! block_walk {
         'walk: {
             $(
                 if $filled > $crate::backend::walk::LAST_STEP_AT {
-                    $m = $crate::backend::speculation::update_gt_const::<
+                    $m = $crate::speculation::update_gt_const::<
                         { $crate::backend::walk::LAST_STEP_AT },
                     >($m, $filled);
                     break 'walk $i;
@@ -69,6 +69,7 @@ pub(crate) use block_walk;
 ///
 /// SCT: the walk's two exits (`s` against the steps, `filled` against `N`) update the flag
 /// on both sides; the step protects its masks with the flag it is given.
+// sct: protected(updates)
 #[inline(always)]
 pub(crate) fn last_slots(
     steps: &[[u8; STEP_BYTES]],

@@ -9,20 +9,19 @@
 //! tests and benchmarks pick a backend per call through the `hazmat` entry points that take
 //! an [`AnyBackend`] (`*_on`).
 //!
-//! This module is the only place of the crate that names an instruction set: the AVX2
-//! kernels are in `avx2`; the AVX-512 token runs them too, with zmm Compress/Decompress
-//! (`avx512`); the NEON kernels are in `neon`; `speculation` holds the barrier every public
-//! operation starts with (`lfence` on x86-64, `sb` or `dsb nsh; isb` on aarch64).
+//! This module is the only place of the crate that names an instruction set, grouped by
+//! architecture: the AVX2 kernels are in `x86_64/avx2`; the AVX-512 token runs them too,
+//! with zmm Compress/Decompress (`x86_64/avx512.rs`); the NEON kernels are in
+//! `aarch64/neon`. The barrier every public operation starts with is
+//! `lattice_sampling::speculation::barrier` (`lfence` on x86-64, `sb` or `dsb nsh; isb` on
+//! aarch64).
 
-#[cfg(target_arch = "x86_64")]
-mod avx2;
-#[cfg(target_arch = "x86_64")]
-mod avx512;
 #[cfg(target_arch = "aarch64")]
-mod neon;
-mod speculation;
+mod aarch64;
+#[cfg(target_arch = "x86_64")]
+mod x86_64;
 
-pub(crate) use speculation::barrier as speculation_barrier;
+pub(crate) use lattice_sampling::speculation::barrier as speculation_barrier;
 
 use crate::encode::{byte_decode_portable, byte_encode_portable};
 use lattice_poly_ntt::Backend;

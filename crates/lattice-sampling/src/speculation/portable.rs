@@ -7,6 +7,10 @@
 #[inline(always)]
 pub(super) fn barrier() {}
 
+/// Nothing.
+#[inline(always)]
+pub(super) fn select_barrier() {}
+
 /// `msf`, or all ones if `a >= b`.
 #[inline(always)]
 pub(super) fn set_if_ae(msf: usize, a: usize, b: usize) -> usize {

@@ -2,7 +2,7 @@
 //! ones, every value below `2^d`, every single bit set alone and cleared alone, and for
 //! Compress/Decompress every input.
 
-use super::EncodeBackend;
+use crate::backend::EncodeBackend;
 use crate::encode::{byte_decode_portable, byte_encode_portable, encoded_len};
 use lattice_field::gf3329::Q;
 use lattice_poly_ntt::backend::{Neon, Portable};

@@ -15,26 +15,11 @@
 //! instructions a round for both states.
 //!
 //! # Instructions per permutation
-//! Executed under qemu-aarch64 (a proxy, not a time; `probe::icount_probe`, release build,
-//! rustc 1.95), against mlkem-native's assembly (its AArch64 `fips202/native`, counted the
-//! same way with a C driver):
-//!
-//! | permutation | here | mlkem-native |
-//! |---|---:|---:|
-//! | 2 states, FEAT_SHA3 (24 rounds unrolled) | 1,762 (1,829 copying out) | 1,755 (`x2_v84a`) |
-//! | 1 state, FEAT_SHA3 (one round a loop iteration) | 1,771 | 1,701 (`x1_v84a`) |
-//! | 2 states, plain NEON (one round a loop iteration) | 4,442 (4,530 copying out) | 4 states scalar + NEON hybrid: 9,510 (`x4_v8a_scalar_hybrid`) |
-//! | 1 state, scalar (`crate::keccak::f1600_portable`) | 3,650-3,700 | 2,781 (`x1_scalar`) |
-//! | 2 states, portable (`crate::keccak::PortableX2`) | 16,079 | |
-//!
-//! So two lanes with and without FEAT_SHA3 (plain NEON: 2,221 a state against 3,650 for
-//! the scalar rounds), and a single state on FEAT_SHA3's round or the scalar one. A hybrid
-//! (two states in NEON beside scalar ones, as mlkem-native runs on some cores) executes the
-//! sum of its parts, more per state than NEON alone here (mlkem-native's own: 2,378 a
-//! state); it pays only where scalar and vector pipes run in parallel, which a count does
-//! not show, so it is not built. llvm-mca-19 estimates of the whole 2-way FEAT_SHA3
-//! permutation (cycles, one pass): Neoverse-V2 1,586 here against 1,570, Apple M1 591
-//! against 627.
+//! Two states cost fewer instructions per state than one on both kinds of CPU (executed
+//! under qemu-aarch64, against mlkem-native's assembly: docs/performance-history.md), so
+//! the scheduler runs two lanes with and without FEAT_SHA3, and a single state runs on
+//! FEAT_SHA3's round or the scalar one. A hybrid of NEON and scalar states is not built: it
+//! pays only where scalar and vector pipes run in parallel, which a count does not show.
 //!
 //! Each type is a zero-sized value made only where its instructions may run ([`X2Sha3`] from
 //! the [`Sha3`] proof), so its methods are safe. aarch64 Linux is little-endian: the
@@ -245,8 +230,7 @@ fn copy_out_x2(regs: &[uint64x2_t; WORDS], out: &mut [[u64; WORDS]; 2]) {
 }
 
 /// Two states with FEAT_SHA3, copied out transposed after. Out of line: inlined into the
-/// scheduler, the batch around it executed more (`sample_matrix::<3>` 42,162 against
-/// 41,866 instructions under qemu).
+/// scheduler, the batch around it executed more (docs/performance-history.md).
 #[inline(never)]
 #[target_feature(enable = "sha3")]
 fn permute_x2_sha3(words: &mut [[u64; 2]; WORDS], out: Option<&mut [[u64; WORDS]; 2]>) {
@@ -289,8 +273,8 @@ pub(crate) fn permute_single_sha3(state: &mut [u64; WORDS]) {
 }
 
 /// The single-state permutation the NEON token's sponges run on: FEAT_SHA3's where the CPU
-/// has it, else the scalar rounds (instructions per permutation under qemu: see the
-/// backend's module docs).
+/// has it, else the scalar rounds (instructions per permutation under qemu:
+/// docs/performance-history.md).
 #[inline]
 pub(crate) fn f1600_neon(state: &mut [u64; WORDS]) {
     match Sha3::detect() {
@@ -300,9 +284,8 @@ pub(crate) fn f1600_neon(state: &mut [u64; WORDS]) {
     }
 }
 
-/// The scalar rounds out of line (inlined into [`f1600_neon`] beside the detection, they
-/// were register-allocated worse: 3,971 against 3,651 instructions per permutation under
-/// qemu `-cpu cortex-a72`).
+/// The scalar rounds out of line: inlined into [`f1600_neon`] beside the detection, they
+/// were register-allocated worse (docs/performance-history.md).
 #[inline(never)]
 fn permute_scalar(state: &mut [u64; WORDS]) {
     permute_rounds(state);
@@ -441,10 +424,10 @@ mod tests {
     }
 }
 
-/// The instruction-count probe behind the table of the module docs: runs one permutation
-/// `N` times, for qemu's icount plugin on the release test binary:
+/// The instruction-count probe behind the table in docs/performance-history.md: runs one
+/// permutation `N` times, for qemu's icount plugin on the release test binary:
 /// `ICOUNT_PROBE=VARIANT:N qemu-aarch64 -plugin icount.so,out=c.txt BIN --ignored --exact
-/// backend::aarch64::keccak::probe::icount_probe`, then `(count(21) - count(1)) / 20`.
+/// backend::aarch64::neon::keccak::probe::icount_probe`, then `(count(21) - count(1)) / 20`.
 #[cfg(test)]
 mod probe {
     use super::*;

@@ -4,21 +4,89 @@
 //! says eight lanes pay; on the 4-way one throughout where the CPU splits zmm operations in
 //! two (see `Avx512::splits_zmm`). Fed batches (`crate::FeedingBatch`) run on four AVX-512VL
 //! lanes, or on eight zmm lanes first where zmm operations are full width and every job
-//! gets a lane at once (at most eight jobs). The kernels are [`super::Avx512Kernels`].
+//! gets a lane at once (at most eight jobs). The kernels ([`Avx512Kernels`]): VBMI2's
+//! parser (`rej`) where the CPU has it, else AVX2's; the zmm CBD for eta = 2 (`cbd`) and
+//! AVX2's for eta = 3; the permutations are in `keccak`.
 
-use super::Avx512Kernels;
-use super::keccak::{X4Vl, X8};
+pub(crate) mod cbd;
+mod keccak;
+pub(crate) mod rej;
+
+use lattice_poly_ntt::backend::Avx512;
+use lattice_poly_ntt::mlkem::N;
+
+use self::keccak::{VlSingle, X4Vl, X8};
+use self::rej::Parser;
 use crate::backend::SamplingBackend;
+use crate::backend::x86_64::avx2::cbd::cbd3_steps_avx2;
+use crate::cbd::CBD2_INPUT_BYTES;
 use crate::feed::Feeding;
 use crate::job::{Job, Jobs, MAX_JOBS};
-use lattice_poly_ntt::backend::Avx512;
+use crate::keccak::{KeccakF1600, SHAKE128_RATE};
+use crate::kernels::Kernels;
+use crate::speculation::Msf;
+
+/// The AVX-512 token's block kernels: VBMI2's parser where the CPU has it (else AVX2's),
+/// the zmm CBD for eta = 2 and the AVX2 one for eta = 3.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx512Kernels {
+    parser: Parser,
+}
+
+impl Avx512Kernels {
+    /// The parser is chosen once per batch (public: a CPU feature).
+    #[inline]
+    pub(crate) fn new(_: Avx512) -> Self {
+        Self {
+            parser: Parser::for_avx512(),
+        }
+    }
+}
+
+impl Kernels for Avx512Kernels {
+    #[inline(always)]
+    fn parse_sample_ntt(
+        self,
+        block: &[u8; SHAKE128_RATE],
+        coeffs: &mut [u16; N],
+        filled: usize,
+        msf: &mut Msf,
+    ) -> usize {
+        // SAFETY: made only from an AVX-512 token, whose CPU has AVX2.
+        let (filled, m) = unsafe { self.parser.parse(block, coeffs, filled, *msf) };
+        *msf = m;
+        filled
+    }
+
+    #[inline(always)]
+    fn cbd2(self, bytes: &[u8; CBD2_INPUT_BYTES], out: &mut [u16; N]) {
+        // SAFETY: made only from an AVX-512 token (AVX-512F/BW).
+        unsafe { cbd::cbd2_avx512(bytes, out) }
+    }
+
+    #[inline(always)]
+    fn cbd3_steps(self, bytes: &[u8], out: &mut [u16]) {
+        // SAFETY: made only from an AVX-512 token, whose CPU has AVX2.
+        unsafe { cbd3_steps_avx2(bytes, out) }
+    }
+}
+
+impl KeccakF1600 for Avx512 {
+    #[inline]
+    fn f1600(self, state: &mut [u64; 25]) {
+        // One lane of the AVX-512VL round: it runs on the vector units, so it is faster than
+        // the BMI1/BMI2 scalar permutation and keeps its speed when the integer units are
+        // busy (see `keccak_f1600_vl_single`).
+        VlSingle::new(self).f1600(state);
+    }
+}
 
 /// The token exists only on a CPU with AVX-512F/VL/BW and the AVX2 token's features.
 impl SamplingBackend for Avx512 {
     #[inline]
     fn run_jobs(self, mut jobs: Jobs<'_, '_>) {
         // Where the CPU splits zmm operations in two (AMD Zen 4), an 8-way round costs two
-        // 4-way ones plus the transposition (1080 against 555 TSC ticks there): eight lanes
+        // 4-way ones plus the transposition (docs/performance-history.md): eight lanes
         // never pay, and no estimate is made. Public: a CPU property.
         let eight = !self.splits_zmm() && eight_lanes_pay(&jobs);
         // SAFETY: `self` exists, so the CPU has the entry points' features.

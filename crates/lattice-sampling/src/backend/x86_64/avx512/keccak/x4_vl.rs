@@ -1,14 +1,15 @@
-//! Four-way Keccak-f\[1600\] on 256-bit registers with AVX-512VL: the same round as
-//! [`super::x4`] (the same `round!` schedule), with three-input logic (`vpternlogq`: theta's
+//! Four-way Keccak-f\[1600\] on 256-bit registers with AVX-512VL: the round of the AVX2
+//! permutation (the same `round!` schedule), with three-input logic (`vpternlogq`: theta's
 //! five-way parities in two instructions, chi's `a ^ (!b & c)` in one) and native 64-bit
-//! rotations (`vprolq`): fewer instructions per round than the AVX2 permutation (about 0.6 of
-//! its time on Zen 4). Where 512-bit operations are double-pumped (Zen 4) zmm registers would
+//! rotations (`vprolq`): fewer instructions per round than the AVX2 permutation, and less
+//! time (Zen 4, docs/performance-history.md). Where 512-bit operations are double-pumped (Zen 4) zmm registers would
 //! add nothing, so the scheduler keeps to four lanes of this one there.
 //!
 //! Reached only through the AVX-512 token (`lattice_poly_ntt::backend::Avx512`), which exists
 //! only once AVX-512F, VL and BW have been detected at run time.
 
-use super::x4::{ROUND_CONSTANTS, WORDS, plane, round};
+use crate::backend::x86_64::keccak::{ROUND_CONSTANTS, plane, round};
+use crate::keccak::WORDS;
 use core::arch::x86_64::{
     __m256i, _mm_cvtsi64_si128, _mm_cvtsi128_si64, _mm_rol_epi64, _mm_set1_epi64x,
     _mm_setzero_si128, _mm_ternarylogic_epi64, _mm_xor_si128, _mm256_rol_epi64, _mm256_set1_epi64x,
@@ -97,7 +98,7 @@ macro_rules! avx512_xmm_ops {
 /// Keccak-f\[1600\] on one state, a word per 128-bit register with AVX-512VL's ternary
 /// logic and rotations: the four-way round with one lane. It runs on the vector units,
 /// where the scalar permutation saturates the integer ALUs, so it is faster than the
-/// BMI1/BMI2 scalar one (about 205 against 226 ns on Zen 5) and keeps its speed on a busy
+/// BMI1/BMI2 scalar one (Zen 5, docs/performance-history.md) and keeps its speed on a busy
 /// host.
 #[inline]
 #[target_feature(enable = "avx2,avx512f,avx512vl")]

@@ -1,13 +1,14 @@
-//! Eight-way Keccak-f\[1600\] on 512-bit registers with AVX-512F: the round of
-//! [`super::x4`] (the same `round!` schedule) on zmm, with `vpternlogq` and `vprolq`. On
+//! Eight-way Keccak-f\[1600\] on 512-bit registers with AVX-512F: the round of the AVX2
+//! permutation (the same `round!` schedule) on zmm, with `vpternlogq` and `vprolq`. On
 //! Intel cores with full-width 512-bit units a zmm permutation costs less than two ymm ones
-//! (about 105 against 145 cycles per state on Sapphire Rapids), so the lane scheduler uses
-//! it when a batch has more than four jobs.
+//! (Sapphire Rapids, docs/performance-history.md), so the lane scheduler uses it when a
+//! batch has more than four jobs.
 //!
 //! Reached only through the AVX-512 token (`lattice_poly_ntt::backend::Avx512`).
 
-use super::x4::{ROUND_CONSTANTS, WORDS, plane, round};
 use super::x4_vl::{CHI, XOR3};
+use crate::backend::x86_64::keccak::{ROUND_CONSTANTS, plane, round};
+use crate::keccak::WORDS;
 use core::arch::x86_64::{
     __m512i, _mm512_rol_epi64, _mm512_set1_epi64, _mm512_setzero_si512, _mm512_ternarylogic_epi64,
     _mm512_xor_si512,

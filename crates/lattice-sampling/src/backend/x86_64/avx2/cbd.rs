@@ -1,5 +1,5 @@
-//! SamplePolyCBD_eta (FIPS 203 Alg. 8): eta = 2 on 32 bytes (64 coefficients) at a
-//! time, eta = 3 on 24 bytes (32 coefficients) at a time.
+//! SamplePolyCBD_eta (FIPS 203 Alg. 8) in AVX2: eta = 2 on 32 bytes (64 coefficients) at a
+//! time, eta = 3 on 24 bytes (32 coefficients) at a time (the AVX-512 token's too).
 //!
 //! Constant time: only shifts, masks, additions and fixed shuffles on the secret bytes.
 
@@ -15,12 +15,6 @@ use core::arch::x86_64::{
     _mm256_srai_epi16, _mm256_srli_epi16, _mm256_srli_epi32, _mm256_storeu_si256, _mm256_sub_epi8,
     _mm256_sub_epi16, _mm256_unpackhi_epi8, _mm256_unpackhi_epi16, _mm256_unpacklo_epi8,
     _mm256_unpacklo_epi16,
-};
-use core::arch::x86_64::{
-    _mm512_add_epi8, _mm512_add_epi16, _mm512_and_si512, _mm512_castsi512_si256,
-    _mm512_cvtepu8_epi16, _mm512_extracti64x4_epi64, _mm512_loadu_si512, _mm512_permutex2var_epi64,
-    _mm512_set1_epi8, _mm512_set1_epi16, _mm512_srai_epi16, _mm512_srli_epi16, _mm512_storeu_si512,
-    _mm512_sub_epi8, _mm512_sub_epi16, _mm512_unpackhi_epi8, _mm512_unpacklo_epi8,
 };
 use lattice_field::gf3329::Q;
 use lattice_poly_ntt::mlkem::N;
@@ -73,64 +67,6 @@ pub(crate) fn cbd2_avx2(bytes: &[u8; CBD2_INPUT_BYTES], coeffs: &mut [u16; N]) {
             // SAFETY: `chunk` is 16 writable u16 (32 bytes); `storeu` has no alignment
             // requirement.
             unsafe { _mm256_storeu_si256(chunk.as_mut_ptr().cast(), unbias(w)) };
-        }
-    }
-}
-
-/// `vpermt2q` selectors for [`cbd2_avx512`]: the 128-bit lanes of the byte interleaves
-/// `lo = [c0..16 | c32..48 | c64..80 | c96..112]` and `hi = [c16..32 | c48..64 | ..]` put
-/// back in coefficient order, 64 coefficients per register.
-const CBD2_FIRST_HALF: [i64; 8] = [0, 1, 8, 9, 2, 3, 10, 11];
-const CBD2_SECOND_HALF: [i64; 8] = [4, 5, 12, 13, 6, 7, 14, 15];
-
-/// FIPS 203 Alg. 8 with eta = 2 into `coeffs` (values in `[0, q)`), the same output as
-/// [`cbd2_avx2`] on 512-bit registers: 64 bytes (128 coefficients) per step, the same
-/// bit-pair sums per byte, then the nibbles interleaved to bytes in coefficient order and
-/// widened to 16 bits (`vpmovzxbw`), and the bias taken off with a signed-mask add of q.
-///
-/// # Safety
-/// The CPU has AVX-512F and AVX-512BW.
-#[inline]
-#[target_feature(enable = "avx2,avx512f,avx512bw")]
-pub(crate) unsafe fn cbd2_avx512(bytes: &[u8; CBD2_INPUT_BYTES], coeffs: &mut [u16; N]) {
-    let m55 = _mm512_set1_epi8(0x55);
-    let m33 = _mm512_set1_epi8(0x33);
-    let m0f = _mm512_set1_epi8(0x0f);
-    // SAFETY: the selector array is 64 readable bytes; the load needs no alignment.
-    let first = unsafe { _mm512_loadu_si512(CBD2_FIRST_HALF.as_ptr().cast()) };
-    // SAFETY: as above.
-    let second = unsafe { _mm512_loadu_si512(CBD2_SECOND_HALF.as_ptr().cast()) };
-    let two = _mm512_set1_epi16(2);
-    let q = _mm512_set1_epi16(Q as i16);
-    for (block, out) in bytes.chunks_exact(64).zip(coeffs.chunks_exact_mut(128)) {
-        // SAFETY: `block` is 64 readable bytes; the load needs no alignment.
-        let x = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
-        // As in the AVX2 kernel: per byte, bit-pair sums, then x + 2 - y per nibble.
-        let d = _mm512_add_epi8(
-            _mm512_and_si512(x, m55),
-            _mm512_and_si512(_mm512_srli_epi16::<1>(x), m55),
-        );
-        let xs = _mm512_and_si512(d, m33);
-        let ys = _mm512_and_si512(_mm512_srli_epi16::<2>(d), m33);
-        let t = _mm512_sub_epi8(_mm512_add_epi8(xs, _mm512_set1_epi8(0x22)), ys);
-        let lo = _mm512_and_si512(t, m0f);
-        let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(t), m0f);
-        let (a, b) = (_mm512_unpacklo_epi8(lo, hi), _mm512_unpackhi_epi8(lo, hi));
-        let halves = [
-            _mm512_permutex2var_epi64(a, first, b),
-            _mm512_permutex2var_epi64(a, second, b),
-        ];
-        for (v, chunk) in halves.into_iter().zip(out.chunks_exact_mut(64)) {
-            let words = [
-                _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v)),
-                _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64::<1>(v)),
-            ];
-            for (w, dst) in words.into_iter().zip(chunk.chunks_exact_mut(32)) {
-                let r = _mm512_sub_epi16(w, two);
-                let r = _mm512_add_epi16(r, _mm512_and_si512(_mm512_srai_epi16::<15>(r), q));
-                // SAFETY: `dst` is 32 writable u16 (64 bytes); the store needs no alignment.
-                unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), r) };
-            }
         }
     }
 }
@@ -223,6 +159,7 @@ pub(crate) fn cbd3_steps_avx2(bytes: &[u8], coeffs: &mut [u16]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::test_support::every_byte;
     use crate::cbd::{cbd2_into, cbd3_into};
     use proptest::prelude::*;
 
@@ -232,7 +169,7 @@ mod tests {
         scalar: fn(&[u8; LEN], &mut [u16; N]),
         bytes: &[u8; LEN],
     ) {
-        let Some(_) = super::super::Avx2::detect() else {
+        let Some(_) = lattice_poly_ntt::backend::Avx2::detect() else {
             return;
         };
         let (mut fast, mut slow) = ([0u16; N], [0u16; N]);
@@ -244,26 +181,10 @@ mod tests {
 
     fn check(bytes: &[u8; CBD2_INPUT_BYTES]) {
         agree(cbd2_avx2, cbd2_into, bytes);
-        if lattice_poly_ntt::backend::Avx512::detect().is_some() {
-            let (mut fast, mut slow) = ([0u16; N], [0u16; N]);
-            // SAFETY: the AVX-512 token exists, so the CPU has AVX-512F/BW.
-            unsafe { cbd2_avx512(bytes, &mut fast) };
-            cbd2_into(bytes, &mut slow);
-            assert_eq!(fast, slow, "AVX-512");
-        }
     }
 
     fn check3(bytes: &[u8; CBD3_INPUT_BYTES]) {
         agree(cbd3_avx2, cbd3_into, bytes);
-    }
-
-    /// Every byte value in every position, as a ramp and as a constant.
-    fn every_byte<const LEN: usize>(check: fn(&[u8; LEN])) {
-        for v in 0..=255u8 {
-            let bytes: [u8; LEN] = core::array::from_fn(|i| v.wrapping_add(i as u8));
-            check(&bytes);
-            check(&[v; LEN]);
-        }
     }
 
     #[test]

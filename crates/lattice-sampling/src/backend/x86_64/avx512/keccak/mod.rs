@@ -1,68 +1,36 @@
-//! The x86-64 Keccak-f\[1600\] permutations, behind the crate's permutation traits
-//! (`crate::keccak::KeccakF1600`, `crate::keccak::PermuteLanes`):
+//! The AVX-512 token's Keccak-f\[1600\] permutations, behind the crate's permutation traits
+//! (`crate::keccak::KeccakF1600`, `crate::keccak::PermuteLanes`), on the round schedule of
+//! `super::super::keccak`:
 //!
 //! | type | states | what |
 //! |---|---|---|
-//! | [`Bmi`] | 1 | the portable rounds compiled with BMI1/BMI2 (`andn`, `rorx`) |
-//! | [`X4Avx2`] | 4 | `x4`: four states in ymm registers, AVX2 |
-//! | [`X4Vl`] | 4 | `x4_vl`: the same with AVX-512VL ternary logic and rotations; a single state on one lane of its round |
+//! | [`X4Vl`] | 4 | `x4_vl`: four states in ymm registers with AVX-512VL ternary logic and rotations |
+//! | [`VlSingle`] | 1 | one lane of that round (a word per xmm register) |
 //! | [`X8`] | 8 | `x8`: eight states in zmm registers, AVX-512F |
 //!
-//! Each is a zero-sized value made only from the token that proves its instruction set
-//! (`lattice_poly_ntt::backend::{Avx2, Avx512}`), so its methods are safe to call. The
-//! AVX-512 ones copy the states out transposed in registers and XOR a block into a lane
-//! with a masked XOR of the broadcast word. x86-64 is little-endian: the states' words are
-//! stored as they are, in Keccak's byte order.
+//! Each is a zero-sized value made only from the AVX-512 token
+//! (`lattice_poly_ntt::backend::Avx512`), so its methods are safe to call. The multi-state
+//! ones copy the states out transposed in registers and XOR a block into a lane with a
+//! masked XOR of the broadcast word.
 
-pub(crate) mod x4;
-pub(crate) mod x4_vl;
+mod x4_vl;
 mod x8;
 
 use core::arch::x86_64::{
     __m256i, __m512i, __mmask8, _mm256_loadu_si256, _mm256_mask_xor_epi64,
-    _mm256_permute2x128_si256, _mm256_set1_epi64x, _mm256_setzero_si256, _mm256_storeu_si256,
-    _mm256_unpackhi_epi64, _mm256_unpacklo_epi64, _mm512_loadu_si512, _mm512_mask_xor_epi64,
-    _mm512_set1_epi64, _mm512_setzero_si512, _mm512_shuffle_i64x2, _mm512_storeu_si512,
-    _mm512_unpackhi_epi64, _mm512_unpacklo_epi64,
+    _mm256_permute2x128_si256, _mm256_set1_epi64x, _mm256_storeu_si256, _mm256_unpackhi_epi64,
+    _mm256_unpacklo_epi64, _mm512_loadu_si512, _mm512_mask_xor_epi64, _mm512_set1_epi64,
+    _mm512_setzero_si512, _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_unpackhi_epi64,
+    _mm512_unpacklo_epi64,
 };
 
-use lattice_poly_ntt::backend::{Avx2, Avx512};
+use lattice_poly_ntt::backend::Avx512;
 use zeroize::Zeroize;
 
-use self::x4::keccak_f1600_x4;
 use self::x4_vl::{keccak_f1600_vl_single, keccak_f1600_x4_vl};
 use self::x8::keccak_f1600_x8;
-use crate::keccak::f1600::permute_rounds;
+use crate::backend::x86_64::keccak::{load_x4, store_x4};
 use crate::keccak::{KeccakF1600, PermuteLanes, WORDS};
-
-/// The portable rounds compiled with BMI1 (`andn`) and BMI2 (`rorx`): the AVX2 token's
-/// single state, and the one its 4-way lanes finish a lone job on.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Bmi(());
-
-impl Bmi {
-    /// The AVX2 token's checks include BMI1 and BMI2.
-    pub(crate) const fn new(_: Avx2) -> Self {
-        Self(())
-    }
-}
-
-impl KeccakF1600 for Bmi {
-    #[inline(always)]
-    fn f1600(self, state: &mut [u64; 25]) {
-        // SAFETY: a `Bmi` is made only from an AVX2 token, whose CPU has BMI1 and BMI2.
-        unsafe { permute_bmi(state) }
-    }
-}
-
-/// The portable rounds with BMI1/BMI2.
-///
-/// # Safety
-/// The CPU has BMI1 and BMI2.
-#[target_feature(enable = "bmi1,bmi2")]
-unsafe fn permute_bmi(state: &mut [u64; 25]) {
-    permute_rounds(state);
-}
 
 /// One lane of the AVX-512VL round: the AVX-512 token's single state, and the one its
 /// 4- and 8-way lanes finish a lone job on.
@@ -81,34 +49,6 @@ impl KeccakF1600 for VlSingle {
     fn f1600(self, state: &mut [u64; 25]) {
         // SAFETY: made only from an AVX-512 token (AVX-512F/VL).
         unsafe { keccak_f1600_vl_single(state) }
-    }
-}
-
-/// The AVX2 4-way permutation. Its states are not copied out in registers: with AVX2's 16
-/// ymm registers a transposition spills, and the spill slots kept PRF output in the dead
-/// stack (`ct-harness residue` found 16- and 32-byte pieces); the scheduler copies the
-/// squeezing lanes out word by word instead.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct X4Avx2(());
-
-impl X4Avx2 {
-    pub(crate) const fn new(_: Avx2) -> Self {
-        Self(())
-    }
-}
-
-impl KeccakF1600 for X4Avx2 {
-    #[inline(always)]
-    fn f1600(self, state: &mut [u64; 25]) {
-        Bmi(()).f1600(state);
-    }
-}
-
-impl PermuteLanes<4> for X4Avx2 {
-    #[inline]
-    fn permute(self, words: &mut [[u64; 4]; WORDS]) {
-        // SAFETY: made only from an AVX2 token.
-        unsafe { permute_x4_avx2(words) }
     }
 }
 
@@ -231,53 +171,6 @@ unsafe fn xor_lane_x8(words: &mut [[u64; 8]; WORDS], lane: usize, block: &[u8]) 
             _mm512_storeu_si512(row.as_mut_ptr().cast(), r);
         }
     }
-}
-
-/// The four states of `words` in ymm registers (word `i` of the four in `regs[i]`).
-///
-/// # Safety
-/// The CPU has AVX2. (Not a `target_feature` function: it inlines into the permutations,
-/// which are.)
-#[inline(always)]
-unsafe fn load_x4(words: &[[u64; 4]; WORDS]) -> [__m256i; WORDS] {
-    // A plain loop rather than `core::array::from_fn` (whose closure is not always
-    // inlined under AVX2).
-    // SAFETY: the caller guarantees AVX2.
-    let mut regs = [unsafe { _mm256_setzero_si256() }; WORDS];
-    for (reg, word) in regs.iter_mut().zip(words.iter()) {
-        // SAFETY: `word` is 32 readable bytes; the load is unaligned; AVX2 as above.
-        *reg = unsafe { _mm256_loadu_si256(word.as_ptr().cast()) };
-    }
-    regs
-}
-
-/// Stores `regs` back to `words` (the inverse of [`load_x4`]).
-///
-/// # Safety
-/// As for [`load_x4`].
-#[inline(always)]
-unsafe fn store_x4(regs: &[__m256i; WORDS], words: &mut [[u64; 4]; WORDS]) {
-    for (word, reg) in words.iter_mut().zip(regs) {
-        // SAFETY: `word` is 32 writable bytes; the store is unaligned; the caller
-        // guarantees AVX2.
-        unsafe { _mm256_storeu_si256(word.as_mut_ptr().cast(), *reg) };
-    }
-}
-
-/// The AVX2 4-way permutation of the states in `words` (the caller copies the lanes out:
-/// see [`X4Avx2`]).
-///
-/// # Safety
-/// The CPU has AVX2.
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn permute_x4_avx2(words: &mut [[u64; 4]; WORDS]) {
-    // SAFETY: this function's `target_feature`.
-    let mut regs = unsafe { load_x4(words) };
-    keccak_f1600_x4(&mut regs);
-    // SAFETY: as above.
-    unsafe { store_x4(&regs, words) };
-    regs.zeroize();
 }
 
 /// The AVX-512VL 4-way permutation of the states in `words`, which also stores them

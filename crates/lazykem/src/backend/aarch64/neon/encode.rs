@@ -473,9 +473,12 @@ fn decode_packed16<const D: usize>(bytes: &[u8], out: &mut [u16; N]) {
     };
     let (dsts, _) = out.as_chunks_mut::<32>();
     for (i, dst) in dsts.iter_mut().enumerate() {
-        let r: [uint16x8_t; 4] = core::array::from_fn(|r| {
-            let g = 4 * i + r;
-            if g < direct {
+        // A plain loop, not `core::array::from_fn`: LLVM did not always inline its closure
+        // (docs/performance-history.md).
+        let mut r = [mask; 4];
+        for (k, reg) in r.iter_mut().enumerate() {
+            let g = 4 * i + k;
+            *reg = if g < direct {
                 unpack(
                     load_at(bytes, D * g),
                     const { window_control::<8>(D, false) },
@@ -486,8 +489,8 @@ fn decode_packed16<const D: usize>(bytes: &[u8], out: &mut [u16; N]) {
                     load_at(bytes, D * g + D - 16),
                     const { window_control::<8>(D, true) },
                 )
-            }
-        });
+            };
+        }
         store32(dst, uint16x8x4_t(r[0], r[1], r[2], r[3]));
     }
 }
@@ -513,17 +516,19 @@ fn decode_packed32<const D: usize>(bytes: &[u8], out: &mut [u16; N]) {
     };
     let (dsts, _) = out.as_chunks_mut::<32>();
     for (i, dst) in dsts.iter_mut().enumerate() {
-        let r: [uint16x8_t; 4] = core::array::from_fn(|r| {
-            let g = 4 * i + r;
-            if g < direct {
+        // A plain loop, as in `decode_packed16`.
+        let mut r = [mask; 4];
+        for (k, reg) in r.iter_mut().enumerate() {
+            let g = 4 * i + k;
+            *reg = if g < direct {
                 unpack(load_at(bytes, D * g), const { window32_controls(D, false) })
             } else {
                 unpack(
                     load_at(bytes, D * g + D - 16),
                     const { window32_controls(D, true) },
                 )
-            }
-        });
+            };
+        }
         store32(dst, uint16x8x4_t(r[0], r[1], r[2], r[3]));
     }
 }

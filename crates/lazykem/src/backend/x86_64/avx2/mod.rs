@@ -5,7 +5,7 @@
 pub(super) mod compress;
 mod encode;
 
-use super::EncodeBackend;
+use crate::backend::EncodeBackend;
 use lattice_poly_ntt::backend::Avx2;
 use lattice_poly_ntt::mlkem::N;
 

@@ -5,7 +5,7 @@
 //! ByteDecode are the AVX2 kernels (the token holds an AVX2 token).
 #![allow(unsafe_code)]
 
-use super::EncodeBackend;
+use crate::backend::EncodeBackend;
 use crate::compress::{COMPRESS_MULTIPLIER, COMPRESS_SHIFT};
 use core::arch::x86_64::{
     __m512i, _mm_set_epi64x, _mm256_storeu_si256, _mm512_add_epi32, _mm512_and_si512,
@@ -118,6 +118,6 @@ mod tests {
             std::println!("note: CPU without AVX-512, zmm Compress/Decompress test skipped");
             return;
         };
-        crate::backend::avx2::compress::tests::exhaustive_every_d(b);
+        crate::backend::x86_64::avx2::compress::tests::exhaustive_every_d(b);
     }
 }

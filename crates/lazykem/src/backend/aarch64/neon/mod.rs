@@ -9,7 +9,7 @@
 mod compress;
 mod encode;
 
-use super::EncodeBackend;
+use crate::backend::EncodeBackend;
 use lattice_poly_ntt::backend::Neon;
 use lattice_poly_ntt::mlkem::N;
 

@@ -148,6 +148,7 @@ pub(crate) fn cbd3_steps_neon(bytes: &[u8], coeffs: &mut [u16]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::test_support::every_byte;
     use crate::cbd::{CBD3_INPUT_BYTES, cbd2_into, cbd3_groups};
     use proptest::prelude::*;
 
@@ -178,15 +179,6 @@ mod tests {
         assert_eq!(a, slow);
         assert_eq!(b[..32], slow[..32]);
         assert!(b[32..].iter().all(|&c| c == 0));
-    }
-
-    /// Every byte value in every position, as a ramp and as a constant.
-    fn every_byte<const LEN: usize>(check: fn(&[u8; LEN])) {
-        for v in 0..=255u8 {
-            let bytes: [u8; LEN] = core::array::from_fn(|i| v.wrapping_add(i as u8));
-            check(&bytes);
-            check(&[v; LEN]);
-        }
     }
 
     #[test]

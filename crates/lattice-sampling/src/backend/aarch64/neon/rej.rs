@@ -20,7 +20,7 @@
 //! exactly at `N` as the algorithm does.
 //!
 //! The input is public (derived from rho): branching on it and indexing tables with the
-//! masks is fine architecturally. Speculatively (`crate::backend::speculation`), the block
+//! masks is fine architecturally. Speculatively (`crate::speculation`), the block
 //! the parser reads is selected by the misspeculation flag at entry: on a mispredicted path
 //! (say, a lane whose job has not squeezed yet, its buffer holding an older job's PRF
 //! output) it reads [`ZERO_BLOCK`], so every mask, table index and store offset comes from
@@ -39,9 +39,9 @@ use core::arch::aarch64::{
 use lattice_field::gf3329::Q;
 use lattice_poly_ntt::mlkem::N;
 
-use crate::backend::speculation::{Msf, protect, protect_ref};
 use crate::backend::walk::{self, BLOCK_STEPS, STEP_BYTES, STEP_CANDIDATES, block_walk};
 use crate::keccak::SHAKE128_RATE;
+use crate::speculation::{Msf, protect, protect_ref};
 
 /// What the parser reads on a mispredicted path: every candidate is 0 (accepted), so the
 /// masks are 255 and the fill advances by 8 per half, whatever the real block holds.
@@ -145,7 +145,8 @@ macro_rules! step_neon {
 /// straight-line code whose only branch is each step's exit past `N - 16`, updated on its
 /// exit side (a mispredicted "continue" runs a step on the same block, its stores up to 16
 /// slots past the fill position: the Spectre v1.1 case `SECURITY.md` leaves uncovered);
-/// then [`last_slots`].
+/// then [`last_slots_neon`].
+// sct: protected(updates, selects), required
 #[inline]
 #[target_feature(enable = "neon")]
 pub(crate) fn parse_block_neon(
@@ -172,16 +173,17 @@ pub(crate) fn parse_block_neon(
         return filled;
     }
     *msf = m;
-    last_slots(steps, s, coeffs, filled, msf)
+    last_slots_neon(steps, s, coeffs, filled, msf)
 }
 
 /// The last slots (`walk::last_slots`, fewer than 16 free) from step `s` on, each step's
 /// masks protected. At most twice per polynomial, so out of line (a tail call: the block
 /// walk keeps no stack frame).
+// sct: protected(updates, masks), required
 #[cold]
 #[inline(never)]
 #[target_feature(enable = "neon")]
-fn last_slots(
+fn last_slots_neon(
     steps: &[[u8; STEP_BYTES]],
     s: usize,
     coeffs: &mut [u16; N],
@@ -213,7 +215,7 @@ mod tests {
         let mut want = [init; N];
         let mut got = [init; N];
         let n_want = parse_candidates(block, &mut want, filled);
-        let mut msf = crate::backend::speculation::init_msf();
+        let mut msf = crate::speculation::init_msf();
         // SAFETY: NEON is part of the aarch64 baseline.
         let n_got = unsafe { parse_block_neon(block, &mut got, filled, &mut msf) };
         assert!(!msf.is_set(), "the flag is clear on the architectural path");
@@ -268,7 +270,7 @@ mod tests {
             let (mut n_want, mut n_got) = (0, 0);
             for block in &blocks {
                 n_want = parse_candidates(block, &mut want, n_want);
-                let mut msf = crate::backend::speculation::init_msf();
+                let mut msf = crate::speculation::init_msf();
                 // SAFETY: NEON is part of the aarch64 baseline.
                 n_got = unsafe { parse_block_neon(block, &mut got, n_got, &mut msf) };
                 prop_assert!(!msf.is_set());
@@ -283,7 +285,7 @@ mod tests {
     /// and the fill advance no longer depend on the bytes (a missing selection fails this).
     #[test]
     fn misspeculated_reads_the_zero_block() {
-        use crate::backend::speculation::{force_misspeculation, init_msf};
+        use crate::speculation::{force_misspeculation, init_msf};
         let block: [u8; 168] = core::array::from_fn(|i| (i as u8).wrapping_mul(151) | 0x80);
         let mut scalar = [0u16; N];
         assert!(

@@ -1,25 +1,36 @@
-//! Speculative constant time (SCT) for the sampling kernels: a misspeculation flag ([`Msf`])
-//! kept in a register by conditional moves, and masking with it of every value that later
-//! becomes an address (Spectre v1; see `SECURITY.md`, "Speculative execution").
+//! Speculation barriers and speculative constant time (Spectre v1; see `SECURITY.md`,
+//! "Speculative execution"), for the whole workspace: the one module of the crates that
+//! stops or tracks speculative execution.
 //!
+//! - [`barrier`] (public): no later instruction runs, even speculatively, before the
+//!   earlier ones are known to be architecturally executed. `lazykem` runs it at the entry
+//!   of every public operation that handles secrets; `init_msf` here starts with it.
+//! - The misspeculation flag of the sampling kernels (crate-private): a value kept in a
+//!   register by conditional moves, and masking with it of every value that later becomes
+//!   an address.
+//!
+//! The instructions are in one submodule per architecture, each an `asm!` block the
+//! compiler cannot see into (so it cannot turn a conditional move back into a branch):
+//! x86-64 `lfence`, `cmp` + `cmov`, `or`; aarch64 `sb` (FEAT_SB) or `dsb nsh; isb`, `csdb`,
+//! `cmp` + `csel`, `orr`. Other targets get no barrier and plain arithmetic (`portable`),
+//! which does not protect. `cargo xtask sct` finds the blocks in the machine code by their
+//! `// sct:` markers.
+//!
+//! # The misspeculation flag
 //! The discipline is that of the Jasmin/libjade implementations (`#init_msf`,
-//! `#update_msf`, `#protect`), written by hand in `asm!` so that the compiler cannot turn a
-//! conditional move back into a branch (it cannot see into the block):
-//! - [`init_msf`]: a speculation barrier, then the flag is 0 (the path is architectural);
+//! `#update_msf`, `#protect`):
+//! - `init_msf`: a speculation barrier, then the flag is 0 (the path is architectural);
 //! - after every branch a protected loop takes, on each of its sides, an `update_*` call
 //!   with the branch's own compared operands: the flag becomes all ones when the outcome of
 //!   the comparison, computed from data (no prediction), disagrees with the side being
 //!   executed, i.e. on a mispredicted path, and stays as it was otherwise;
-//! - [`protect`]: `value | flag`, on every value that becomes a table index or decides a
+//! - `protect`: `value | flag`, on every value that becomes a table index or decides a
 //!   store offset. On the architectural path the flag is 0 and `protect` is the identity;
 //!   on a mispredicted one the value is all ones, a constant, so no address depends on what
 //!   a speculative load read.
 //!
-//! x86-64: `lfence`, `cmp` + `cmov`, `or`; aarch64: `dsb nsh; isb` (and `csdb`), `cmp` +
-//! `csel`, `orr`. Other targets get the identity (`portable`), which does not protect.
-//!
-//! # What a protected loop calls
-//! With `msf` from the caller (never a fresh one inside a loop: [`init_msf`] is a barrier):
+//! ## What a protected loop calls
+//! With `msf` from the caller (never a fresh one inside a loop: `init_msf` is a barrier):
 //! ```text
 //! while i < n {               // the loop's own compared operands
 //!     msf = update_lt(msf, launder(i), n);
@@ -29,7 +40,7 @@
 //! msf = update_ge(msf, launder(i), n);  // the exit side too (`i == n` is known there)
 //! ```
 //!
-//! The test switch [`force_misspeculation`] (tests only) makes [`init_msf`] return the set
+//! The test switch `force_misspeculation` (tests only) makes `init_msf` return the set
 //! flag, so that a test can run a protected kernel as a mispredicted path would and check
 //! that every protected index is the constant the mask gives.
 
@@ -48,6 +59,32 @@ mod portable;
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 use portable as arch;
 
+/// Stops speculative execution: no instruction after the barrier runs, even speculatively,
+/// before every instruction before it is known to be architecturally executed.
+///
+/// For the entry of an operation that handles secrets: a caller's mispredicted branch (`if
+/// authorized { dk.decapsulate(..) }`, a bounds check just before the call) cannot run the
+/// start of the operation speculatively on whatever the registers and memory hold then, as
+/// the speculative constant-time discipline of the Jasmin/libjade implementations does at
+/// each entry point.
+///
+/// - x86-64: `lfence`.
+/// - aarch64: `sb` where the CPU has FEAT_SB (known at compile time with
+///   `-C target-feature=+sb` or a target CPU that has it; otherwise read once from
+///   `AT_HWCAP` on Linux and Android and cached), else `dsb nsh; isb`, the sequence Arm
+///   documents for CPUs without it. Both sides of the cached test end in a barrier, so a
+///   mispredicted test still runs one.
+/// - Other targets: nothing.
+///
+/// ```
+/// // Before code that must not run on a mispredicted path.
+/// lattice_sampling::speculation::barrier();
+/// ```
+#[inline(always)]
+pub fn barrier() {
+    arch::barrier();
+}
+
 /// The misspeculation flag: 0 on the architectural path, all ones once a branch on the
 /// current path was mispredicted (see the module docs). Held by value, in a register.
 #[derive(Clone, Copy, Debug)]
@@ -63,9 +100,12 @@ impl Msf {
 }
 
 /// A speculation barrier, then the cleared flag: from here on the path is architectural.
+/// On aarch64 the barrier is followed by `csdb`, so that no later instruction uses a
+/// speculative result of a conditional select (the flag's `csel`).
 #[inline(always)]
 pub(crate) fn init_msf() -> Msf {
-    arch::barrier();
+    barrier();
+    arch::select_barrier();
     #[cfg(test)]
     if forced() {
         return Msf(usize::MAX);

@@ -1,16 +1,24 @@
-//! The x86-64 instructions of the misspeculation flag: `lfence`, `cmp` + `cmov`, `or`.
+//! The x86-64 instructions of the speculation barrier and of the misspeculation flag:
+//! `lfence`, `cmp` + `cmov`, `or`.
 
 use core::arch::asm;
 
-/// `lfence`: every earlier instruction completes before any later one starts.
+/// `lfence`: no later instruction starts, even speculatively, before every earlier one
+/// completes.
+// sct: barrier
 #[inline(always)]
 pub(super) fn barrier() {
     // SAFETY: `lfence` is in the x86-64 baseline (SSE2); it touches no register, memory or
-    // flag.
+    // flag. Not `nomem`: the compiler must not move memory accesses across the barrier.
     unsafe { asm!("lfence", options(nostack, preserves_flags)) };
 }
 
+/// Nothing: `lfence` orders the flag's `cmov`s too.
+#[inline(always)]
+pub(super) fn select_barrier() {}
+
 /// `msf`, or all ones if `a >= b` (unsigned): `cmp` + `cmovae`.
+// sct: update
 #[inline(always)]
 pub(super) fn set_if_ae(msf: usize, a: usize, b: usize) -> usize {
     let mut msf = msf;
@@ -31,6 +39,7 @@ pub(super) fn set_if_ae(msf: usize, a: usize, b: usize) -> usize {
 }
 
 /// `msf`, or all ones if `a < b` (unsigned): `cmp` + `cmovb`.
+// sct: update
 #[inline(always)]
 pub(super) fn set_if_b(msf: usize, a: usize, b: usize) -> usize {
     let mut msf = msf;
@@ -51,6 +60,7 @@ pub(super) fn set_if_b(msf: usize, a: usize, b: usize) -> usize {
 }
 
 /// `msf`, or all ones if `a > LIMIT` (unsigned): `cmp` with an immediate + `cmova`.
+// sct: update
 #[inline(always)]
 pub(super) fn set_if_above<const LIMIT: usize>(msf: usize, a: usize) -> usize {
     const { assert!(LIMIT <= i32::MAX as usize, "an imm32 operand of cmp") };
@@ -72,6 +82,7 @@ pub(super) fn set_if_above<const LIMIT: usize>(msf: usize, a: usize) -> usize {
 }
 
 /// `msf`, or all ones if `a <= LIMIT` (unsigned): `cmp` with an immediate + `cmovbe`.
+// sct: update
 #[inline(always)]
 pub(super) fn set_if_below_or_equal<const LIMIT: usize>(msf: usize, a: usize) -> usize {
     const { assert!(LIMIT <= i32::MAX as usize, "an imm32 operand of cmp") };
@@ -93,6 +104,7 @@ pub(super) fn set_if_below_or_equal<const LIMIT: usize>(msf: usize, a: usize) ->
 }
 
 /// `value | msf`: `or`.
+// sct: mask
 #[inline(always)]
 pub(super) fn or(value: usize, msf: usize) -> usize {
     let mut value = value;
@@ -114,6 +126,7 @@ pub(super) fn or(value: usize, msf: usize) -> usize {
     clippy::pointers_in_nomem_asm_block,
     reason = "the pointers are selected, not dereferenced"
 )]
+// sct: select
 #[inline(always)]
 pub(super) fn select<T>(value: *const T, fallback: *const T, msf: usize) -> *const T {
     let mut out = value;
