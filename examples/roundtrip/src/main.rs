@@ -1,6 +1,6 @@
 //! The main job: a round trip of all three parameter sets, with sizes and median timings.
 //!
-//! `cargo run --release --example roundtrip`
+//! `cargo run --release -p roundtrip`
 
 use lazykem::{
     Ciphertext, DecapsulationKey, EncapsulationKey, MlKem512, MlKem768, MlKem1024, ParameterSet,
