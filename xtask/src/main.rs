@@ -5,6 +5,7 @@
 //! | `bounds` | machine-checked bounds of every lazy reduction (exhaustive / worst-case) |
 //! | `fuzz [TARGET] [--seconds N]` | cargo-fuzz campaigns with a summary per target |
 //! | `ct` | constant-time check under valgrind memcheck with secrets marked undefined |
+//! | `dudect` | the statistical timing test alone (the last step of `ct`), each target decided two of three measurements |
 //! | `ct-aarch64 [--levels L] [--cpus C]` | aarch64 constant time: division scan and trace equivalence under qemu |
 //! | `icount [--cpus C] [--sets S]` | instructions per KEM operation and per function under qemu-aarch64 (a proxy, not time) |
 //! | `sct [--levels ...] [--isa ISA]` | the speculative constant-time flag in the machine code of every protected function, x86-64 and aarch64 |
