@@ -40,8 +40,9 @@
 //!   ([`residue`]), natively, on every backend the CPU has.
 //! - `ct-harness trace`: pairs of runs of each operation on two secrets between trace markers
 //!   ([`trace`]), for the trace-equivalence test under qemu (`cargo xtask ct-aarch64`).
-//! - `ct-harness dudect`: the statistical timing test of [`dudect`], run natively (not under
-//!   valgrind), which covers the AVX-512 backend that valgrind cannot execute.
+//! - `ct-harness dudect [--round N] [--only ID,ID]`: one measurement of the statistical
+//!   timing test of [`dudect`], run natively (not under valgrind), which covers the AVX-512
+//!   backend that valgrind cannot execute; `cargo xtask dudect` runs the rounds and decides.
 //!
 //! `--require-valgrind` makes either mode fail when `RUNNING_ON_VALGRIND` says it is not
 //! under valgrind. Natively every client request is a no-op and the harness is a plain
@@ -82,16 +83,28 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 const USAGE: &str =
-    "usage: ct-harness [kem | leaky | dudect | residue | trace] [--require-valgrind] [--strict]";
+    "usage: ct-harness [kem | leaky | residue | trace] [--require-valgrind] [--strict]
+       ct-harness dudect [--round N] [--only ID,ID]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // `dudect` takes its own arguments.
+    if args.first().is_some_and(|a| a == "dudect") {
+        let result = dudect::Options::parse(&args[1..]).and_then(|o| dudect::run(&o));
+        return match result {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                eprintln!("ct-harness dudect: FAILED: {message}\n{USAGE}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let mut mode = "kem";
     let mut require_valgrind = false;
     let mut strict = false;
     for arg in &args {
         match arg.as_str() {
-            "kem" | "leaky" | "dudect" | "residue" | "trace" => mode = arg,
+            "kem" | "leaky" | "residue" | "trace" => mode = arg,
             "--require-valgrind" => require_valgrind = true,
             "--strict" => strict = true,
             _ => {
@@ -102,7 +115,6 @@ fn main() -> ExitCode {
     }
     let result = match mode {
         "leaky" => leaky::run(require_valgrind),
-        "dudect" => dudect::run(),
         "trace" => trace::run(),
         #[cfg(target_arch = "x86_64")]
         "residue" => residue::run(strict),

@@ -74,7 +74,8 @@
 //! aarch64 has its own command, `cargo xtask ct-aarch64` ([`aarch64`]): the same division
 //! scan on the aarch64 build, and a trace-equivalence test under qemu in place of memcheck.
 //!
-//! After the levels, natively: the dudect timing test (must pass), then `ct-harness
+//! After the levels, natively: the dudect timing test (must pass; each target decided two
+//! of three measurements, each in its own process, see [`dudect`]), then `ct-harness
 //! residue`, a report of the secrets each operation leaves on the dead stack (copies made
 //! by moves, which `zeroize` cannot reach); informational, it does not fail the command.
 //!
@@ -83,6 +84,7 @@
 
 mod aarch64;
 mod divscan;
+mod dudect;
 mod memcheck;
 
 pub(crate) use aarch64::run as run_aarch64;
@@ -223,9 +225,10 @@ pub(crate) fn run_dudect(args: &[String]) -> Result<(), String> {
     dudect(&workspace_root())
 }
 
-/// Builds the release harness (already built for memcheck) and runs `ct-harness dudect`.
+/// Builds the release harness (already built for memcheck) and runs the rounds of
+/// `ct-harness dudect`, decided two of three ([`dudect`]).
 fn dudect(root: &Path) -> Result<(), String> {
-    run_native(root, "dudect")
+    dudect::run(&build(root, LEVELS[0])?)
 }
 
 /// Runs `ct-harness residue` on the release build and prints its report.
