@@ -191,11 +191,8 @@ pub(crate) fn run() -> Result<(), String> {
     }
 
     let keygen_seeds = keygen_classes();
-    for kind in BackendKind::ALL {
-        let Some(backend) = AnyBackend::of(kind) else {
-            println!("dudect: backend {kind}: skipped (not available on this CPU)");
-            continue;
-        };
+    for backend in crate::backends("dudect") {
+        let kind = backend.kind();
         run_backend(kind, backend, &keygen_seeds, &mut failures)?;
     }
     if failures.is_empty() {
