@@ -22,8 +22,8 @@
 //! vector registers), and copies on the heap (the library allocates nothing).
 
 use crate::ops::Kem;
-use lazykem::hazmat::AnyBackend;
 use lazykem::SharedSecret;
+use lazykem::hazmat::AnyBackend;
 use sha3::digest::{Digest, ExtendableOutput, Update, XofReader};
 use sha3::{Sha3_256, Sha3_512, Shake256};
 use std::collections::HashMap;
