@@ -232,12 +232,8 @@ pub(crate) fn run(options: &Options) -> Result<(), String> {
     } else {
         [Vec::new(), Vec::new()]
     };
-    for kind in BackendKind::ALL {
-        let Some(backend) = AnyBackend::of(kind) else {
-            println!("dudect: backend {kind}: skipped (not available on this CPU)");
-            continue;
-        };
-        run_backend(kind, backend, &keygen_seeds, options)?;
+    for backend in crate::backends("dudect") {
+        run_backend(backend.kind(), backend, &keygen_seeds, options)?;
     }
     Ok(())
 }

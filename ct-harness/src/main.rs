@@ -9,8 +9,8 @@
 //! index that depends on a secret.
 //!
 //! # Modes
-//! - `ct-harness [kem]`: for each backend of `BackendKind::ALL` (portable, then AVX2) that
-//!   the CPU, as valgrind presents it, has, passed explicitly to the `hazmat` entry points
+//! - `ct-harness [kem]`: for each backend that the CPU, as valgrind presents it, has
+//!   (`AnyBackend::available()`, portable first), passed explicitly to the `hazmat` entry points
 //!   `lazykem::hazmat::OnBackend` (a backend the CPU lacks is reported as skipped), and for
 //!   ML-KEM-512, -768 and -1024, one of each operation:
 //!   1. KeyGen from the seed `d || z`, marked secret before `OnBackend::decapsulation_key_from_seed`; the
@@ -156,12 +156,11 @@ fn run_kem(require_valgrind: bool) -> Result<(), String> {
     let mut reference: Option<(BackendKind, [[u8; 32]; 3])> = None;
     let mut checked = Vec::new();
     let mut skipped = Vec::new();
-    for kind in BackendKind::ALL {
-        let Some(backend) = AnyBackend::of(kind) else {
-            println!("ct-harness: backend {kind}: skipped (not available on this CPU)");
-            skipped.push(kind.name());
-            continue;
-        };
+    for kind in BackendKind::ALL.into_iter().filter(|k| !k.is_available()) {
+        skipped.push(kind.name());
+    }
+    for backend in backends("ct-harness") {
+        let kind = backend.kind();
         println!("ct-harness: backend {kind}");
         let pass = [
             check::<MlKem512>(backend, 1)?,
@@ -196,6 +195,15 @@ fn run_kem(require_valgrind: bool) -> Result<(), String> {
     }
     println!("ct-harness: all checks passed");
     Ok(())
+}
+
+/// Every backend the CPU (as valgrind presents it) has, portable first
+/// (`AnyBackend::available()`), after saying on stdout, as `tool`, which kinds it lacks.
+pub(crate) fn backends(tool: &str) -> impl Iterator<Item = AnyBackend> {
+    for kind in BackendKind::ALL.into_iter().filter(|k| !k.is_available()) {
+        println!("{tool}: backend {kind}: skipped (not available on this CPU)");
+    }
+    AnyBackend::available()
 }
 
 /// Deterministic test bytes (any value does; each parameter set gets its own).

@@ -22,8 +22,8 @@
 //! vector registers), and copies on the heap (the library allocates nothing).
 
 use crate::ops::Kem;
+use lazykem::SharedSecret;
 use lazykem::hazmat::AnyBackend;
-use lazykem::{BackendKind, SharedSecret};
 use sha3::digest::{Digest, ExtendableOutput, Update, XofReader};
 use sha3::{Sha3_256, Sha3_512, Shake256};
 use std::collections::HashMap;
@@ -289,11 +289,7 @@ fn check_set<P: Kem>(backend: AnyBackend, label: u8, report: &mut String) -> usi
 pub(crate) fn run(strict: bool) -> Result<(), String> {
     let mut report = String::new();
     let mut findings = 0;
-    for kind in BackendKind::ALL {
-        let Some(backend) = AnyBackend::of(kind) else {
-            println!("residue: backend {kind}: skipped (not available on this CPU)");
-            continue;
-        };
+    for backend in crate::backends("residue") {
         findings += check_set::<crate::MlKem512>(backend, 1, &mut report);
         findings += check_set::<crate::MlKem768>(backend, 2, &mut report);
         findings += check_set::<crate::MlKem1024>(backend, 3, &mut report);

@@ -37,7 +37,6 @@
 //! Natively (or without the plugin) the markers do nothing and the mode is a functional run.
 
 use crate::ops::{Kem, MlKem512, MlKem768, MlKem1024};
-use lazykem::BackendKind;
 use lazykem::hazmat::AnyBackend;
 use std::hint::black_box;
 
@@ -229,11 +228,8 @@ fn controls() {
 pub(crate) fn run() -> Result<(), String> {
     controls();
     let mut checked = Vec::new();
-    for kind in BackendKind::ALL {
-        let Some(backend) = AnyBackend::of(kind) else {
-            println!("trace: backend {kind}: skipped (not available on this CPU)");
-            continue;
-        };
+    for backend in crate::backends("trace") {
+        let kind = backend.kind();
         pairs::<MlKem512>(backend, 1)?;
         pairs::<MlKem768>(backend, 2)?;
         pairs::<MlKem1024>(backend, 3)?;

@@ -300,7 +300,7 @@ mod tests {
     use crate::job::SAMPLE_NTT_SEED_BYTES;
     use crate::keccak::{SHA3_DOMAIN, sha3_256};
     use crate::{sample_noise_poly, sample_ntt};
-    use lattice_poly_ntt::backend::{AnyBackend, BackendKind};
+    use lattice_poly_ntt::backend::AnyBackend;
     use lattice_poly_ntt::mlkem::N;
     use proptest::prelude::*;
 
@@ -496,12 +496,10 @@ mod tests {
     /// Runs `f` with the feeding check on every backend this CPU has (every backend runs
     /// the lane scheduler, which reports each parsed block).
     fn on_every_backend(f: impl Fn(&dyn Fn(&[bool], &[u8]) -> usize)) {
-        for kind in BackendKind::ALL {
-            if let Some(any) = AnyBackend::of(kind) {
-                lattice_poly_ntt::dispatch!(any, |b| f(&|kinds, prefix| check_feeding(
-                    b, true, kinds, prefix
-                )));
-            }
+        for any in AnyBackend::available() {
+            lattice_poly_ntt::dispatch!(any, |b| f(&|kinds, prefix| check_feeding(
+                b, true, kinds, prefix
+            )));
         }
     }
 

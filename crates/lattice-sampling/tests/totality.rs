@@ -29,22 +29,16 @@ use lattice_sampling::{
 use proptest::prelude::*;
 use sha3::digest::{Digest, ExtendableOutput, Update, XofReader};
 
-/// Runs `$body` with `$b` bound to the token of every backend this CPU has (inside the
-/// token's `run`), says which kinds it skipped, and fails if an available one did not run.
+/// Runs `$body` with `$b` bound to the token of every backend this CPU has
+/// ([`AnyBackend::available`], inside the token's `run`) and says which kinds it skipped.
 macro_rules! on_every_backend {
     (|$b:ident| $body:expr) => {{
-        let mut ran = 0;
-        for kind in BackendKind::ALL {
-            match AnyBackend::of(kind) {
-                Some(any) => {
-                    dispatch!(any, |$b| $body);
-                    ran += 1;
-                }
-                None => eprintln!("{kind}: skipped (not available on this CPU)"),
-            }
+        for any in AnyBackend::available() {
+            dispatch!(any, |$b| $body);
         }
-        let available = BackendKind::ALL.iter().filter(|k| k.is_available()).count();
-        assert_eq!(ran, available, "every available backend must run");
+        for kind in BackendKind::ALL.into_iter().filter(|k| !k.is_available()) {
+            eprintln!("{kind}: skipped (not available on this CPU)");
+        }
     }};
 }
 

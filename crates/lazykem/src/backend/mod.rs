@@ -113,3 +113,6 @@ macro_rules! with_backend {
 }
 
 pub(crate) use with_backend;
+
+#[cfg(test)]
+mod tests;

@@ -1,7 +1,7 @@
 //! The known answers of the self-test, one set of cases per parameter set, from the NIST
 //! ACVP ML-KEM vectors (`vectors/acvp/ML-KEM-encapDecap-FIPS203.internalProjection.json`,
 //! the AFT encapsulation group and the VAL decapsulation groups; ACVP test case ids below).
-//! Generated from that file; `tests/self_test.rs` checks every value here against it.
+//! Generated from that file; `tests/integration/self_test.rs` checks every value here against it.
 //! Long outputs (the encapsulation and decapsulation keys of KeyGen, the ciphertext of
 //! Encaps) are stored as their SHA3-256 digests, computed from the file's values.
 

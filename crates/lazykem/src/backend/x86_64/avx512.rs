@@ -1,7 +1,7 @@
 //! The AVX-512 token's encodings: Compress_d and Decompress_d (FIPS 203 §4.2.1) on
 //! zmm registers, 32 coefficients at a time, with the AVX2 kernels' arithmetic (the same
 //! reciprocal multiplication, the same rounding multiply-high), so the same results as
-//! [`crate::compress`] for every input (tested exhaustively below); ByteEncode and
+//! [`crate::compress`] for every input (tested exhaustively in `backend/tests.rs`); ByteEncode and
 //! ByteDecode are the AVX2 kernels (the token holds an AVX2 token).
 #![allow(unsafe_code)]
 
@@ -105,19 +105,5 @@ fn decompress_avx512<const D: usize>(values: &[u16; N], out: &mut [u16; N]) {
         let r = _mm512_mulhrs_epi16(_mm512_sll_epi16(y, shift), q);
         // SAFETY: `dst` is 32 writable u16 (64 bytes); unaligned store.
         unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), r) };
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn exhaustive_against_scalar() {
-        let Some(b) = Avx512::detect() else {
-            std::println!("note: CPU without AVX-512, zmm Compress/Decompress test skipped");
-            return;
-        };
-        crate::backend::x86_64::avx2::compress::tests::exhaustive_every_d(b);
     }
 }

@@ -1,7 +1,7 @@
 //! NEON Compress_d and Decompress_d (FIPS 203 §4.2.1), 32 coefficients a step.
 //!
 //! Same results as [`crate::compress`] for every input (tested exhaustively in
-//! `super::tests`). Compress multiplies by the same reciprocal [`COMPRESS_MULTIPLIER`]:
+//! `backend/tests.rs`). Compress multiplies by the same reciprocal [`COMPRESS_MULTIPLIER`]:
 //! `sqdmulh` of the numerator and the reciprocal, each scaled by a power of two, gives
 //! `floor(n M / 2^(20+d))` in 32-bit lanes; narrowing to its low 16 bits and shifting right
 //! by `16 - d` finish the division by `2^36` ([`COMPRESS_SHIFT`]) and the reduction mod

@@ -2,7 +2,7 @@
 //! ML-KEM uses: 1, 4, 5, 10, 11 and 12.
 //!
 //! Same results as [`byte_encode_portable`] and [`byte_decode_portable`] for every input
-//! (tested in `super::tests` against them). Straight-line SIMD: the only branches are on
+//! (tested in `backend/tests.rs` against them). Straight-line SIMD: the only branches are on
 //! `d` (a constant) and on the group index, and no memory index depends on a value.
 //!
 //! # Per `d`

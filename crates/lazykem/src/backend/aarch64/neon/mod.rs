@@ -50,6 +50,3 @@ impl EncodeBackend for Neon {
         unsafe { compress::decompress_neon::<D>(values, out) }
     }
 }
-
-#[cfg(test)]
-mod tests;

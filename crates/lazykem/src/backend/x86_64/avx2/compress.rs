@@ -1,9 +1,10 @@
 //! AVX2 Compress_d and Decompress_d (FIPS 203 §4.2.1), 16 coefficients at a time.
 //!
-//! Same results as [`crate::compress`] for every input (tested exhaustively below): Compress
-//! multiplies by the same reciprocal [`COMPRESS_MULTIPLIER`] in 64-bit lanes (`vpmuludq`),
-//! and Decompress is one rounding multiply-high, `(a b + 2^14) >> 15` with
-//! `a = y 2^(15-d)`, `b = q`, which is `round(q y / 2^d)` exactly. No division anywhere.
+//! Same results as [`crate::compress`] for every input (tested exhaustively in
+//! `backend/tests.rs`): Compress multiplies by the same reciprocal [`COMPRESS_MULTIPLIER`]
+//! in 64-bit lanes (`vpmuludq`), and Decompress is one rounding multiply-high,
+//! `(a b + 2^14) >> 15` with `a = y 2^(15-d)`, `b = q`, which is `round(q y / 2^d)`
+//! exactly. No division anywhere.
 
 use crate::compress::{COMPRESS_MULTIPLIER, COMPRESS_SHIFT};
 use core::arch::x86_64::{
@@ -68,66 +69,5 @@ pub(super) fn decompress_avx2<const D: usize>(values: &[u16; N], out: &mut [u16;
         let r = _mm256_mulhrs_epi16(_mm256_sll_epi16(y, shift), q);
         // SAFETY: `dst` is 16 writable u16 (32 bytes); unaligned store.
         unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), r) };
-    }
-}
-
-#[cfg(test)]
-pub(in crate::backend) mod tests {
-    use super::*;
-
-    use crate::backend::EncodeBackend;
-    use lattice_poly_ntt::backend::Avx2;
-
-    /// Every canonical input of Compress_d and every d-bit input of Decompress_d on `b`,
-    /// against the scalar functions (also run for the AVX-512 token's zmm kernels).
-    fn exhaustive<const D: usize>(b: impl EncodeBackend) {
-        let mut x = [0u16; N];
-        let mut out = [0u16; N];
-        for start in (0..Q).step_by(N) {
-            for (i, c) in x.iter_mut().enumerate() {
-                *c = (start + i as u16).min(Q - 1);
-            }
-            b.compress::<D>(&x, &mut out);
-            for i in 0..N {
-                assert_eq!(
-                    out[i],
-                    crate::compress::compress::<D>(x[i]),
-                    "compress_{D}({})",
-                    x[i]
-                );
-            }
-        }
-        for start in (0..1u32 << D).step_by(N) {
-            for (i, c) in x.iter_mut().enumerate() {
-                *c = (start + i as u32).min((1 << D) - 1) as u16;
-            }
-            b.decompress::<D>(&x, &mut out);
-            for i in 0..N {
-                assert_eq!(
-                    out[i],
-                    crate::compress::decompress::<D>(x[i]),
-                    "decompress_{D}({})",
-                    x[i]
-                );
-            }
-        }
-    }
-
-    /// [`exhaustive`] for every d ML-KEM uses.
-    pub(in crate::backend) fn exhaustive_every_d(b: impl EncodeBackend) {
-        exhaustive::<1>(b);
-        exhaustive::<4>(b);
-        exhaustive::<5>(b);
-        exhaustive::<10>(b);
-        exhaustive::<11>(b);
-    }
-
-    #[test]
-    fn exhaustive_against_scalar() {
-        let Some(avx2) = Avx2::detect() else {
-            std::println!("note: CPU without AVX2, SIMD Compress/Decompress test skipped");
-            return;
-        };
-        exhaustive_every_d(avx2);
     }
 }

@@ -2,8 +2,9 @@
 //! ML-KEM uses: 1, 4, 5, 10, 11 and 12.
 //!
 //! Same results as [`byte_encode_portable`] and [`byte_decode_portable`] for every input
-//! (tested below against them). Everything is straight-line SIMD: the only branches are on
-//! `d` (a constant) and on the register index, and no memory index depends on a value.
+//! (tested in `backend/tests.rs` against them). Everything is straight-line SIMD: the only
+//! branches are on `d` (a constant) and on the register index, and no memory index depends
+//! on a value.
 //!
 //! # Per `d`
 //! Sixteen coefficients (one register of `u16`) are `2d` bytes, eight of them (one 128-bit
@@ -530,125 +531,7 @@ const fn window32_shifts(d: usize, parity: usize) -> [i32; 4] {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::backend::EncodeBackend;
-    use crate::encode::byte_encode_12_chunks_portable;
-    use lattice_poly_ntt::backend::Avx2;
-    use proptest::prelude::*;
-    use std::{vec, vec::Vec};
-
-    fn avx2() -> Option<Avx2> {
-        let token = Avx2::detect();
-        if token.is_none() {
-            std::println!("note: CPU without AVX2, SIMD ByteEncode/ByteDecode test skipped");
-        }
-        token
-    }
-
-    /// AVX2 and portable ByteEncode_D agree on `coeffs` (values below `2^D`).
-    fn check_encode<const D: usize>(avx2: Avx2, coeffs: &[u16; N]) {
-        let mut expected = vec![0u8; encoded_len(D)];
-        byte_encode_portable::<D>(coeffs, &mut expected);
-        // Pre-filled so that a byte left unwritten shows.
-        let mut got = vec![0xa5u8; encoded_len(D)];
-        avx2.byte_encode::<D>(coeffs, &mut got);
-        assert_eq!(got, expected, "ByteEncode_{D}");
-    }
-
-    /// AVX2 and portable ByteDecode_D agree on `bytes`.
-    fn check_decode<const D: usize>(avx2: Avx2, bytes: &[u8]) {
-        let mut got = [0xa5a5u16; N];
-        avx2.byte_decode::<D>(bytes, &mut got);
-        assert_eq!(got, byte_decode_portable::<D>(bytes), "ByteDecode_{D}");
-    }
-
-    /// All zeros, all maximal, every single bit set alone and cleared alone.
-    fn extremes<const D: usize>(avx2: Avx2) {
-        let max = ((1u32 << D) - 1) as u16;
-        check_encode::<D>(avx2, &[0; N]);
-        check_encode::<D>(avx2, &[max; N]);
-        for i in 0..N {
-            for b in 0..D {
-                let mut one = [0; N];
-                one[i] = 1 << b;
-                check_encode::<D>(avx2, &one);
-                let mut all_but_one = [max; N];
-                all_but_one[i] ^= 1 << b;
-                check_encode::<D>(avx2, &all_but_one);
-            }
-        }
-        check_decode::<D>(avx2, &vec![0; encoded_len(D)]);
-        check_decode::<D>(avx2, &vec![0xff; encoded_len(D)]);
-        for bit in 0..8 * encoded_len(D) {
-            let mut one = vec![0u8; encoded_len(D)];
-            one[bit / 8] = 1 << (bit % 8);
-            check_decode::<D>(avx2, &one);
-            let mut all_but_one = vec![0xffu8; encoded_len(D)];
-            all_but_one[bit / 8] ^= 1 << (bit % 8);
-            check_decode::<D>(avx2, &all_but_one);
-        }
-    }
-
-    #[test]
-    fn extreme_inputs() {
-        let Some(avx2) = avx2() else { return };
-        extremes::<1>(avx2);
-        extremes::<4>(avx2);
-        extremes::<5>(avx2);
-        extremes::<10>(avx2);
-        extremes::<11>(avx2);
-        extremes::<12>(avx2);
-    }
-
-    /// A chunked ByteEncode_12 writing into the encoding of a fixed polynomial.
-    type Kernel<'k> = &'k dyn Fn(&mut [u8], core::ops::Range<usize>);
-
-    /// ByteEncode_12 chunk by chunk, on the AVX2 kernel and the portable one, against the
-    /// whole encoding: every range of chunks writes exactly its bytes.
-    #[test]
-    fn encode_12_chunks_write_their_bytes_only() {
-        let coeffs: [u16; N] = core::array::from_fn(|i| ((i * 2897 + 11) % 4096) as u16);
-        let mut whole = vec![0u8; encoded_len(12)];
-        byte_encode_portable::<12>(&coeffs, &mut whole);
-        let kernels: [Kernel<'_>; 2] = [
-            &|out, chunks| byte_encode_12_chunks_portable(&coeffs, out, chunks),
-            &|out, chunks| {
-                if let Some(avx2) = avx2() {
-                    avx2.byte_encode_12_chunks(&coeffs, out, chunks);
-                } else {
-                    byte_encode_12_chunks_portable(&coeffs, out, chunks);
-                }
-            },
-        ];
-        for kernel in kernels {
-            for start in 0..=9 {
-                for end in start..=10 {
-                    let mut got = vec![0xa5u8; encoded_len(12)];
-                    kernel(&mut got, start..end);
-                    let written = 48 * start.min(8)..48 * end.min(8);
-                    for (i, (&g, &w)) in got.iter().zip(&whole).enumerate() {
-                        let want = if written.contains(&i) { w } else { 0xa5 };
-                        assert_eq!(g, want, "chunks {start}..{end}, byte {i}");
-                    }
-                }
-            }
-            // In increasing pieces, as key generation writes them.
-            let mut got = vec![0u8; encoded_len(12)];
-            for (start, end) in [(0, 2), (2, 5), (5, 5), (5, 8)] {
-                kernel(&mut got, start..end);
-            }
-            assert_eq!(got, whole);
-        }
-    }
-
-    #[test]
-    fn other_d_fall_back_to_portable() {
-        let Some(avx2) = avx2() else { return };
-        let coeffs: [u16; N] = core::array::from_fn(|i| (i as u16 * 37) & 0x7f);
-        check_encode::<7>(avx2, &coeffs);
-        let bytes: Vec<u8> = (0..encoded_len(7)).map(|i| (i * 91) as u8).collect();
-        check_decode::<7>(avx2, &bytes);
-    }
+    use super::direct_registers;
 
     #[test]
     fn direct_registers_stay_inside() {
@@ -659,37 +542,6 @@ mod tests {
             assert!(direct == 16 || 2 * d * direct + d + 16 > 32 * d, "d = {d}");
             // Tail loads start inside the encoding.
             assert!(2 * d * direct + d >= 16, "d = {d}");
-        }
-    }
-
-    /// `raw` reduced to `D` bits per value (uniform below `2^D` for uniform `raw`).
-    fn below<const D: usize>(raw: &[u16]) -> [u16; N] {
-        core::array::from_fn(|i| raw[i] & ((1u32 << D) - 1) as u16)
-    }
-
-    proptest! {
-        #[test]
-        fn encode_matches_scalar(raw in proptest::collection::vec(any::<u16>(), N)) {
-            let Some(avx2) = avx2() else { return Ok(()) };
-            check_encode::<1>(avx2, &below::<1>(&raw));
-            check_encode::<4>(avx2, &below::<4>(&raw));
-            check_encode::<5>(avx2, &below::<5>(&raw));
-            check_encode::<10>(avx2, &below::<10>(&raw));
-            check_encode::<11>(avx2, &below::<11>(&raw));
-            check_encode::<12>(avx2, &below::<12>(&raw));
-        }
-
-        #[test]
-        fn decode_matches_scalar(
-            bytes in proptest::collection::vec(any::<u8>(), encoded_len(12)),
-        ) {
-            let Some(avx2) = avx2() else { return Ok(()) };
-            check_decode::<1>(avx2, &bytes[..encoded_len(1)]);
-            check_decode::<4>(avx2, &bytes[..encoded_len(4)]);
-            check_decode::<5>(avx2, &bytes[..encoded_len(5)]);
-            check_decode::<10>(avx2, &bytes[..encoded_len(10)]);
-            check_decode::<11>(avx2, &bytes[..encoded_len(11)]);
-            check_decode::<12>(avx2, &bytes);
         }
     }
 }

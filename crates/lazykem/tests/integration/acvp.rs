@@ -1,9 +1,11 @@
-//! The ACVP suites, shared by `tests/acvp.rs` (default backend) and
-//! `tests/portable_backend.rs` (portable backend forced).
+//! NIST ACVP ML-KEM vectors (FIPS 203 "internalProjection" files): keyGen and encapDecap
+//! (encapsulation, decapsulation incl. implicit rejection, decapsulation- and
+//! encapsulation-key checks), on every backend this CPU has. See `vectors/acvp/README.md`.
 
-use super::{
+use crate::common::{
     ParamSet, array, array_field, assert_rejects_any, dispatch, expected_dk_check,
-    expected_ek_check, h, hex_field, load_json, ss, str_field, tc_id,
+    expected_ek_check, h, hex_field, load_json, on_every_backend, skip_without_vectors, ss,
+    str_field, tc_id,
 };
 use serde_json::Value;
 
@@ -11,8 +13,8 @@ const KEYGEN_FILE: &str = "acvp/ML-KEM-keyGen-FIPS203.internalProjection.json";
 const ENCAP_DECAP_FILE: &str = "acvp/ML-KEM-encapDecap-FIPS203.internalProjection.json";
 
 /// Numbers of tests stated in the README (and present in the files).
-pub const KEYGEN_TESTS: usize = 75;
-pub const ENCAP_DECAP_TESTS: usize = 195;
+const KEYGEN_TESTS: usize = 75;
+const ENCAP_DECAP_TESTS: usize = 195;
 
 /// Total number of `tests` entries over all groups of an ACVP file.
 fn count_tests(file: &Value) -> usize {
@@ -68,7 +70,7 @@ fn keygen_case<P: ParamSet>(test: &Value) {
 }
 
 /// Runs every keyGen case; returns the number run. `label` names the backend in the output.
-pub fn keygen(label: &str) -> usize {
+fn keygen(label: &str) -> usize {
     let file = load_json(KEYGEN_FILE);
     let in_file = count_tests(&file);
     let mut ran = 0usize;
@@ -277,7 +279,7 @@ fn ek_check_case<P: ParamSet>(test: &Value) -> bool {
 }
 
 /// Runs every encapDecap case; returns the number run. `label` names the backend in the output.
-pub fn encap_decap(label: &str) -> usize {
+fn encap_decap(label: &str) -> usize {
     let file = load_json(ENCAP_DECAP_FILE);
     let in_file = count_tests(&file);
     let (mut encaps, mut decaps_valid, mut decaps_rejected) = (0usize, 0usize, 0usize);
@@ -352,4 +354,24 @@ pub fn encap_decap(label: &str) -> usize {
     assert_eq!(ek_ok + ek_bad, 30, "encapsulationKeyCheck cases");
     assert!(ek_ok > 0 && ek_bad > 0, "both ek-check verdicts must occur");
     ran
+}
+
+#[test]
+fn acvp_keygen() {
+    if skip_without_vectors() {
+        return;
+    }
+    on_every_backend(|backend| {
+        assert_eq!(keygen(backend), KEYGEN_TESTS);
+    });
+}
+
+#[test]
+fn acvp_encap_decap() {
+    if skip_without_vectors() {
+        return;
+    }
+    on_every_backend(|backend| {
+        assert_eq!(encap_decap(backend), ENCAP_DECAP_TESTS);
+    });
 }

@@ -5,9 +5,6 @@
 //! Every loader panics with the offending path when a file is missing or malformed: a vector
 //! suite that silently runs zero cases is worse than no suite.
 
-// Each integration test binary compiles this module and uses a different subset of it.
-#![allow(dead_code, unreachable_pub)]
-
 use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -18,14 +15,6 @@ use lazykem::hazmat::AnyBackend;
 use lazykem::{BackendKind, Error, SharedSecret};
 use serde_json::Value;
 
-// The suites, each a set of functions that run on the backend `on_every_backend` selected
-// for them and return their case counts; every test binary (`acvp.rs`, `wycheproof.rs`,
-// `cctv.rs`, `differential.rs`) runs its suite once per backend this CPU has.
-pub mod acvp_suite;
-pub mod cctv_suite;
-pub mod differential_suite;
-pub mod wycheproof_suite;
-
 thread_local! {
     /// The backend the `ParamSet` wrappers run on, set by [`on_every_backend`] for the
     /// duration of one suite run (test-side state; the library has none).
@@ -33,56 +22,52 @@ thread_local! {
 }
 
 /// The backend of the suite running on this thread.
-pub fn current_backend() -> AnyBackend {
+pub(crate) fn current_backend() -> AnyBackend {
     BACKEND
         .with(Cell::get)
         .expect("a suite ran outside `on_every_backend`")
 }
 
-/// Runs `suite` once per backend this CPU has (its label, e.g. "avx2", as argument), with
-/// every `ParamSet` operation on that backend through the library's `hazmat::OnBackend`. A
-/// backend the CPU lacks is reported as skipped on stderr; the run fails unless every
-/// available backend ran.
-pub fn on_every_backend(mut suite: impl FnMut(&'static str)) {
+/// Runs `suite` once per backend this CPU has ([`AnyBackend::available`], portable first; its
+/// label, e.g. "avx2", as argument), with every `ParamSet` operation on that backend through
+/// the library's `hazmat::OnBackend`. A backend the CPU lacks is reported as skipped on
+/// stderr.
+pub(crate) fn on_every_backend(mut suite: impl FnMut(&'static str)) {
     let mut ran = Vec::new();
-    for kind in BackendKind::ALL {
-        let Some(any) = AnyBackend::of(kind) else {
-            eprintln!("backend {kind}: skipped (not available on this CPU)");
-            continue;
-        };
+    for any in AnyBackend::available() {
+        let kind = any.kind();
         eprintln!("backend {kind}: running");
         BACKEND.with(|b| b.set(Some(any)));
         suite(kind.name());
         BACKEND.with(|b| b.set(None));
         ran.push(kind);
     }
-    let available: Vec<_> = BackendKind::ALL
-        .into_iter()
-        .filter(|k| k.is_available())
-        .collect();
-    assert_eq!(ran, available, "every backend this CPU has must run");
-    assert!(
-        ran.contains(&BackendKind::Portable),
-        "the portable backend always runs"
+    for kind in BackendKind::ALL.into_iter().filter(|k| !ran.contains(k)) {
+        eprintln!("backend {kind}: skipped (not available on this CPU)");
+    }
+    assert_eq!(
+        ran.first(),
+        Some(&BackendKind::Portable),
+        "the portable backend always runs, first"
     );
 }
 
 /// The parameter sets as numbered in vector file names ("768" for ML-KEM-768).
-pub const SETS: [&str; 3] = ["512", "768", "1024"];
+pub(crate) const SETS: [&str; 3] = ["512", "768", "1024"];
 
 /// The parameter-set name for a file-name number: "ML-KEM-768" for "768".
-pub fn set_name(n: &str) -> String {
+pub(crate) fn set_name(n: &str) -> String {
     format!("ML-KEM-{n}")
 }
 
 /// q, the ML-KEM modulus.
-pub const Q: u16 = 3329;
+pub(crate) const Q: u16 = 3329;
 
 /// Directory holding the `acvp/`, `wycheproof/` and `cctv/` vector folders.
 ///
 /// Defaults to `<workspace root>/vectors` (vendored; this crate is `<root>/crates/lazykem`), and
 /// can be overridden with the `MLKEM_VECTORS_DIR` environment variable.
-pub fn vectors_dir() -> PathBuf {
+pub(crate) fn vectors_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("MLKEM_VECTORS_DIR") {
         return PathBuf::from(dir);
     }
@@ -96,7 +81,7 @@ pub fn vectors_dir() -> PathBuf {
 /// not carry the workspace's `vectors/`) whose vector directory is missing and not named by
 /// `MLKEM_VECTORS_DIR`. In the workspace nothing is skipped: a missing directory or file
 /// fails the test that reads it.
-pub fn skip_without_vectors() -> bool {
+pub(crate) fn skip_without_vectors() -> bool {
     let packaged = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("Cargo.toml.orig")
         .is_file();
@@ -112,7 +97,7 @@ pub fn skip_without_vectors() -> bool {
 }
 
 /// Path of a vector file relative to [`vectors_dir`]; panics if it does not exist.
-pub fn vector_path(relative: &str) -> PathBuf {
+pub(crate) fn vector_path(relative: &str) -> PathBuf {
     let path = vectors_dir().join(relative);
     assert!(
         path.is_file(),
@@ -124,19 +109,19 @@ pub fn vector_path(relative: &str) -> PathBuf {
 }
 
 /// Raw bytes of a vector file; panics with the path on any error.
-pub fn read_bytes(relative: &str) -> Vec<u8> {
+pub(crate) fn read_bytes(relative: &str) -> Vec<u8> {
     let path = vector_path(relative);
     fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
 
 /// UTF-8 text of a vector file; panics with the path on any error.
-pub fn read_text(relative: &str) -> String {
+pub(crate) fn read_text(relative: &str) -> String {
     let path = vector_path(relative);
     fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
 
 /// Text of a gzip-compressed vector file; panics with the path on any error.
-pub fn read_gzip_text(relative: &str) -> String {
+pub(crate) fn read_gzip_text(relative: &str) -> String {
     let path = vector_path(relative);
     let compressed = read_bytes(relative);
     let mut text = String::new();
@@ -147,19 +132,19 @@ pub fn read_gzip_text(relative: &str) -> String {
 }
 
 /// A parsed JSON vector file; panics with the path on any error.
-pub fn load_json(relative: &str) -> Value {
+pub(crate) fn load_json(relative: &str) -> Value {
     let path = vector_path(relative);
     serde_json::from_str(&read_text(relative))
         .unwrap_or_else(|e| panic!("invalid JSON in {}: {e}", path.display()))
 }
 
 /// Decode a hex string (either case); panics with `what` on malformed input.
-pub fn unhex(s: &str, what: &str) -> Vec<u8> {
+pub(crate) fn unhex(s: &str, what: &str) -> Vec<u8> {
     hex::decode(s).unwrap_or_else(|e| panic!("bad hex in {what}: {e}"))
 }
 
 /// The string field `key` of a JSON object; panics if absent or not a string.
-pub fn str_field<'a>(obj: &'a Value, key: &str) -> &'a str {
+pub(crate) fn str_field<'a>(obj: &'a Value, key: &str) -> &'a str {
     obj.get(key)
         .unwrap_or_else(|| panic!("missing field {key:?} in {obj:.200}"))
         .as_str()
@@ -167,17 +152,17 @@ pub fn str_field<'a>(obj: &'a Value, key: &str) -> &'a str {
 }
 
 /// The hex field `key` of a JSON object, decoded.
-pub fn hex_field(obj: &Value, key: &str) -> Vec<u8> {
+pub(crate) fn hex_field(obj: &Value, key: &str) -> Vec<u8> {
     unhex(str_field(obj, key), key)
 }
 
 /// The hex field `key` of a JSON object if present.
-pub fn opt_hex_field(obj: &Value, key: &str) -> Option<Vec<u8>> {
+pub(crate) fn opt_hex_field(obj: &Value, key: &str) -> Option<Vec<u8>> {
     obj.get(key).map(|_| hex_field(obj, key))
 }
 
 /// The array field `key` of a JSON object; panics if absent or not an array.
-pub fn array_field<'a>(obj: &'a Value, key: &str) -> &'a [Value] {
+pub(crate) fn array_field<'a>(obj: &'a Value, key: &str) -> &'a [Value] {
     obj.get(key)
         .unwrap_or_else(|| panic!("missing field {key:?}"))
         .as_array()
@@ -185,12 +170,12 @@ pub fn array_field<'a>(obj: &'a Value, key: &str) -> &'a [Value] {
 }
 
 /// The `tcId` of a test case (0 if absent), for messages.
-pub fn tc_id(test: &Value) -> u64 {
+pub(crate) fn tc_id(test: &Value) -> u64 {
     test.get("tcId").and_then(Value::as_u64).unwrap_or(0)
 }
 
 /// Fixed-size copy of a slice; panics with `what` if the length is wrong.
-pub fn array<const N: usize>(bytes: &[u8], what: &str) -> [u8; N] {
+pub(crate) fn array<const N: usize>(bytes: &[u8], what: &str) -> [u8; N] {
     bytes
         .try_into()
         .unwrap_or_else(|_| panic!("{what}: expected {N} bytes, got {}", bytes.len()))
@@ -198,7 +183,7 @@ pub fn array<const N: usize>(bytes: &[u8], what: &str) -> [u8; N] {
 
 /// Parse CCTV-style text: `key = hexvalue` lines, records separated by blank lines (a repeated
 /// key also starts a new record). Returns the records in order, each as (key, bytes) pairs.
-pub fn parse_kv_records(text: &str, what: &str) -> Vec<Vec<(String, Vec<u8>)>> {
+pub(crate) fn parse_kv_records(text: &str, what: &str) -> Vec<Vec<(String, Vec<u8>)>> {
     let mut records: Vec<Vec<(String, Vec<u8>)>> = Vec::new();
     let mut current: Vec<(String, Vec<u8>)> = Vec::new();
     for (lineno, line) in text.lines().enumerate() {
@@ -226,7 +211,7 @@ pub fn parse_kv_records(text: &str, what: &str) -> Vec<Vec<(String, Vec<u8>)>> {
 }
 
 /// Look up `key` in a record parsed by [`parse_kv_records`]; panics if absent.
-pub fn record_field<'a>(record: &'a [(String, Vec<u8>)], key: &str, what: &str) -> &'a [u8] {
+pub(crate) fn record_field<'a>(record: &'a [(String, Vec<u8>)], key: &str, what: &str) -> &'a [u8] {
     record.iter().find(|(k, _)| k == key).map_or_else(
         || panic!("{what}: record has no field {key:?}"),
         |(_, v)| v.as_slice(),
@@ -235,7 +220,7 @@ pub fn record_field<'a>(record: &'a [(String, Vec<u8>)], key: &str, what: &str) 
 
 /// Decode the 12-bit packed coefficients of a ByteEncode_12 string (length a multiple of 3).
 /// Independent of the implementation under test; used to sanity-check vectors.
-pub fn decode12(bytes: &[u8]) -> Vec<u16> {
+pub(crate) fn decode12(bytes: &[u8]) -> Vec<u16> {
     assert_eq!(
         bytes.len() % 3,
         0,
@@ -255,7 +240,7 @@ pub fn decode12(bytes: &[u8]) -> Vec<u16> {
 }
 
 /// Overwrite coefficient `index` of a ByteEncode_12 string with the 12-bit value `value`.
-pub fn set_coeff12(bytes: &mut [u8], index: usize, value: u16) {
+pub(crate) fn set_coeff12(bytes: &mut [u8], index: usize, value: u16) {
     assert!(value < 4096, "value must fit in 12 bits");
     let base = 3 * (index / 2);
     if index.is_multiple_of(2) {
@@ -269,7 +254,7 @@ pub fn set_coeff12(bytes: &mut [u8], index: usize, value: u16) {
 
 /// Indices of coefficients >= q in the t-hat part (all but the trailing 32-byte rho) of an
 /// encapsulation key.
-pub fn unreduced_ek_coeffs(ek: &[u8]) -> Vec<usize> {
+pub(crate) fn unreduced_ek_coeffs(ek: &[u8]) -> Vec<usize> {
     assert!(
         ek.len() > 32 && (ek.len() - 32).is_multiple_of(384),
         "not an ek-shaped string"
@@ -286,7 +271,7 @@ pub fn unreduced_ek_coeffs(ek: &[u8]) -> Vec<usize> {
 ///
 /// Every method delegates to exactly one public API item of the module, so the suites test
 /// that API; this is the one place to adapt if a signature changes.
-pub trait ParamSet {
+pub(crate) trait ParamSet {
     /// The ACVP / Wycheproof `parameterSet` name, e.g. "ML-KEM-768".
     const NAME: &'static str;
     /// Module rank k.
@@ -350,7 +335,7 @@ pub trait ParamSet {
     fn ct_bytes(ct: &Self::Ct) -> Vec<u8>;
 }
 
-pub use lazykem::{MlKem512, MlKem768, MlKem1024};
+pub(crate) use lazykem::{MlKem512, MlKem768, MlKem1024};
 
 /// Every parameter set of the library, through its generic types: the operations that
 /// compute run on the backend of [`on_every_backend`].
@@ -440,13 +425,12 @@ impl<P: lazykem::ParameterSet> ParamSet for P {
 }
 
 /// The 32 shared-secret bytes.
-pub fn ss(k: &SharedSecret) -> [u8; 32] {
+pub(crate) fn ss(k: &SharedSecret) -> [u8; 32] {
     *k.as_bytes()
 }
 
 /// Call a generic function `$f::<P>($args...)` with `P` chosen by a parameter-set name
 /// ("ML-KEM-512", "ML-KEM-768", "ML-KEM-1024"); panics on any other name.
-#[allow(unused_macros)]
 macro_rules! dispatch {
     ($name:expr, $f:ident ( $($arg:expr),* $(,)? )) => {
         match $name {
@@ -457,12 +441,11 @@ macro_rules! dispatch {
         }
     };
 }
-#[allow(unused_imports)]
 pub(crate) use dispatch;
 
 /// What kind of rejection a malformed input must produce, computed from the input itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Expect {
+pub(crate) enum Expect {
     /// `Error::EncapsulationKeyLength { expected, actual }`.
     EkLength { expected: usize, actual: usize },
     /// `Error::EncapsulationKeyNotReduced`.
@@ -479,7 +462,7 @@ pub enum Expect {
 
 impl Expect {
     /// Whether `err` is exactly this rejection (including the reported lengths).
-    pub fn matches(self, err: &Error) -> bool {
+    pub(crate) fn matches(self, err: &Error) -> bool {
         match self {
             Expect::EkLength { expected, actual } => matches!(
                 err,
@@ -505,14 +488,14 @@ impl Expect {
 
 /// Assert that `result` is an error matching `expect`, with `what` identifying the case.
 #[allow(clippy::needless_pass_by_value)] // takes the API's return value as is
-pub fn assert_rejects<T>(result: Result<T, Error>, expect: Expect, what: &str) {
+pub(crate) fn assert_rejects<T>(result: Result<T, Error>, expect: Expect, what: &str) {
     assert_rejects_any(result, &[expect], what);
 }
 
 /// Assert that `result` is an error matching one of `expect` (used where FIPS 203 leaves the
 /// order of two failing checks open).
 #[allow(clippy::needless_pass_by_value)] // takes the API's return value as is
-pub fn assert_rejects_any<T>(result: Result<T, Error>, expect: &[Expect], what: &str) {
+pub(crate) fn assert_rejects_any<T>(result: Result<T, Error>, expect: &[Expect], what: &str) {
     assert!(!expect.is_empty(), "{what}: no expected rejection given");
     match result {
         Ok(_) => panic!("{what}: accepted, expected rejection {expect:?}"),
@@ -524,7 +507,7 @@ pub fn assert_rejects_any<T>(result: Result<T, Error>, expect: &[Expect], what: 
 }
 
 /// Expected outcome of parsing an encapsulation key of `P`, from its length and coefficients.
-pub fn expected_ek_check<P: ParamSet>(ek: &[u8]) -> Option<Expect> {
+pub(crate) fn expected_ek_check<P: ParamSet>(ek: &[u8]) -> Option<Expect> {
     if ek.len() != P::EK_SIZE {
         return Some(Expect::EkLength {
             expected: P::EK_SIZE,
@@ -539,7 +522,7 @@ pub fn expected_ek_check<P: ParamSet>(ek: &[u8]) -> Option<Expect> {
 }
 
 /// H = SHA3-256, computed with the `sha3` crate (independent of the implementation under test).
-pub fn sha3_256(data: &[u8]) -> [u8; 32] {
+pub(crate) fn sha3_256(data: &[u8]) -> [u8; 32] {
     use sha3::Digest as _;
     sha3::Sha3_256::digest(data).into()
 }
@@ -547,7 +530,7 @@ pub fn sha3_256(data: &[u8]) -> [u8; 32] {
 /// Expected rejections of an expanded decapsulation key of `P`, computed from its bytes: the
 /// length check, the FIPS 203 §7.3 hash check, and the modulus check of the embedded ek. Empty if
 /// the key is well formed. When both the hash and the embedded ek are bad, either error is fine.
-pub fn expected_dk_check<P: ParamSet>(dk: &[u8]) -> Vec<Expect> {
+pub(crate) fn expected_dk_check<P: ParamSet>(dk: &[u8]) -> Vec<Expect> {
     if dk.len() != P::DK_SIZE {
         return vec![Expect::DkLength {
             expected: P::DK_SIZE,
@@ -568,6 +551,6 @@ pub fn expected_dk_check<P: ParamSet>(dk: &[u8]) -> Vec<Expect> {
 }
 
 /// Hex for messages.
-pub fn h(bytes: &[u8]) -> String {
+pub(crate) fn h(bytes: &[u8]) -> String {
     hex::encode(bytes)
 }

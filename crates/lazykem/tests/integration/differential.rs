@@ -1,6 +1,5 @@
-//! Differential tests against an independent implementation, RustCrypto `ml-kem` 0.3.4,
-//! shared by `tests/differential.rs` (default backend) and `tests/portable_backend.rs`
-//! (portable backend forced): random seeds and messages must give byte-identical encapsulation
+//! Differential tests against an independent implementation, RustCrypto `ml-kem` 0.3.4, on
+//! every backend this CPU has: random seeds and messages must give byte-identical encapsulation
 //! keys, expanded decapsulation keys, ciphertexts and shared secrets for all three parameter
 //! sets; tampered and random ciphertexts must give the same implicit-rejection secret in both;
 //! and both must agree on which encapsulation keys with an edited coefficient pass the modulus
@@ -11,14 +10,16 @@
 
 use std::cell::Cell;
 
-use super::{Expect, MlKem512, MlKem768, MlKem1024, ParamSet, Q, h, set_coeff12, ss};
+use crate::common::{
+    Expect, MlKem512, MlKem768, MlKem1024, ParamSet, Q, h, on_every_backend, set_coeff12, ss,
+};
 use proptest::array::uniform;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{TestCaseResult, TestRunner};
 
 /// Random cases per property and parameter set.
-pub const CASES_PER_SET: usize = 32;
+const CASES_PER_SET: usize = 32;
 
 /// Byte-level face of the reference implementation for one parameter set.
 trait Reference {
@@ -279,7 +280,7 @@ fn ek_check_set<R: Reference>(backend: &str) -> usize {
 /// Key generation, encapsulation and decapsulation (honest, tampered and random ciphertexts)
 /// against the reference, for ML-KEM-512, -768 and -1024 on the current backend (`backend`
 /// labels the output); returns the cases run per parameter set, each [`CASES_PER_SET`].
-pub fn kem(backend: &str) -> [usize; 3] {
+fn kem(backend: &str) -> [usize; 3] {
     [
         kem_set::<Ref512>(backend),
         kem_set::<Ref768>(backend),
@@ -289,10 +290,24 @@ pub fn kem(backend: &str) -> [usize; 3] {
 
 /// The encapsulation-key modulus check against the reference, for ML-KEM-512, -768 and -1024;
 /// returns the cases run per parameter set, each [`CASES_PER_SET`].
-pub fn ek_check(backend: &str) -> [usize; 3] {
+fn ek_check(backend: &str) -> [usize; 3] {
     [
         ek_check_set::<Ref512>(backend),
         ek_check_set::<Ref768>(backend),
         ek_check_set::<Ref1024>(backend),
     ]
+}
+
+#[test]
+fn kem_matches_reference() {
+    on_every_backend(|backend| {
+        assert_eq!(kem(backend), [CASES_PER_SET; 3]);
+    });
+}
+
+#[test]
+fn ek_check_matches_reference() {
+    on_every_backend(|backend| {
+        assert_eq!(ek_check(backend), [CASES_PER_SET; 3]);
+    });
 }

@@ -5,7 +5,7 @@
 //! derived here from the good key. Every one is rejected by the checked import; the ones
 //! FIPS 203 §7.3 lets through are named.
 
-mod common;
+use crate::common;
 
 use lazykem::pkcs8::KeyFileError;
 use lazykem::{DecapsulationKey, Error, MlKem512, MlKem768, MlKem1024, ParameterSet};

@@ -5,7 +5,7 @@
 //! DER is an error; a key of another algorithm names the OID found and the one expected, a
 //! PEM of another kind the label found and the one expected.
 
-mod common;
+use crate::common;
 
 use lazykem::pkcs8::{
     AssociatedAlgorithmIdentifier, AssociatedOid, DecodePrivateKey, DecodePublicKey,

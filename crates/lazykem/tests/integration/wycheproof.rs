@@ -1,7 +1,6 @@
-//! C2SP Wycheproof ML-KEM vectors: all 12 files (keygen from seed, seed-format decapsulation,
-//! encapsulation with key checks, semi-expanded decapsulation), shared by `tests/wycheproof.rs`
-//! (default backend) and `tests/portable_backend.rs` (portable backend forced). See
-//! `vectors/wycheproof/README.md`.
+//! C2SP Wycheproof ML-KEM vectors on every backend this CPU has: all 12 files (keygen from
+//! seed, seed-format decapsulation, encapsulation with key checks, semi-expanded
+//! decapsulation). See `vectors/wycheproof/README.md`.
 //!
 //! Handling of `result`:
 //! * `valid`: the operation must succeed and reproduce every expected output.
@@ -14,9 +13,10 @@
 //!   be one of the errors the input's defect explains. The current files contain no
 //!   `acceptable` case; the count is reported so a future update that adds some is visible.
 
-use super::{
+use crate::common::{
     Expect, ParamSet, SETS, array, array_field, dispatch, expected_dk_check, expected_ek_check, h,
-    hex_field, load_json, opt_hex_field, set_name, ss, str_field, tc_id, unreduced_ek_coeffs,
+    hex_field, load_json, on_every_backend, opt_hex_field, set_name, skip_without_vectors, ss,
+    str_field, tc_id, unreduced_ek_coeffs,
 };
 use lazykem::Error;
 use serde_json::Value;
@@ -176,11 +176,11 @@ fn keygen_seed_file<P: ParamSet>(n: &str, backend: &str) -> usize {
 }
 
 /// Case counts of the keygen files (ML-KEM-512, -768, -1024) stated in the README.
-pub const KEYGEN_SEED_CASES: [usize; 3] = [100, 100, 100];
+const KEYGEN_SEED_CASES: [usize; 3] = [100, 100, 100];
 
 /// Runs the three keygen files on the current backend (`backend` labels the output); returns
 /// each file's case count, to be compared with [`KEYGEN_SEED_CASES`].
-pub fn keygen_seed(backend: &str) -> [usize; 3] {
+fn keygen_seed(backend: &str) -> [usize; 3] {
     SETS.map(|n| dispatch!(set_name(n).as_str(), keygen_seed_file(n, backend)))
 }
 
@@ -256,11 +256,11 @@ fn decaps_seed_file<P: ParamSet>(n: &str, backend: &str) -> usize {
 }
 
 /// Case counts of the seed-format decapsulation files stated in the README.
-pub const DECAPS_SEED_CASES: [usize; 3] = [193, 193, 193];
+const DECAPS_SEED_CASES: [usize; 3] = [193, 193, 193];
 
 /// Runs the three seed-format decapsulation files; returns each file's case count, to be
 /// compared with [`DECAPS_SEED_CASES`].
-pub fn decaps_seed(backend: &str) -> [usize; 3] {
+fn decaps_seed(backend: &str) -> [usize; 3] {
     SETS.map(|n| dispatch!(set_name(n).as_str(), decaps_seed_file(n, backend)))
 }
 
@@ -327,11 +327,11 @@ fn encaps_file<P: ParamSet>(n: &str, backend: &str) -> (usize, usize) {
 
 /// (cases, of which keys not reduced) of the encapsulation files stated in the README: 100
 /// "Public key not reduced" plus the CCTV modulus subset (8 / 12 / 16).
-pub const ENCAPS_CASES: [(usize, usize); 3] = [(261, 108), (265, 112), (269, 116)];
+const ENCAPS_CASES: [(usize, usize); 3] = [(261, 108), (265, 112), (269, 116)];
 
 /// Runs the three encapsulation files; returns each file's (cases, of which keys not reduced),
 /// to be compared with [`ENCAPS_CASES`].
-pub fn encaps(backend: &str) -> [(usize, usize); 3] {
+fn encaps(backend: &str) -> [(usize, usize); 3] {
     SETS.map(|n| dispatch!(set_name(n).as_str(), encaps_file(n, backend)))
 }
 
@@ -422,10 +422,50 @@ fn semi_expanded_file<P: ParamSet>(n: &str, backend: &str) -> usize {
 }
 
 /// Case counts of the semi-expanded decapsulation files stated in the README.
-pub const SEMI_EXPANDED_DECAPS_CASES: [usize; 3] = [9, 9, 9];
+const SEMI_EXPANDED_DECAPS_CASES: [usize; 3] = [9, 9, 9];
 
 /// Runs the three semi-expanded decapsulation files; returns each file's case count, to be
 /// compared with [`SEMI_EXPANDED_DECAPS_CASES`].
-pub fn semi_expanded_decaps(backend: &str) -> [usize; 3] {
+fn semi_expanded_decaps(backend: &str) -> [usize; 3] {
     SETS.map(|n| dispatch!(set_name(n).as_str(), semi_expanded_file(n, backend)))
+}
+
+#[test]
+fn wycheproof_keygen_seed() {
+    if skip_without_vectors() {
+        return;
+    }
+    on_every_backend(|backend| {
+        assert_eq!(keygen_seed(backend), KEYGEN_SEED_CASES);
+    });
+}
+
+#[test]
+fn wycheproof_decaps_seed() {
+    if skip_without_vectors() {
+        return;
+    }
+    on_every_backend(|backend| {
+        assert_eq!(decaps_seed(backend), DECAPS_SEED_CASES);
+    });
+}
+
+#[test]
+fn wycheproof_encaps() {
+    if skip_without_vectors() {
+        return;
+    }
+    on_every_backend(|backend| {
+        assert_eq!(encaps(backend), ENCAPS_CASES);
+    });
+}
+
+#[test]
+fn wycheproof_semi_expanded_decaps() {
+    if skip_without_vectors() {
+        return;
+    }
+    on_every_backend(|backend| {
+        assert_eq!(semi_expanded_decaps(backend), SEMI_EXPANDED_DECAPS_CASES);
+    });
 }

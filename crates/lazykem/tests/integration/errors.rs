@@ -1,9 +1,9 @@
 //! Malformed inputs are rejected with the right `lazykem::Error` (never a panic), the error type
 //! is a proper `core::error::Error`, and the encodings round-trip.
 
-mod common;
+use crate::common;
 
-use common::{
+use crate::common::{
     Expect, MlKem512, MlKem768, MlKem1024, ParamSet, Q, assert_rejects, decode12, h, set_coeff12,
     sha3_256, ss,
 };

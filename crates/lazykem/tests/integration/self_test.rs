@@ -3,7 +3,7 @@
 //! work. The breakage test (a corrupted known answer must fail) is a unit test of
 //! `src/self_test.rs`, where the tables are reachable.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use sha3::{Digest, Sha3_256};

@@ -1,13 +1,13 @@
-//! C2SP/CCTV ML-KEM vectors, shared by `tests/cctv.rs` (default backend) and
-//! `tests/portable_backend.rs` (portable backend forced): `strcmp` (decapsulation whose
+//! C2SP/CCTV ML-KEM vectors on every backend this CPU has: `strcmp` (decapsulation whose
 //! re-encryption differs from c only after a zero byte), `modulus` (encapsulation keys with one
 //! coefficient in [q, 4095]) and `unluckysample` (seeds whose matrix expansion needs more than
 //! 575 SHAKE-128 bytes; final FIPS 203 values from CCTV PR #13). See
 //! `vectors/cctv/README.md`.
 
-use super::{
-    Expect, ParamSet, Q, SETS, array, assert_rejects, decode12, dispatch, h, parse_kv_records,
-    read_gzip_text, read_text, record_field, set_coeff12, set_name, ss, unhex, unreduced_ek_coeffs,
+use crate::common::{
+    Expect, ParamSet, Q, SETS, array, assert_rejects, decode12, dispatch, h, on_every_backend,
+    parse_kv_records, read_gzip_text, read_text, record_field, set_coeff12, set_name,
+    skip_without_vectors, ss, unhex, unreduced_ek_coeffs,
 };
 
 /// Number of `key = value` lines in a record file.
@@ -42,11 +42,11 @@ fn strcmp_file<P: ParamSet>(n: &str, backend: &str) -> usize {
 }
 
 /// Records per strcmp file (ML-KEM-512, -768, -1024): the README states one per file.
-pub const STRCMP_CASES: [usize; 3] = [1, 1, 1];
+const STRCMP_CASES: [usize; 3] = [1, 1, 1];
 
 /// Runs the three strcmp files on the current backend (`backend` labels the output); returns
 /// each file's case count, to be compared with [`STRCMP_CASES`].
-pub fn strcmp(backend: &str) -> [usize; 3] {
+fn strcmp(backend: &str) -> [usize; 3] {
     SETS.map(|n| dispatch!(set_name(n).as_str(), strcmp_file(n, backend)))
 }
 
@@ -102,11 +102,11 @@ fn modulus_file<P: ParamSet>(n: &str, backend: &str) -> usize {
 }
 
 /// Keys per modulus file, as stated in the README.
-pub const MODULUS_CASES: [usize; 3] = [775, 780, 1040];
+const MODULUS_CASES: [usize; 3] = [775, 780, 1040];
 
 /// Runs the three modulus files; returns each file's key count, to be compared with
 /// [`MODULUS_CASES`].
-pub fn modulus(backend: &str) -> [usize; 3] {
+fn modulus(backend: &str) -> [usize; 3] {
     SETS.map(|n| dispatch!(set_name(n).as_str(), modulus_file(n, backend)))
 }
 
@@ -167,10 +167,40 @@ fn unlucky_file<P: ParamSet>(n: &str, backend: &str) -> usize {
 }
 
 /// Records per unluckysample file: the README states one per file.
-pub const UNLUCKY_SAMPLE_CASES: [usize; 3] = [1, 1, 1];
+const UNLUCKY_SAMPLE_CASES: [usize; 3] = [1, 1, 1];
 
 /// Runs the three unluckysample files; returns each file's case count, to be compared with
 /// [`UNLUCKY_SAMPLE_CASES`].
-pub fn unlucky_sample(backend: &str) -> [usize; 3] {
+fn unlucky_sample(backend: &str) -> [usize; 3] {
     SETS.map(|n| dispatch!(set_name(n).as_str(), unlucky_file(n, backend)))
+}
+
+#[test]
+fn cctv_strcmp() {
+    if skip_without_vectors() {
+        return;
+    }
+    on_every_backend(|backend| {
+        assert_eq!(strcmp(backend), STRCMP_CASES);
+    });
+}
+
+#[test]
+fn cctv_modulus() {
+    if skip_without_vectors() {
+        return;
+    }
+    on_every_backend(|backend| {
+        assert_eq!(modulus(backend), MODULUS_CASES);
+    });
+}
+
+#[test]
+fn cctv_unlucky_sample() {
+    if skip_without_vectors() {
+        return;
+    }
+    on_every_backend(|backend| {
+        assert_eq!(unlucky_sample(backend), UNLUCKY_SAMPLE_CASES);
+    });
 }
