@@ -117,6 +117,12 @@
 //! | `EncapsulationKey::from_public_key_der`, `to_public_key_der` | SPKI `SubjectPublicKeyInfo`, DER | `pkcs8` |
 //! | `EncapsulationKey::from_public_key_pem`, `to_public_key_pem(line_ending)` | the same, PEM `PUBLIC KEY` | `pem` |
 //!
+//! The encrypted readers refuse, before deriving a key, a key derivation over
+//! [`pkcs8::MAX_PBKDF2_ITERATIONS`] PBKDF2 iterations or scrypt memory over
+//! [`pkcs8::MAX_SCRYPT_MEMORY`] (or p over [`pkcs8::MAX_SCRYPT_PARALLELIZATION`]), with
+//! [`pkcs8::KeyFileError::KdfCost`]: generous for every common tool's defaults, and a
+//! bound on what a hostile file can cost.
+//!
 //! ```
 //! # #[cfg(all(feature = "pem", feature = "encryption"))] {
 //! use lazykem::ml_kem_768::DecapsulationKey;

@@ -32,6 +32,13 @@
 //! The trait writers that use the OS RNG (`EncodePrivateKey::to_pkcs8_encrypted_der`) exist
 //! when `pkcs8`'s own `getrandom` feature is on, which this crate's `getrandom` turns on.
 //!
+//! Encrypted keys: the inherent readers check the key derivation's cost before deriving
+//! ([`KeyFileError::KdfCost`]: at most [`MAX_PBKDF2_ITERATIONS`] PBKDF2 iterations, scrypt
+//! with at most [`MAX_SCRYPT_MEMORY`] and [`MAX_SCRYPT_PARALLELIZATION`]), so a hostile file
+//! cannot make a read take hours or gigabytes. The trait's `from_pkcs8_encrypted_der` is
+//! `pkcs8`'s own (a blanket implementation) and has no such limit (and `pkcs5` 0.8.1 panics
+//! on a scrypt N of 0): read untrusted files with the inherent functions.
+//!
 //! ```
 //! use lazykem::ml_kem_768::{DecapsulationKey, EncapsulationKey};
 //!
@@ -223,6 +230,18 @@ pub enum KeyFileError {
         /// The algorithm refused.
         oid: ObjectIdentifier,
     },
+    /// Encrypted PKCS#8 (feature `encryption`): the key derivation would cost more than this
+    /// library spends on reading a file (checked before deriving; see
+    /// [`MAX_PBKDF2_ITERATIONS`], [`MAX_SCRYPT_MEMORY`], [`MAX_SCRYPT_PARALLELIZATION`]).
+    #[cfg(feature = "encryption")]
+    KdfCost {
+        /// The parameter over its limit.
+        parameter: KdfParameter,
+        /// Its value in the document (the memory in bytes, saturated at `u64::MAX`).
+        value: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// Encrypted PKCS#8 (feature `encryption`): the RNG given to a writer failed (the OS
     /// RNG's failure is [`crate::Error::Rng`]).
     #[cfg(feature = "encryption")]
@@ -282,6 +301,16 @@ impl fmt::Display for KeyFileError {
                 f,
                 "encrypted PKCS#8 key: algorithm {oid} is not supported or its parameters are \
                  not acceptable"
+            ),
+            #[cfg(feature = "encryption")]
+            Self::KdfCost {
+                parameter,
+                value,
+                limit,
+            } => write!(
+                f,
+                "encrypted PKCS#8 key: {parameter} is {value}, above the limit of {limit} \
+                 this library reads"
             ),
             #[cfg(feature = "encryption")]
             Self::EncryptionRng => {
@@ -486,11 +515,127 @@ fn pkcs8_error(e: Error) -> ::pkcs8::Error {
     }
 }
 
-/// The decrypted `PrivateKeyInfo` of a PBES2 `EncryptedPrivateKeyInfo`, erased on drop.
+/// The largest PBKDF2 iteration count the encrypted-key readers accept (feature
+/// `encryption`): 10,000,000, the count RFC 8018 section 4.2 gives "for especially critical
+/// keys". Real files use far fewer: OpenSSL writes 2,048 by default, RustCrypto `pkcs5`'s
+/// PBKDF2 default is 600,000 (OWASP's figure for HMAC-SHA-256). A hostile file can ask for
+/// up to 2^32 - 1 iterations, hours of HMAC; at this limit a read costs seconds.
+#[cfg(feature = "encryption")]
+pub const MAX_PBKDF2_ITERATIONS: u32 = 10_000_000;
+
+/// The most memory, `128 * r * N` bytes, that the encrypted-key readers let scrypt use
+/// (feature `encryption`): 256 MiB. This crate's writer (RustCrypto `pkcs8`'s recommended
+/// parameters, N = 2^14, r = 8) and OpenSSL's `-scrypt` default (the same) use 16 MiB; the
+/// `scrypt` crate's recommended N = 2^17, r = 8 uses 128 MiB. A hostile file can ask for
+/// N up to 2^63: an allocation that aborts the process, or runs for ever.
+#[cfg(feature = "encryption")]
+pub const MAX_SCRYPT_MEMORY: u64 = 256 << 20;
+
+/// The largest scrypt parallelization parameter `p` the encrypted-key readers accept
+/// (feature `encryption`): 16. Every tool above writes `p = 1`; the time of a derivation
+/// grows with `p` times the memory, so with [`MAX_SCRYPT_MEMORY`] a read costs at most
+/// 16 passes over 256 MiB (seconds), not the 65,535 a hostile file can ask for.
+#[cfg(feature = "encryption")]
+pub const MAX_SCRYPT_PARALLELIZATION: u16 = 16;
+
+/// The key-derivation parameter in [`KeyFileError::KdfCost`]. Feature `encryption`.
+#[cfg(feature = "encryption")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum KdfParameter {
+    /// PBKDF2 `iterationCount` (limit [`MAX_PBKDF2_ITERATIONS`]).
+    Pbkdf2Iterations,
+    /// scrypt memory, `128 * r * N` bytes (limit [`MAX_SCRYPT_MEMORY`]).
+    ScryptMemory,
+    /// scrypt `parallelizationParameter` p (limit [`MAX_SCRYPT_PARALLELIZATION`]).
+    ScryptParallelization,
+}
+
+#[cfg(feature = "encryption")]
+impl fmt::Display for KdfParameter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Pbkdf2Iterations => "the PBKDF2 iteration count",
+            Self::ScryptMemory => "the scrypt memory 128 * r * N (bytes)",
+            Self::ScryptParallelization => "the scrypt parallelization p",
+        })
+    }
+}
+
+/// Checks the key derivation of an encrypted key against the limits above, before any
+/// work: [`KeyFileError::KdfCost`] over a limit, [`KeyFileError::EncryptionScheme`] for
+/// parameters outside their range (a PBKDF2 count of 0, a scrypt N that is not a power of
+/// two above 1, on which `pkcs5` 0.8 would panic for N = 0).
+#[cfg(feature = "encryption")]
+fn check_kdf_cost(scheme: &::pkcs8::pkcs5::EncryptionScheme) -> Result<(), Error> {
+    use ::pkcs8::pkcs5::{EncryptionScheme, pbes2};
+    let over = |parameter, value, limit| {
+        Err(Error::KeyFile(KeyFileError::KdfCost {
+            parameter,
+            value,
+            limit,
+        }))
+    };
+    // PBES1 is refused later, without deriving.
+    let EncryptionScheme::Pbes2(params) = scheme else {
+        return Ok(());
+    };
+    match &params.kdf {
+        pbes2::Kdf::Pbkdf2(pbkdf2) => {
+            if pbkdf2.iteration_count == 0 {
+                return Err(Error::KeyFile(KeyFileError::EncryptionScheme {
+                    oid: pbes2::PBKDF2_OID,
+                }));
+            }
+            if pbkdf2.iteration_count > MAX_PBKDF2_ITERATIONS {
+                return over(
+                    KdfParameter::Pbkdf2Iterations,
+                    u64::from(pbkdf2.iteration_count),
+                    u64::from(MAX_PBKDF2_ITERATIONS),
+                );
+            }
+        }
+        pbes2::Kdf::Scrypt(scrypt) => {
+            let n = scrypt.cost_parameter;
+            if n < 2 || !n.is_power_of_two() {
+                return Err(Error::KeyFile(KeyFileError::EncryptionScheme {
+                    oid: pbes2::SCRYPT_OID,
+                }));
+            }
+            // At most 2^64 * 2^7 * 2^16: no overflow in u128.
+            let memory = u128::from(n) * 128 * u128::from(scrypt.block_size);
+            if memory > u128::from(MAX_SCRYPT_MEMORY) {
+                return over(
+                    KdfParameter::ScryptMemory,
+                    u64::try_from(memory).unwrap_or(u64::MAX),
+                    MAX_SCRYPT_MEMORY,
+                );
+            }
+            if scrypt.parallelization > MAX_SCRYPT_PARALLELIZATION {
+                return over(
+                    KdfParameter::ScryptParallelization,
+                    u64::from(scrypt.parallelization),
+                    u64::from(MAX_SCRYPT_PARALLELIZATION),
+                );
+            }
+        }
+        // A derivation a later `pkcs5` adds: its cost is unknown here, so it is refused.
+        kdf => {
+            return Err(Error::KeyFile(KeyFileError::EncryptionScheme {
+                oid: kdf.oid(),
+            }));
+        }
+    }
+    Ok(())
+}
+
+/// The decrypted `PrivateKeyInfo` of a PBES2 `EncryptedPrivateKeyInfo`, erased on drop. The
+/// key derivation's cost is checked first ([`check_kdf_cost`]).
 #[cfg(feature = "encryption")]
 fn decrypt(der: &[u8], password: impl AsRef<[u8]>) -> Result<SecretDocument, Error> {
     use ::pkcs8::pkcs5;
     let info = ::pkcs8::EncryptedPrivateKeyInfoRef::from_der(der).map_err(der_error)?;
+    check_kdf_cost(&info.encryption_algorithm)?;
     info.decrypt(password).map_err(|e| {
         Error::KeyFile(match e {
             ::pkcs8::Error::EncryptedPrivateKey(
@@ -755,7 +900,10 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// # Errors
     /// [`KeyFileError::Der`] for a malformed document, [`KeyFileError::Decryption`] if
     /// decryption fails (a wrong password among others), [`KeyFileError::EncryptionScheme`]
-    /// for an unsupported scheme; those of [`Self::from_pkcs8_der`] for the decrypted key.
+    /// for an unsupported scheme, [`KeyFileError::KdfCost`] for a key derivation over the
+    /// limits ([`MAX_PBKDF2_ITERATIONS`], [`MAX_SCRYPT_MEMORY`],
+    /// [`MAX_SCRYPT_PARALLELIZATION`], checked before deriving); those of
+    /// [`Self::from_pkcs8_der`] for the decrypted key.
     #[cfg(feature = "encryption")]
     pub fn from_pkcs8_encrypted_der(der: &[u8], password: impl AsRef<[u8]>) -> Result<Self, Error> {
         Self::from_pkcs8_der(decrypt(der, password)?.as_bytes())
@@ -1375,5 +1523,109 @@ impl EncodePrivateKey for AnyDecapsulationKey {
     /// The seed form, or the expanded form for a key without a seed.
     fn to_pkcs8_der(&self) -> ::pkcs8::Result<SecretDocument> {
         each_set!(self, |key| EncodePrivateKey::to_pkcs8_der(&**key))
+    }
+}
+
+#[cfg(all(test, feature = "encryption"))]
+mod tests {
+    use super::*;
+    use ::pkcs8::pkcs5::{EncryptionScheme, pbes2};
+
+    fn pbkdf2(iteration_count: u32) -> EncryptionScheme {
+        pbes2::Parameters {
+            kdf: pbes2::Kdf::Pbkdf2(pbes2::Pbkdf2Params {
+                salt: pbes2::Salt::new([1; 16]).expect("salt"),
+                iteration_count,
+                key_length: None,
+                prf: pbes2::Pbkdf2Prf::HmacWithSha256,
+            }),
+            encryption: pbes2::EncryptionScheme::Aes256Cbc { iv: [2; 16] },
+        }
+        .into()
+    }
+
+    fn scrypt(n: u64, r: u16, p: u16) -> EncryptionScheme {
+        pbes2::Parameters {
+            kdf: pbes2::Kdf::Scrypt(pbes2::ScryptParams {
+                salt: pbes2::Salt::new([1; 16]).expect("salt"),
+                cost_parameter: n,
+                block_size: r,
+                parallelization: p,
+                key_length: None,
+            }),
+            encryption: pbes2::EncryptionScheme::Aes256Cbc { iv: [2; 16] },
+        }
+        .into()
+    }
+
+    fn cost(parameter: KdfParameter, value: u64, limit: u64) -> Result<(), Error> {
+        Err(Error::KeyFile(KeyFileError::KdfCost {
+            parameter,
+            value,
+            limit,
+        }))
+    }
+
+    /// Each limit is inclusive: the value at the limit passes, the next one is refused
+    /// naming the parameter, its value and the limit.
+    #[test]
+    fn kdf_limits_are_inclusive() {
+        let max = MAX_PBKDF2_ITERATIONS;
+        assert_eq!(check_kdf_cost(&pbkdf2(1)), Ok(()));
+        assert_eq!(check_kdf_cost(&pbkdf2(max)), Ok(()));
+        assert_eq!(
+            check_kdf_cost(&pbkdf2(max + 1)),
+            cost(
+                KdfParameter::Pbkdf2Iterations,
+                u64::from(max) + 1,
+                u64::from(max)
+            )
+        );
+        // 128 * r * N = MAX_SCRYPT_MEMORY, with r = 8 and with r = 1.
+        assert_eq!(check_kdf_cost(&scrypt(1 << 18, 8, 1)), Ok(()));
+        assert_eq!(check_kdf_cost(&scrypt(1 << 21, 1, 1)), Ok(()));
+        assert_eq!(
+            check_kdf_cost(&scrypt(1 << 18, 9, 1)),
+            cost(
+                KdfParameter::ScryptMemory,
+                (128 * 9) << 18,
+                MAX_SCRYPT_MEMORY
+            )
+        );
+        assert_eq!(
+            check_kdf_cost(&scrypt(1 << 22, 1, 1)),
+            cost(KdfParameter::ScryptMemory, 128 << 22, MAX_SCRYPT_MEMORY)
+        );
+        // Beyond u64: the value saturates.
+        assert_eq!(
+            check_kdf_cost(&scrypt(1 << 63, u16::MAX, 1)),
+            cost(KdfParameter::ScryptMemory, u64::MAX, MAX_SCRYPT_MEMORY)
+        );
+        let p = MAX_SCRYPT_PARALLELIZATION;
+        assert_eq!(check_kdf_cost(&scrypt(1 << 14, 8, p)), Ok(()));
+        assert_eq!(
+            check_kdf_cost(&scrypt(1 << 14, 8, p + 1)),
+            cost(
+                KdfParameter::ScryptParallelization,
+                u64::from(p) + 1,
+                u64::from(p)
+            )
+        );
+    }
+
+    /// Parameters outside their range are refused as an unacceptable scheme, N = 0 among
+    /// them (on which `pkcs5` would panic).
+    #[test]
+    fn kdf_parameters_out_of_range() {
+        let scheme = |oid| Err(Error::KeyFile(KeyFileError::EncryptionScheme { oid }));
+        assert_eq!(check_kdf_cost(&pbkdf2(0)), scheme(pbes2::PBKDF2_OID));
+        for n in [0, 1, 3, (1 << 14) + 1, u64::MAX] {
+            assert_eq!(
+                check_kdf_cost(&scrypt(n, 8, 1)),
+                scheme(pbes2::SCRYPT_OID),
+                "N = {n}"
+            );
+        }
+        assert_eq!(check_kdf_cost(&scrypt(2, 1, 1)), Ok(()));
     }
 }

@@ -912,3 +912,124 @@ fn any_keys_write_and_implement_the_traits() {
         Some(pkcs8::spki::Error::OidUnknown { oid })
     );
 }
+
+/// An `EncryptedPrivateKeyInfo` with the given key derivation, AES-256-CBC and a
+/// ciphertext that is never decrypted (building it derives nothing).
+fn encrypted_with_kdf(kdf: pkcs8::pkcs5::pbes2::Kdf) -> Vec<u8> {
+    use pkcs8::pkcs5::{EncryptionScheme, pbes2};
+    let scheme: EncryptionScheme = pbes2::Parameters {
+        kdf,
+        encryption: pbes2::EncryptionScheme::Aes256Cbc { iv: [9; 16] },
+    }
+    .into();
+    pkcs8::EncryptedPrivateKeyInfoRef {
+        encryption_algorithm: scheme,
+        encrypted_data: pkcs8::der::asn1::OctetStringRef::new(&[0x5a; 96]).expect("octets"),
+    }
+    .to_der()
+    .expect("encodes")
+}
+
+/// Encrypted PKCS#8 from a hostile file: a key derivation over the documented limits (2^32 - 1
+/// PBKDF2 iterations, scrypt N = 2^40, scrypt p = 65,535) is refused before any derivation,
+/// naming the parameter and the limit, by every encrypted reader (typed sets and `Any`, DER
+/// and PEM); scrypt N = 0 is an unacceptable scheme, not a panic; documents at the parameters
+/// OpenSSL and this crate's writer use are read.
+#[test]
+fn encrypted_pkcs8_kdf_cost_is_bounded() {
+    use lazykem::pkcs8::{
+        AnyDecapsulationKey, KdfParameter, MAX_PBKDF2_ITERATIONS, MAX_SCRYPT_MEMORY,
+        MAX_SCRYPT_PARALLELIZATION,
+    };
+    use pkcs8::pkcs5::pbes2::{self, Kdf, Pbkdf2Params, Pbkdf2Prf, Salt, ScryptParams};
+
+    let salt = Salt::new([3; 16]).expect("salt");
+    let scrypt = |cost_parameter, block_size, parallelization| {
+        Kdf::Scrypt(ScryptParams {
+            salt,
+            cost_parameter,
+            block_size,
+            parallelization,
+            key_length: None,
+        })
+    };
+    let cases = [
+        (
+            Kdf::Pbkdf2(Pbkdf2Params {
+                salt,
+                iteration_count: u32::MAX,
+                key_length: None,
+                prf: Pbkdf2Prf::HmacWithSha256,
+            }),
+            KdfParameter::Pbkdf2Iterations,
+            u64::from(u32::MAX),
+            u64::from(MAX_PBKDF2_ITERATIONS),
+        ),
+        (
+            scrypt(1 << 40, 8, 1),
+            KdfParameter::ScryptMemory,
+            1024 << 40,
+            MAX_SCRYPT_MEMORY,
+        ),
+        (
+            scrypt(1 << 14, 8, u16::MAX),
+            KdfParameter::ScryptParallelization,
+            u64::from(u16::MAX),
+            u64::from(MAX_SCRYPT_PARALLELIZATION),
+        ),
+    ];
+    for (kdf, parameter, value, limit) in cases {
+        let der = encrypted_with_kdf(kdf);
+        let pem = pkcs8::der::pem::encode_string("ENCRYPTED PRIVATE KEY", LineEnding::LF, &der)
+            .expect("PEM");
+        let error = Error::KeyFile(KeyFileError::KdfCost {
+            parameter,
+            value,
+            limit,
+        });
+        let message = error.to_string();
+        let expected = Some(error);
+        let results = [
+            DecapsulationKey::<MlKem512>::from_pkcs8_encrypted_der(&der, "pw").err(),
+            DecapsulationKey::<MlKem768>::from_pkcs8_encrypted_der(&der, "pw").err(),
+            DecapsulationKey::<MlKem1024>::from_pkcs8_encrypted_der(&der, "pw").err(),
+            DecapsulationKey::<MlKem768>::from_pkcs8_encrypted_pem(&pem, "pw").err(),
+        ];
+        for result in results {
+            assert_eq!(result, expected, "{parameter:?}");
+        }
+        let any = AnyDecapsulationKey::from_pkcs8_encrypted_der(&der, "pw").err();
+        assert_eq!(any, expected, "{parameter:?}");
+        let any = AnyDecapsulationKey::from_pkcs8_encrypted_pem(&pem, "pw").err();
+        assert_eq!(any, expected, "{parameter:?}");
+        assert!(message.contains(&limit.to_string()), "{message}");
+        assert!(message.contains(&parameter.to_string()), "{message}");
+    }
+
+    let zero = encrypted_with_kdf(scrypt(0, 8, 1));
+    assert_eq!(
+        DecapsulationKey::<MlKem768>::from_pkcs8_encrypted_der(&zero, "pw").err(),
+        Some(Error::KeyFile(KeyFileError::EncryptionScheme {
+            oid: pbes2::SCRYPT_OID
+        }))
+    );
+
+    // OpenSSL's default (PBKDF2-HMAC-SHA256, 2,048 iterations) and this crate's writer
+    // (scrypt N = 2^14, r = 8, p = 1) are read.
+    let dk = DecapsulationKey::<MlKem768>::from_seed(&lamps_seed());
+    let plain = dk.to_pkcs8_der().expect("encodes");
+    let info = pkcs8::PrivateKeyInfoRef::from_der(plain.as_bytes()).expect("DER");
+    let openssl = pbes2::Parameters::generate_pbkdf2_sha256_aes256cbc(2048, &[4; 16], [5; 16])
+        .expect("parameters");
+    let ours = dk
+        .to_pkcs8_encrypted_der_as(PrivateKeyForm::Seed, &mut rand::rng(), "pw")
+        .expect("encrypts");
+    for doc in [
+        info.encrypt_with_params(openssl, "pw").expect("encrypts"),
+        ours,
+    ] {
+        let again = DecapsulationKey::<MlKem768>::from_pkcs8_encrypted_der(doc.as_bytes(), "pw")
+            .expect("within the limits");
+        assert_eq!(again.seed(), dk.seed());
+    }
+}
