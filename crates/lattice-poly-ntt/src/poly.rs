@@ -87,7 +87,7 @@ macro_rules! poly_type {
             }
 
             /// Raw mutable access to the coefficients, for the crates of this workspace
-            /// only: the samplers of `lattice-sampling` and the decoders of `mlkem`, whose
+            /// only: the samplers of `lattice-sampling` and the decoders of `lazykem`, whose
             /// outputs are canonical by construction (each call site says why), write
             /// straight into the polynomial. Not public API (hidden, no stability promise,
             /// it takes the workspace's token); elsewhere use `try_set_coeffs` or

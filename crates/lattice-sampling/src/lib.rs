@@ -52,7 +52,7 @@
 //!   of [`keccak`] (SHA3-256, SHA3-512, SHAKE128/256, used for G, H, J by the KEM).
 //!
 //! It knows nothing of the KEM: parameter sets, byte encodings, K-PKE and ML-KEM belong to
-//! the `mlkem` crate, which decides which nonces and which eta each step uses.
+//! the `lazykem` crate, which decides which nonces and which eta each step uses.
 //!
 //! # Layers
 //! Each module uses only the ones above it in this table (no two import each other):
