@@ -10,6 +10,8 @@ use crate::encode::{byte_decode_portable, byte_encode_portable, encoded_len};
 use lattice_field::gf3329::Q;
 use lattice_poly_ntt::mlkem::N;
 use proptest::prelude::*;
+use rand::SeedableRng as _;
+use rand::rngs::StdRng;
 use std::{format, string::String, vec, vec::Vec};
 
 /// Runs `$body` with `$b` bound to the token of each backend this CPU has.
@@ -26,23 +28,22 @@ fn name(b: impl EncodeBackend) -> String {
     format!("{b:?}")
 }
 
-/// A small deterministic generator (xorshift64*), enough for test inputs.
-struct Rng(u64);
+/// Seeded test inputs (rand's `StdRng`, so every run sees the same ones).
+struct Inputs(StdRng);
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+impl Inputs {
+    fn new(seed: u64) -> Self {
+        Self(StdRng::seed_from_u64(seed))
     }
 
     fn poly(&mut self, bound: u32) -> [u16; N] {
-        core::array::from_fn(|_| (self.next() % u64::from(bound)) as u16)
+        core::array::from_fn(|_| self.0.random_range(0..bound) as u16)
     }
 
     fn bytes(&mut self, len: usize) -> Vec<u8> {
-        (0..len).map(|_| self.next() as u8).collect()
+        let mut bytes = vec![0; len];
+        self.0.fill_bytes(&mut bytes);
+        bytes
     }
 }
 
@@ -97,7 +98,7 @@ fn encode_decode<const D: usize>(b: impl EncodeBackend) {
         all_but_one[bit / 8] ^= 1 << (bit % 8);
         check_decode::<D>(b, &all_but_one);
     }
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ D as u64);
+    let mut rng = Inputs::new(0x9e37_79b9_7f4a_7c15 ^ D as u64);
     for _ in 0..200 {
         check_encode::<D>(b, &rng.poly(1 << D));
         check_decode::<D>(b, &rng.bytes(encoded_len(D)));
@@ -125,7 +126,7 @@ fn encode_decode_match_portable() {
 
 #[test]
 fn other_d_fall_back_to_portable() {
-    let mut rng = Rng(7);
+    let mut rng = Inputs::new(7);
     let (coeffs, bytes) = (rng.poly(1 << 7), rng.bytes(encoded_len(7)));
     on_every_backend!(|b| {
         check_encode::<7>(b, &coeffs);
@@ -137,7 +138,7 @@ fn other_d_fall_back_to_portable() {
 /// exactly its bytes, and increasing pieces (as key generation writes them) give the whole.
 #[test]
 fn encode_12_chunks_write_their_bytes_only() {
-    let coeffs = Rng(12).poly(1 << 12);
+    let coeffs = Inputs::new(12).poly(1 << 12);
     let mut whole = vec![0u8; encoded_len(12)];
     byte_encode_portable::<12>(&coeffs, &mut whole);
     on_every_backend!(|b| {
@@ -172,7 +173,7 @@ fn compress_every_input<const D: usize>(b: impl EncodeBackend) {
     for start in (0..Q).step_by(N - 1) {
         check(&core::array::from_fn(|i| (start + i as u16).min(Q - 1)));
     }
-    let mut rng = Rng(0x5eed ^ D as u64);
+    let mut rng = Inputs::new(0x5eed ^ D as u64);
     for _ in 0..50 {
         check(&rng.poly(u32::from(Q)));
     }
@@ -193,7 +194,7 @@ fn decompress_every_input<const D: usize>(b: impl EncodeBackend) {
             (start + i as u32).min((1 << D) - 1) as u16
         }));
     }
-    let mut rng = Rng(0xdec0 ^ D as u64);
+    let mut rng = Inputs::new(0xdec0 ^ D as u64);
     for _ in 0..50 {
         check(&rng.poly(1 << D));
     }
