@@ -1,4 +1,4 @@
-//! `cargo xtask fuzz [TARGET] [--seconds N] [--build-only]`: cargo-fuzz campaigns over the
+//! `cargo xtask fuzz [TARGET] [--seconds N] [--jobs J] [--build-only]`: cargo-fuzz campaigns over the
 //! targets in `fuzz/fuzz_targets/`, with one summary line per target.
 //!
 //! - Installs `cargo-fuzz` (`cargo install cargo-fuzz --locked`) if `cargo fuzz --version`
@@ -6,7 +6,8 @@
 //!   libFuzzer's sanitizer coverage needs.
 //! - Builds the targets once (release, with debug assertions and overflow checks: the
 //!   cargo-fuzz default), then runs each target, or only the named one, for N seconds
-//!   (`-max_total_time=N`, default [`DEFAULT_SECONDS`]).
+//!   (`-max_total_time=N`, default [`DEFAULT_SECONDS`]), `J` targets at a time (default 1;
+//!   CI's smoke run uses one per core, so each target still has a core for its N seconds).
 //! - Corpora live in `fuzz/corpus/<target>/` and grow from run to run (not committed); the
 //!   committed `fuzz/seeds/<target>/` (the minimized corpus of a long run, `cargo fuzz
 //!   cmin`) is read as a second corpus, so a fresh clone starts from it; a crash, timeout or
@@ -22,6 +23,9 @@ use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::thread;
 use std::time::Instant;
 
 /// Seconds per target when `--seconds` is not given: a smoke run.
@@ -30,7 +34,7 @@ const DEFAULT_SECONDS: u64 = 15;
 /// The toolchain cargo-fuzz needs (`-Zsanitizer` and friends are nightly-only).
 const TOOLCHAIN: &str = "+nightly";
 
-const USAGE: &str = "usage: cargo xtask fuzz [TARGET] [--seconds N] [--build-only]";
+const USAGE: &str = "usage: cargo xtask fuzz [TARGET] [--seconds N] [--jobs J] [--build-only]";
 
 /// Targets whose interesting inputs are longer than libFuzzer's default `-max_len` (4096
 /// when the corpus is empty): `decaps` reads a whole ML-KEM-1024 expanded dk and ciphertext
@@ -70,10 +74,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         return Ok(());
     }
 
-    let mut outcomes = Vec::with_capacity(targets.len());
-    for target in &targets {
-        outcomes.push(run_target(&root, &fuzz_dir, target, options.seconds)?);
-    }
+    let outcomes = run_targets(&root, &fuzz_dir, &targets, &options)?;
 
     println!();
     println!("fuzz summary ({} s per target):", options.seconds);
@@ -95,10 +96,45 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
 }
 
+/// Runs `targets` on `options.jobs` threads (each running one target at a time), in the
+/// order given; the outcomes come back in that order. With more than one job, libFuzzer's
+/// lines on the terminal carry their target's name.
+fn run_targets(
+    root: &Path,
+    fuzz_dir: &Path,
+    targets: &[String],
+    options: &Options,
+) -> Result<Vec<Outcome>, String> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Outcome, String>>>> =
+        Mutex::new(targets.iter().map(|_| None).collect());
+    let tagged = options.jobs > 1;
+    thread::scope(|scope| {
+        for _ in 0..options.jobs.min(targets.len()) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(target) = targets.get(i) else { break };
+                    let outcome = run_target(root, fuzz_dir, target, options.seconds, tagged);
+                    let failed = outcome.is_err();
+                    results.lock().unwrap_or_else(PoisonError::into_inner)[i] = Some(outcome);
+                    if failed {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    let results = results.into_inner().unwrap_or_else(PoisonError::into_inner);
+    // A target that could not run stops its thread; the first such error is the answer.
+    results.into_iter().flatten().collect::<Result<Vec<_>, _>>()
+}
+
 /// The parsed command line.
 struct Options {
     target: Option<String>,
     seconds: u64,
+    jobs: usize,
     build_only: bool,
 }
 
@@ -107,6 +143,7 @@ impl Options {
         let mut options = Self {
             target: None,
             seconds: DEFAULT_SECONDS,
+            jobs: 1,
             build_only: false,
         };
         let mut args = args.iter();
@@ -118,11 +155,19 @@ impl Options {
                         .ok_or_else(|| format!("--seconds needs a value\n{USAGE}"))?;
                     options.seconds = parse_seconds(value)?;
                 }
+                "--jobs" => {
+                    let value = args
+                        .next()
+                        .ok_or_else(|| format!("--jobs needs a value\n{USAGE}"))?;
+                    options.jobs = parse_jobs(value)?;
+                }
                 "--build-only" => options.build_only = true,
                 "-h" | "--help" => return Err(USAGE.into()),
                 other => {
                     if let Some(value) = other.strip_prefix("--seconds=") {
                         options.seconds = parse_seconds(value)?;
+                    } else if let Some(value) = other.strip_prefix("--jobs=") {
+                        options.jobs = parse_jobs(value)?;
                     } else if other.starts_with('-') {
                         return Err(format!("unknown option `{other}`\n{USAGE}"));
                     } else if options.target.is_some() {
@@ -134,6 +179,15 @@ impl Options {
             }
         }
         Ok(options)
+    }
+}
+
+fn parse_jobs(value: &str) -> Result<usize, String> {
+    match value.parse::<usize>() {
+        Ok(jobs) if jobs > 0 => Ok(jobs),
+        _ => Err(format!(
+            "--jobs takes a positive whole number, not `{value}`\n{USAGE}"
+        )),
     }
 }
 
@@ -224,8 +278,15 @@ fn run_checked(command: &mut Command, what: &str) -> Result<(), String> {
     }
 }
 
-/// Runs one target for `seconds` seconds and collects its statistics.
-fn run_target(root: &Path, fuzz_dir: &Path, target: &str, seconds: u64) -> Result<Outcome, String> {
+/// Runs one target for `seconds` seconds and collects its statistics; with `tagged`, the
+/// lines it shows on the terminal start with `[target]`.
+fn run_target(
+    root: &Path,
+    fuzz_dir: &Path,
+    target: &str,
+    seconds: u64,
+    tagged: bool,
+) -> Result<Outcome, String> {
     let corpus = fuzz_dir.join("corpus").join(target);
     let artifacts = fuzz_dir.join("artifacts").join(target);
     let logs = fuzz_dir.join("logs");
@@ -272,7 +333,11 @@ fn run_target(root: &Path, fuzz_dir: &Path, target: &str, seconds: u64) -> Resul
             writeln!(log, "{line}").map_err(|e| format!("writing {}: {e}", log_path.display()))?;
             // Every new coverage point gets a NEW / REDUCE line: keep those in the log only.
             if !is_progress_noise(&line) {
-                eprintln!("{line}");
+                if tagged {
+                    eprintln!("[{target}] {line}");
+                } else {
+                    eprintln!("{line}");
+                }
             }
             stats.observe(&line);
         }
@@ -403,7 +468,7 @@ impl fmt::Display for Outcome {
         let s = &self.stats;
         write!(
             f,
-            "  {:<13} runs {:>10}  exec/s {:>6}  cov {:>5}  ft {:>6}  corpus {:>5}  crashes {}  (wall {} s){}",
+            "  {:<15} runs {:>10}  exec/s {:>6}  cov {:>5}  ft {:>6}  corpus {:>5}  crashes {}  (wall {} s){}",
             self.target,
             show(s.runs),
             show(s.exec_per_sec),
@@ -435,7 +500,11 @@ mod tests {
         let o = options(&["decaps", "--seconds", "600"]).unwrap();
         assert_eq!((o.target.as_deref(), o.seconds), (Some("decaps"), 600));
         let o = options(&["--seconds=5", "--build-only"]).unwrap();
-        assert_eq!((o.seconds, o.build_only), (5, true));
+        assert_eq!((o.seconds, o.build_only, o.jobs), (5, true, 1));
+        assert_eq!(options(&["--jobs", "2"]).unwrap().jobs, 2);
+        assert_eq!(options(&["--jobs=3"]).unwrap().jobs, 3);
+        assert!(options(&["--jobs", "0"]).is_err());
+        assert!(options(&["--jobs"]).is_err());
         assert!(options(&["--seconds", "0"]).is_err());
         assert!(options(&["--seconds"]).is_err());
         assert!(options(&["a", "b"]).is_err());

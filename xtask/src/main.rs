@@ -3,7 +3,7 @@
 //! | command | what it does |
 //! |---|---|
 //! | `bounds` | machine-checked bounds of every lazy reduction (exhaustive / worst-case) |
-//! | `fuzz [TARGET] [--seconds N]` | cargo-fuzz campaigns with a summary per target |
+//! | `fuzz [TARGET] [--seconds N] [--jobs J]` | cargo-fuzz campaigns with a summary per target |
 //! | `ct` | constant-time check under valgrind memcheck with secrets marked undefined |
 //! | `dudect` | the statistical timing test alone (the last step of `ct`), each target decided two of three measurements |
 //! | `ct-aarch64 [--levels L] [--cpus C]` | aarch64 constant time: division scan and trace equivalence under qemu |
@@ -27,7 +27,7 @@ mod layering;
 mod qemu;
 mod sct;
 
-const USAGE: &str = "usage: cargo xtask <bounds | fuzz [TARGET] [--seconds N] | ct | sct | ct-aarch64 | dudect | icount | layering [CRATE ...] [--graph] | features [--list] | cross | bench-report>";
+const USAGE: &str = "usage: cargo xtask <bounds | fuzz [TARGET] [--seconds N] [--jobs J] | ct | sct | ct-aarch64 | dudect | icount | layering [CRATE ...] [--graph] | features [--list] | cross | bench-report>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
