@@ -186,14 +186,7 @@ fn run_benchmarks(root: &Path, options: &Options) -> Result<(), String> {
         .arg(&options.filter)
         .args(&options.criterion_args);
     eprintln!("bench-report: running {command:?}");
-    let status = command
-        .status()
-        .map_err(|e| format!("running cargo bench: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("cargo bench failed ({status})"))
-    }
+    crate::run_checked(&mut command)
 }
 
 /// Every `new/benchmark.json` under `dir` whose group starts with [`GROUP_PREFIX`], with its

@@ -16,6 +16,7 @@
 //!
 //! `--no-install` skips step 1 (for a machine set up by hand).
 
+use crate::run_checked;
 use std::process::Command;
 
 /// The library crates (the workspace's published layers).
@@ -61,7 +62,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER",
         RUNNER_CORTEX_A72,
     );
-    run_command(&mut command)?;
+    run_checked(&mut command)?;
     Ok(())
 }
 
@@ -71,7 +72,7 @@ fn step(what: &str) {
 
 /// Runs `cargo <args> <packages>`, with `-- -D warnings` for clippy.
 fn cargo(args: &[&str], packages: &[String], deny_warnings: bool) -> Result<(), String> {
-    run_command(&mut cargo_command(args, packages, deny_warnings))
+    run_checked(&mut cargo_command(args, packages, deny_warnings))
 }
 
 /// `cargo <args> <packages>`, with `-- -D warnings` for clippy.
@@ -84,18 +85,6 @@ fn cargo_command(args: &[&str], packages: &[String], deny_warnings: bool) -> Com
     command
 }
 
-fn run_command(command: &mut Command) -> Result<(), String> {
-    let shown = format!("{command:?}");
-    let status = command
-        .status()
-        .map_err(|e| format!("cannot run {shown}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{shown} failed ({status})"))
-    }
-}
-
 /// Whether `program` is on the PATH.
 fn found(program: &str) -> bool {
     Command::new("sh")
@@ -106,13 +95,13 @@ fn found(program: &str) -> bool {
 
 fn install_tools() -> Result<(), String> {
     step("rustup targets");
-    run_command(Command::new("rustup").args(["target", "add", AARCH64, WASM32]))?;
+    run_checked(Command::new("rustup").args(["target", "add", AARCH64, WASM32]))?;
     if found("qemu-aarch64") && found("aarch64-linux-gnu-gcc") {
         return Ok(());
     }
     step("Debian packages: gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user");
-    run_command(Command::new("apt-get").args(["update", "-qq"]))?;
-    run_command(
+    run_checked(Command::new("apt-get").args(["update", "-qq"]))?;
+    run_checked(
         Command::new("apt-get")
             .env("DEBIAN_FRONTEND", "noninteractive")
             .args([

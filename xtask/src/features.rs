@@ -407,15 +407,7 @@ fn ensure_target(target: &str) -> Result<(), String> {
         return Ok(());
     }
     println!("features: installing the rustup target {target}");
-    let status = Command::new("rustup")
-        .args(["target", "add", target])
-        .status()
-        .map_err(|e| format!("cannot run rustup: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`rustup target add {target}` failed ({status})"))
-    }
+    crate::run_checked(Command::new("rustup").args(["target", "add", target]))
 }
 
 fn cargo() -> Command {

@@ -1,5 +1,5 @@
-//! `cargo xtask fuzz [TARGET] [--seconds N] [--jobs J] [--build-only]`: cargo-fuzz campaigns over the
-//! targets in `fuzz/fuzz_targets/`, with one summary line per target.
+//! `cargo xtask fuzz [TARGET] [--seconds N] [--jobs J] [--build-only]`: cargo-fuzz
+//! campaigns over the targets in `fuzz/fuzz_targets/`, with one summary line per target.
 //!
 //! - Installs `cargo-fuzz` (`cargo install cargo-fuzz --locked`) if `cargo fuzz --version`
 //!   fails, and runs everything with the nightly toolchain (`cargo +nightly fuzz ...`), which
@@ -18,6 +18,7 @@
 //!   makes the command fail, after the remaining targets have run.
 //! - `--build-only` builds every target and runs none (for CI).
 
+use crate::run_checked;
 use std::fmt;
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
@@ -64,7 +65,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if let [only] = targets.as_slice() {
         build.arg(only);
     }
-    run_checked(&mut build, "cargo fuzz build")?;
+    run_checked(&mut build)?;
     if options.build_only {
         println!(
             "fuzz: built {} target(s): {}",
@@ -241,10 +242,7 @@ fn ensure_cargo_fuzz() -> Result<(), String> {
     };
     if !works(None) {
         eprintln!("fuzz: cargo-fuzz not found, installing it (cargo install cargo-fuzz --locked)");
-        run_checked(
-            Command::new("cargo").args(["install", "cargo-fuzz", "--locked"]),
-            "cargo install cargo-fuzz",
-        )?;
+        run_checked(Command::new("cargo").args(["install", "cargo-fuzz", "--locked"]))?;
     }
     if !works(Some(TOOLCHAIN)) {
         return Err(format!(
@@ -265,17 +263,6 @@ fn cargo_fuzz(root: &Path, fuzz_dir: &Path, subcommand: &str) -> Command {
         .args([TOOLCHAIN, "fuzz", subcommand, "--fuzz-dir"])
         .arg(fuzz_dir);
     command
-}
-
-fn run_checked(command: &mut Command, what: &str) -> Result<(), String> {
-    let status = command
-        .status()
-        .map_err(|e| format!("cannot run {what}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{what} failed ({status})"))
-    }
 }
 
 /// Runs one target for `seconds` seconds and collects its statistics; with `tagged`, the

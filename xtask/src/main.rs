@@ -14,7 +14,7 @@
 //! | `cross [--no-install]` | the library crates on aarch64 (clippy, tests under qemu `max` and `cortex-a72`) and wasm32 (clippy) |
 //! | `bench-report` | KEM benchmark table and SVG charts in `target/bench-report/` |
 
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
 
 mod bench_report;
 mod bounds;
@@ -55,5 +55,19 @@ fn main() -> ExitCode {
             eprintln!("xtask {command}: {message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Runs `command` with inherited output; `Err` names the command line if it cannot start
+/// or exits unsuccessfully.
+pub(crate) fn run_checked(command: &mut Command) -> Result<(), String> {
+    let shown = format!("{command:?}");
+    let status = command
+        .status()
+        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed ({status})"))
     }
 }
