@@ -98,20 +98,12 @@ fn check_agreement(v: &Verdicts) {
     match &v.any {
         Ok(any) => {
             let (set, bytes) = any_bytes(any);
-            for (i, result) in v.typed.iter().enumerate() {
-                if i == set {
-                    assert_eq!(result.as_ref().ok(), Some(&bytes), "Any and typed keys");
-                } else {
-                    assert_eq!(
-                        result.as_ref().err(),
-                        Some(&Error::KeyFile(KeyFileError::Algorithm {
-                            found: OIDS[set],
-                            expected: Some(OIDS[i]),
-                        })),
-                        "another set's reader"
-                    );
-                }
-            }
+            assert_eq!(
+                v.typed[set].as_ref().ok(),
+                Some(&bytes),
+                "Any and typed keys"
+            );
+            other_sets_refuse(v, set);
         }
         Err(e) if before_key(e) => {
             for result in &v.typed {
@@ -144,19 +136,25 @@ fn check_agreement(v: &Verdicts) {
                 let [set] = same[..] else {
                     panic!("one set's reader gives {e:?}: {:?}", v.typed);
                 };
-                for (i, result) in v.typed.iter().enumerate() {
-                    if i != set {
-                        assert_eq!(
-                            result.as_ref().err(),
-                            Some(&Error::KeyFile(KeyFileError::Algorithm {
-                                found: OIDS[set],
-                                expected: Some(OIDS[i]),
-                            })),
-                            "another set's reader"
-                        );
-                    }
-                }
+                other_sets_refuse(v, set);
             }
+        }
+    }
+}
+
+/// The readers of every set but `set` (the one the document's OID names) refuse it,
+/// naming the OID found and the one they expect.
+fn other_sets_refuse(v: &Verdicts, set: usize) {
+    for (i, result) in v.typed.iter().enumerate() {
+        if i != set {
+            assert_eq!(
+                result.as_ref().err(),
+                Some(&Error::KeyFile(KeyFileError::Algorithm {
+                    found: OIDS[set],
+                    expected: Some(OIDS[i]),
+                })),
+                "another set's reader"
+            );
         }
     }
 }
