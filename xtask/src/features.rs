@@ -27,11 +27,11 @@ use std::process::Command;
 use std::time::Instant;
 
 /// The crates users depend on.
-const CRATES: [&str; 3] = ["lazykem", "lazykem-xwing", "rustls-lazykem"];
+const CRATES: [&str; 4] = ["lazykem", "lazykem-xwing", "lazykem-hpke", "rustls-lazykem"];
 
 /// The crates that are `#![no_std]`, built for [`EMBEDDED`] too (`rustls-lazykem` needs
 /// `std`).
-const NO_STD: [&str; 2] = ["lazykem", "lazykem-xwing"];
+const NO_STD: [&str; 3] = ["lazykem", "lazykem-xwing", "lazykem-hpke"];
 
 /// A target without an operating system (Cortex-M4F), with atomics.
 const EMBEDDED: &str = "thumbv7em-none-eabihf";
