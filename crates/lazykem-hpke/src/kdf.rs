@@ -135,8 +135,22 @@ pub(crate) fn labeled_derive(
             actual: out.len(),
         });
     }
+    labeled_derive_short(kdf, suite_id, ikm, label, context, out);
+    Ok(())
+}
+
+/// [`labeled_derive`] for an output the caller knows to be at most 65,535 bytes (a constant
+/// size); infallible. A longer `out` would get `L` encoded as 65,535.
+pub(crate) fn labeled_derive_short(
+    kdf: KdfId,
+    suite_id: &[u8],
+    ikm: &[&[u8]],
+    label: &[u8],
+    context: &[&[u8]],
+    out: &mut [u8],
+) {
     let Some(mut xof) = Xof::new(kdf) else {
-        return Ok(());
+        return;
     };
     for part in ikm {
         xof.absorb(part);
@@ -150,7 +164,6 @@ pub(crate) fn labeled_derive(
         xof.absorb(part);
     }
     xof.squeeze(out);
-    Ok(())
 }
 
 /// `LabeledExtract(salt, label, ikm)` for one hash (`HPKE §4.4`):

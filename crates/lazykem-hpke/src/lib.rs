@@ -79,6 +79,7 @@
 //! | feature | what it adds |
 //! |---|---|
 //! | `x448` | DHKEM(X448, HKDF-SHA512), on RustCrypto `x448` (a pre-release, pinned) |
+//! | `rust-hpke` | the `hpke` crate's (rust-hpke 0.15) `Kem` trait for ML-KEM-512/768/1024 (module [`rust_hpke`]): `hpke`'s key schedule and AEADs with this crate's KEMs |
 //! | `hazmat` | deterministic encapsulation ([`PublicKey::encapsulate_deterministic`], `Suite::setup_sender_deterministic`), [`PrivateKey::decapsulate`], and the key schedule's outputs on the contexts (`key`, `base_nonce`, `exporter_secret`, `nonce`), for known-answer tests only; turns on `lazykem`'s `hazmat` |
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -95,6 +96,8 @@ mod group;
 mod ids;
 mod kdf;
 mod kem;
+#[cfg(feature = "rust-hpke")]
+pub mod rust_hpke;
 mod suite;
 
 pub use context::{ReceiverContext, SenderContext};

@@ -72,6 +72,15 @@ pub(crate) struct DhPrivate<G: DhGroup> {
     public: G::Element,
 }
 
+impl<G: DhGroup> Clone for DhPrivate<G> {
+    fn clone(&self) -> Self {
+        Self {
+            scalar: self.scalar.clone(),
+            public: self.public.clone(),
+        }
+    }
+}
+
 impl<D: DhkemParams> Dhkem<D> {
     /// `DeriveKeyPair(ikm)` (`HPKE §7.1.3`): rejection sampling on the NIST curves (bitmask
     /// 0xFF for P-256 and P-384, a no-op), one `sk` for X25519/X448.

@@ -34,26 +34,33 @@ fn shared(ss: &lazykem::SharedSecret) -> SharedSecret {
     SharedSecret(Secret::from_slice(ss.as_bytes()))
 }
 
+impl<P: MlKemId> MlKem<P> {
+    /// `DeriveKeyPair(ikm)` (`draft-ietf-hpke-pq §3`): `dk = SHAKE256.LabeledDerive(ikm,
+    /// "DeriveKeyPair", "", 64)` with the KEM's suite_id, then `ML-KEM.KeyGen_internal(d,
+    /// z)`. Infallible.
+    pub(crate) fn derive(ikm: &[u8]) -> (DecapsulationKey<P>, EncapsulationKey<P>) {
+        let mut seed = Zeroizing::new([0u8; SEED_SIZE]);
+        kdf::labeled_derive_short(
+            KdfId::Shake256,
+            &P::KEM.suite_id(),
+            &[ikm],
+            b"DeriveKeyPair",
+            &[],
+            seed.as_mut(),
+        );
+        let dk = DecapsulationKey::<P>::from_seed(&seed);
+        let ek = dk.encapsulation_key().clone();
+        (dk, ek)
+    }
+}
+
 impl<P: MlKemId> Kem for MlKem<P> {
     const ID: KemId = P::KEM;
     type PublicKey = EncapsulationKey<P>;
     type PrivateKey = DecapsulationKey<P>;
 
     fn derive_key_pair(ikm: &[u8]) -> Result<(Self::PrivateKey, Self::PublicKey), Error> {
-        // draft-ietf-hpke-pq §3: dk = SHAKE256.LabeledDerive(ikm, "DeriveKeyPair", "", 64)
-        // with the KEM's suite_id, then ML-KEM.KeyGen_internal(d, z).
-        let mut seed = Zeroizing::new([0u8; SEED_SIZE]);
-        kdf::labeled_derive(
-            KdfId::Shake256,
-            &Self::ID.suite_id(),
-            &[ikm],
-            b"DeriveKeyPair",
-            &[],
-            seed.as_mut(),
-        )?;
-        let dk = DecapsulationKey::<P>::from_seed(&seed);
-        let ek = dk.encapsulation_key().clone();
-        Ok((dk, ek))
+        Ok(Self::derive(ikm))
     }
 
     fn generate_key_pair<R: CryptoRng + ?Sized>(

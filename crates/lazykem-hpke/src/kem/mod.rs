@@ -60,7 +60,7 @@ pub(crate) trait Kem: 'static {
     /// A parsed (validated) public key.
     type PublicKey: Clone + Send + Sync + 'static;
     /// A private key, erased on drop.
-    type PrivateKey: Send + Sync + 'static;
+    type PrivateKey: Clone + Send + Sync + 'static;
 
     /// `DeriveKeyPair(ikm)`.
     fn derive_key_pair(ikm: &[u8]) -> Result<(Self::PrivateKey, Self::PublicKey), Error>;
