@@ -53,11 +53,14 @@ macro_rules! nist_group {
                 }
             }
 
-            #[doc = concat!("A ", $name, " public key, checked: its uncompressed encoding and the parsed point.")]
+            #[doc = concat!("A ", $name, " public key, checked: its uncompressed encoding and, once parsed, the point.")]
             #[derive(Clone)]
             pub struct Element {
                 pub(super) bytes: [u8; $ne],
-                pub(super) point: Point,
+                /// The parsed point; `None` for a point this crate computed (`exp_base`),
+                /// which is parsed only if something multiplies it (most never are: a key
+                /// share or an ephemeral ciphertext element).
+                pub(super) point: Option<Point>,
             }
 
             /// The parsed point, in the form of the implementation that parsed it. graviola's
@@ -196,7 +199,19 @@ macro_rules! nist_group {
 
             fn exp(p: &$module::Element, x: &$module::Scalar) -> [u8; $ns] {
                 use $module::Point;
-                match &p.point {
+                let parsed;
+                let point = match &p.point {
+                    Some(point) => point,
+                    // A point `exp_base` computed: on the curve by construction.
+                    None => match $module::Imp::best().parse(&p.bytes) {
+                        Ok($module::Element { point: Some(point), .. }) => {
+                            parsed = point;
+                            &parsed
+                        }
+                        _ => return [0; $ns],
+                    },
+                };
+                match point {
                     #[cfg(all(
                         feature = "graviola",
                         any(target_arch = "x86_64", target_arch = "aarch64")
@@ -240,7 +255,7 @@ macro_rules! nist_group {
                             .map_err(|_| Error::InvalidElement { group: $name })?,
                     ),
                 };
-                Ok($module::Element { bytes: *bytes, point })
+                Ok($module::Element { bytes: *bytes, point: Some(point) })
             }
 
             /// `Exp(g, x)`.
@@ -252,12 +267,10 @@ macro_rules! nist_group {
                         any(target_arch = "x86_64", target_arch = "aarch64")
                     ))]
                     Self::Graviola => {
-                        use graviola::key_agreement::$grav::{PublicKey, StaticPrivateKey};
+                        use graviola::key_agreement::$grav::StaticPrivateKey;
                         if let Ok(k) = StaticPrivateKey::from_bytes(&x.bytes) {
                             let bytes = k.public_key_uncompressed();
-                            if let Ok(point) = PublicKey::from_x962_uncompressed(&bytes) {
-                                return $module::Element { bytes, point: Point::Graviola(point) };
-                            }
+                            return $module::Element { bytes, point: None };
                         }
                         // Unreachable (`x` is in range by its type): the other implementation.
                         Self::RustCrypto.exp_base(x)
@@ -267,7 +280,7 @@ macro_rules! nist_group {
                         let public = $rc::PublicKey::from_secret_scalar(&x.nz);
                         let mut bytes = [0u8; $ne];
                         bytes.copy_from_slice(public.to_sec1_point(false).as_bytes());
-                        $module::Element { bytes, point: Point::RustCrypto(public) }
+                        $module::Element { bytes, point: Some(Point::RustCrypto(public)) }
                     }
                 }
             }
