@@ -400,7 +400,7 @@ impl EncapsulationKey {
         let ek_x = StaticSecret::from(*ek_x);
         let ct_x = PublicKey::from(&ek_x);
         let ss_x = ek_x.diffie_hellman(&self.pk_x);
-        let (ct_m, ss_m) = lazykem::__xwing_internal::encapsulate_768(&self.pk_m, m);
+        let (ct_m, ss_m) = lazykem::__hybrid_internal::encapsulate(&self.pk_m, m);
         let ss = combiner(
             ss_m.as_bytes(),
             ss_x.as_bytes(),

@@ -337,21 +337,21 @@ pub mod ml_kem_1024 {
     pub const CIPHERTEXT_SIZE: usize = MlKem1024::CIPHERTEXT_SIZE;
 }
 
-/// Not part of the API: the one entry point the `lazykem-xwing` crate needs below the public API,
-/// so that depending on `lazykem-xwing` does not turn on this crate's `hazmat` feature. No semver
-/// guarantee; do not call it.
+/// Not part of the API: the one entry point the `lazykem-hybrid` crate needs below the public
+/// API, so that depending on `lazykem-hybrid` does not turn on this crate's `hazmat` feature. No
+/// semver guarantee; do not call it.
 #[doc(hidden)]
-pub mod __xwing_internal {
+pub mod __hybrid_internal {
     use crate::backend::AnyBackend;
-    use crate::{SharedSecret, ml_kem_768};
+    use crate::{Ciphertext, EncapsulationKey, ParameterSet, SharedSecret};
 
-    /// `ML-KEM.Encaps_internal` (FIPS 203 Alg. 17) with the message X-Wing derives
-    /// from its own randomness (draft-connolly-cfrg-xwing-kem section 5.4).
+    /// `ML-KEM.Encaps_internal` (FIPS 203 Alg. 17) with the message a hybrid KEM draws from
+    /// its own randomness (draft-irtf-cfrg-hybrid-kems, `EncapsDerand`).
     #[must_use]
-    pub fn encapsulate_768(
-        ek: &ml_kem_768::EncapsulationKey,
+    pub fn encapsulate<P: ParameterSet>(
+        ek: &EncapsulationKey<P>,
         m: &[u8; 32],
-    ) -> (ml_kem_768::Ciphertext, SharedSecret) {
+    ) -> (Ciphertext<P>, SharedSecret) {
         ek.encapsulate_internal(AnyBackend::best(), m)
     }
 }

@@ -3,7 +3,8 @@
 //! `kem` traits; then wrong lengths, low-order X25519 points and malformed ML-KEM keys.
 
 use kem::{Decapsulate, Encapsulate, KeyExport, KeyInit, TryKeyInit};
-use lazykem_xwing::{Ciphertext, DecapsulationKey, EncapsulationKey, Error};
+use lazykem_hybrid::x_wing::{Ciphertext, DecapsulationKey, EncapsulationKey};
+use lazykem_hybrid::{Error, Part};
 use rand::{Rng, RngExt, TryRng};
 
 #[test]
@@ -16,7 +17,7 @@ fn agrees_with_rustcrypto_x_wing() {
             rng.fill_bytes(&mut e);
             e
         };
-        let ours = DecapsulationKey::from_seed(&seed);
+        let ours = DecapsulationKey::from_seed(&seed).unwrap();
         let theirs = x_wing::DecapsulationKey::from(seed);
         let their_ek = kem::Decapsulator::encapsulation_key(&theirs).clone();
         assert_eq!(
@@ -24,7 +25,10 @@ fn agrees_with_rustcrypto_x_wing() {
             their_ek.to_bytes().as_slice(),
             "pk"
         );
-        let (ct, ss) = ours.encapsulation_key().encapsulate_deterministic(&eseed);
+        let (ct, ss) = ours
+            .encapsulation_key()
+            .encapsulate_deterministic(&eseed)
+            .unwrap();
         let (their_ct, their_ss) = their_ek.encapsulate_deterministic(&eseed.into());
         assert_eq!(ct.as_bytes().as_slice(), their_ct.as_slice(), "ct");
         assert_eq!(ss.as_bytes().as_slice(), their_ss.as_slice(), "ss");
@@ -39,7 +43,8 @@ fn agrees_with_rustcrypto_x_wing() {
         tampered[rng.random_range(0..tampered.len())] ^= 1 << rng.random_range(0..8);
         assert_eq!(
             DecapsulationKey::from_seed(&seed)
-                .decapsulate(&Ciphertext::from(tampered))
+                .unwrap()
+                .decapsulate(&Ciphertext::from_bytes(&tampered).unwrap())
                 .as_bytes()
                 .as_slice(),
             theirs.decapsulate(&tampered.into()).as_slice(),
@@ -70,7 +75,9 @@ fn wrong_lengths_are_errors() {
     for len in [0, 32, 1215, 1217, 2000] {
         assert_eq!(
             EncapsulationKey::from_bytes(&vec![0; len]).err(),
-            Some(Error::EncapsulationKeyLength {
+            Some(Error::Length {
+                kem: "MLKEM768-X25519",
+                part: Part::EncapsulationKey,
                 expected: 1216,
                 actual: len
             })
@@ -79,7 +86,9 @@ fn wrong_lengths_are_errors() {
     for len in [0, 1088, 1119, 1121] {
         assert_eq!(
             Ciphertext::from_bytes(&vec![0; len]).err(),
-            Some(Error::CiphertextLength {
+            Some(Error::Length {
+                kem: "MLKEM768-X25519",
+                part: Part::Ciphertext,
                 expected: 1120,
                 actual: len
             })
@@ -88,7 +97,9 @@ fn wrong_lengths_are_errors() {
     for len in [0, 31, 33, 64] {
         assert_eq!(
             DecapsulationKey::from_seed_bytes(&vec![0; len]).err(),
-            Some(Error::DecapsulationKeyLength {
+            Some(Error::Length {
+                kem: "MLKEM768-X25519",
+                part: Part::DecapsulationKey,
                 expected: 32,
                 actual: len
             })
@@ -98,7 +109,7 @@ fn wrong_lengths_are_errors() {
 
 #[test]
 fn malformed_ml_kem_part_is_rejected() {
-    let dk = DecapsulationKey::from_seed(&[5; 32]);
+    let dk = DecapsulationKey::from_seed(&[5; 32]).unwrap();
     let mut pk = *dk.encapsulation_key().as_bytes();
     pk[0] = 0xff;
     pk[1] |= 0x0f; // the first ML-KEM coefficient becomes 4095 >= q
@@ -113,22 +124,27 @@ fn malformed_ml_kem_part_is_rejected() {
 /// does the same.
 #[test]
 fn low_order_x25519_points_are_combined_not_rejected() {
-    let dk = DecapsulationKey::from_seed(&[6; 32]);
+    let dk = DecapsulationKey::from_seed(&[6; 32]).unwrap();
     let mut pk = *dk.encapsulation_key().as_bytes();
     pk[1184..].fill(0);
     let ek = EncapsulationKey::from_bytes(&pk).expect("any 32-byte pk_X");
-    let (ct, ss) = ek.encapsulate_deterministic(&[7; 64]);
+    let (ct, ss) = ek.encapsulate_deterministic(&[7; 64]).unwrap();
     let their_ek = <x_wing::EncapsulationKey as TryKeyInit>::new(&pk.into()).expect("accepted");
     let (their_ct, their_ss) = their_ek.encapsulate_deterministic(&[7; 64].into());
     assert_eq!(ct.as_bytes().as_slice(), their_ct.as_slice());
     assert_eq!(ss.as_bytes().as_slice(), their_ss.as_slice());
     // A ciphertext whose ct_X is the zero point decapsulates, to the same secret as theirs.
-    let (ct, _) = dk.encapsulation_key().encapsulate_deterministic(&[8; 64]);
+    let (ct, _) = dk
+        .encapsulation_key()
+        .encapsulate_deterministic(&[8; 64])
+        .unwrap();
     let mut low = *ct.as_bytes();
     low[1088..].fill(0);
     let theirs = x_wing::DecapsulationKey::from([6; 32]);
     assert_eq!(
-        dk.decapsulate(&Ciphertext::from(low)).as_bytes().as_slice(),
+        dk.decapsulate(&Ciphertext::from_bytes(&low).unwrap())
+            .as_bytes()
+            .as_slice(),
         theirs.decapsulate(&low.into()).as_slice()
     );
 }
@@ -159,7 +175,7 @@ fn fallible_rng_and_os_rng() {
     assert_eq!(dk.decapsulate(&ct), ss);
 }
 
-/// The OS RNG's failure is `lazykem_xwing::Error::Rng` (so `?` takes it and the crate's other
+/// The OS RNG's failure is `lazykem_hybrid::Error::Rng` (so `?` takes it and the crate's other
 /// errors into one type); with `kem` too, the `kem` traits' OS-RNG methods exist.
 #[test]
 fn os_rng_errors_and_trait_methods() {
@@ -173,7 +189,9 @@ fn os_rng_errors_and_trait_methods() {
     assert!(exchange(dk.encapsulation_key().as_bytes()).is_ok());
     assert_eq!(
         exchange(&[0; 7]),
-        Err(Error::EncapsulationKeyLength {
+        Err(Error::Length {
+            kem: "MLKEM768-X25519",
+            part: Part::EncapsulationKey,
             expected: 1216,
             actual: 7
         })
@@ -188,10 +206,9 @@ fn os_rng_errors_and_trait_methods() {
     assert!(core::error::Error::source(&err).is_some());
 
     // Through the re-export, as code ported from RustCrypto `x-wing` writes it.
-    let (dk, ek) =
-        <lazykem_xwing::kem_traits::XWing as lazykem_xwing::kem::Kem>::generate_keypair();
-    let (ct, sender) = lazykem_xwing::kem::Encapsulate::encapsulate(&ek);
+    let (dk, ek) = <lazykem_hybrid::XWing as lazykem_hybrid::kem::Kem>::generate_keypair();
+    let (ct, sender) = lazykem_hybrid::kem::Encapsulate::encapsulate(&ek);
     assert_eq!(Decapsulate::decapsulate(&dk, &ct), sender);
-    let other = <DecapsulationKey as lazykem_xwing::kem::Generate>::generate();
+    let other = <DecapsulationKey as lazykem_hybrid::kem::Generate>::generate();
     assert_ne!(Decapsulate::decapsulate(&other, &ct), sender);
 }

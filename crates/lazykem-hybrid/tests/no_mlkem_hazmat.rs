@@ -1,7 +1,7 @@
-//! Depending on `lazykem-xwing` does not give a program `lazykem`'s `hazmat` functions.
+//! Depending on `lazykem-hybrid` does not give a program `lazykem`'s `hazmat` functions.
 //!
 //! A compile-fail check without trybuild: a probe crate outside this workspace (so that no
-//! other workspace member's features unify into its build) depends on `lazykem-xwing` with every
+//! other workspace member's features unify into its build) depends on `lazykem-hybrid` with every
 //! feature and on `lazykem` with its defaults, and `cargo check` must reject a call of
 //! `encapsulate_deterministic` on an ML-KEM key with "no method named" (E0599), while the
 //! same program calling `encapsulate` compiles.
@@ -13,7 +13,7 @@ const MAIN_DETERMINISTIC: &str = r"
 fn main() {
     let dk = lazykem::ml_kem_768::DecapsulationKey::from_seed(&[1; 64]);
     let _ = dk.encapsulation_key().encapsulate_deterministic(&[2; 32]);
-    let _ = lazykem_xwing::DecapsulationKey::from_seed(&[3; 32]);
+    let _ = lazykem_hybrid::x_wing::DecapsulationKey::from_seed(&[3; 32]).unwrap();
 }
 ";
 
@@ -22,7 +22,7 @@ fn main() {
     let dk = lazykem::ml_kem_768::DecapsulationKey::from_seed(&[1; 64]);
     let mut rng = rand::rng();
     let _ = dk.encapsulation_key().encapsulate(&mut rng);
-    let _ = lazykem_xwing::DecapsulationKey::from_seed(&[3; 32]).encapsulation_key().encapsulate_deterministic(&[4; 64]);
+    let _ = lazykem_hybrid::x_wing::DecapsulationKey::from_seed(&[3; 32]).unwrap().encapsulation_key().encapsulate_deterministic(&[4; 64]).unwrap();
 }
 ";
 
@@ -30,13 +30,13 @@ fn main() {
 fn check_probe(dir: &Path, main_rs: &str) -> (bool, String) {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mlkem = crates.join("lazykem");
-    let xwing = crates.join("lazykem-xwing");
+    let xwing = crates.join("lazykem-hybrid");
     let workspace_lock = crates.join("../Cargo.lock");
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let manifest = format!(
         "[package]\nname = \"xwing-hazmat-probe\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
          publish = false\n\n[workspace]\n\n[dependencies]\n\
-         lazykem-xwing = {{ path = '{}', features = [\"hazmat\", \"getrandom\", \"kem\"] }}\n\
+         lazykem-hybrid = {{ path = '{}', features = [\"hazmat\", \"getrandom\", \"kem\"] }}\n\
          lazykem = {{ path = '{}' }}\nrand = \"0.10\"\n",
         xwing.display(),
         mlkem.display()
