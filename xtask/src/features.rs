@@ -38,11 +38,18 @@ const EMBEDDED: &str = "thumbv7em-none-eabihf";
 
 /// Features that need an operating system, never built for [`EMBEDDED`], with the reason
 /// (each was tried: the build fails there).
-const NEEDS_OS: [(&str, &str); 1] = [(
-    "getrandom",
-    "getrandom 0.4 has no entropy source for a target without an OS unless the final \
-     binary selects a custom backend",
-)];
+const NEEDS_OS: [(&str, &str); 2] = [
+    (
+        "getrandom",
+        "getrandom 0.4 has no entropy source for a target without an OS unless the final \
+         binary selects a custom backend",
+    ),
+    (
+        "graviola",
+        "lazykem-hybrid's graviola feature links std (and graviola is an x86_64 / aarch64 \
+         dependency)",
+    ),
+];
 
 /// One crate's features, from `cargo metadata`.
 struct Package {

@@ -1,12 +1,14 @@
-//! The Diffie-Hellman groups under the DHKEMs, behind one private trait shaped like the
-//! planned `lazykem_hybrid::group::NominalGroup` (scalar and element codecs, `exp_base`,
-//! `exp`), so that moving the DHKEMs onto that crate changes this file only.
+//! The Diffie-Hellman groups under the DHKEMs, behind one private trait ([`DhGroup`]: scalar
+//! and element codecs, `exp_base`, `exp`).
 //!
-//! Meanwhile: X25519 from `x25519-dalek`, P-256 and P-384 from RustCrypto `p256` / `p384`,
-//! X448 from RustCrypto `x448` (feature `x448`).
+//! X25519, P-256 and P-384 are `lazykem_hybrid::group`'s ([`NominalGroup`], through a
+//! blanket implementation); X448, which that module does not have, is RustCrypto `x448`'s
+//! (feature `x448`).
 
 use crate::kdf::Secret;
 use alloc::vec::Vec;
+use lazykem_hybrid::group::NominalGroup;
+pub(crate) use lazykem_hybrid::group::{P256, P384, X25519};
 use zeroize::Zeroizing;
 
 /// Why a group rejected an encoding.
@@ -51,133 +53,47 @@ pub(crate) trait DhGroup: 'static {
     fn exp(element: &Self::Element, scalar: &Self::Scalar) -> Secret;
 }
 
-/// X25519 (RFC 7748), `x25519-dalek`.
-pub(crate) struct X25519;
-
-/// An X25519 public key as its 32 bytes.
-#[derive(Clone)]
-pub(crate) struct X25519Element(x25519_dalek::PublicKey);
-
-impl AsRef<[u8]> for X25519Element {
-    fn as_ref(&self) -> &[u8] {
-        self.0.as_bytes()
-    }
-}
-
-impl DhGroup for X25519 {
-    const SCALAR_SIZE: usize = 32;
-    const ELEMENT_SIZE: usize = 32;
-    const SHARED_SECRET_SIZE: usize = 32;
-    const NIST: bool = false;
-    // Keeps the unclamped bytes and clamps in each multiplication; erased on drop.
-    type Scalar = x25519_dalek::StaticSecret;
-    type Element = X25519Element;
+/// X25519, P-256 and P-384 are `lazykem_hybrid::group`'s: graviola's verified assembly where
+/// its CPU check passes (feature `graviola`), `x25519-dalek` / `p256` / `p384` elsewhere.
+/// The DH output of X25519 comes back as it is, all zeros included (the DHKEM checks).
+impl<N: NominalGroup> DhGroup for N {
+    const SCALAR_SIZE: usize = N::SCALAR_SIZE;
+    const ELEMENT_SIZE: usize = N::ELEMENT_SIZE;
+    const SHARED_SECRET_SIZE: usize = N::SHARED_SECRET_SIZE;
+    // X25519 is the only group of that module whose scalars are every byte string.
+    const NIST: bool = N::ELEMENT_SIZE != 32;
+    type Scalar = N::Scalar;
+    type Element = N::Element;
 
     fn scalar_from_bytes(bytes: &[u8]) -> Result<Self::Scalar, GroupError> {
-        let bytes: [u8; 32] = bytes.try_into().map_err(|_| GroupError::Length)?;
-        let bytes = Zeroizing::new(bytes);
-        Ok(x25519_dalek::StaticSecret::from(*bytes))
+        N::scalar_from_bytes(bytes).map_err(from_hybrid)
     }
 
     fn scalar_to_bytes(scalar: &Self::Scalar) -> Zeroizing<Vec<u8>> {
-        Zeroizing::new(scalar.as_bytes().to_vec())
+        let bytes = Zeroizing::new(N::scalar_to_bytes(scalar));
+        Zeroizing::new(bytes.as_ref().to_vec())
     }
 
     fn element_from_bytes(bytes: &[u8]) -> Result<Self::Element, GroupError> {
-        let bytes: [u8; 32] = bytes.try_into().map_err(|_| GroupError::Length)?;
-        Ok(X25519Element(x25519_dalek::PublicKey::from(bytes)))
+        N::element_from_bytes(bytes).map_err(from_hybrid)
     }
 
     fn exp_base(scalar: &Self::Scalar) -> Self::Element {
-        X25519Element(x25519_dalek::PublicKey::from(scalar))
+        N::exp_base(scalar)
     }
 
     fn exp(element: &Self::Element, scalar: &Self::Scalar) -> Secret {
-        let shared = scalar.diffie_hellman(&element.0);
-        Secret::from_slice(shared.as_bytes())
+        let shared = Zeroizing::new(N::exp(element, scalar));
+        Secret::from_slice(shared.as_ref())
     }
 }
 
-/// The NIST curves P-256 and P-384 through RustCrypto's `elliptic-curve` 0.14 types.
-macro_rules! nist_group {
-    ($name:ident, $element:ident, $krate:ident, $scalar:literal, $point:literal) => {
-        #[doc = concat!("The NIST curve of `", stringify!($krate), "`.")]
-        pub(crate) struct $name;
-
-        /// A validated public key and its uncompressed SEC 1 encoding.
-        #[derive(Clone)]
-        pub(crate) struct $element {
-            point: $krate::PublicKey,
-            bytes: [u8; $point],
-        }
-
-        impl $element {
-            fn new(point: $krate::PublicKey) -> Self {
-                use $krate::elliptic_curve::sec1::ToSec1Point;
-                let encoded = point.as_affine().to_sec1_point(false);
-                let mut bytes = [0u8; $point];
-                bytes.copy_from_slice(encoded.as_bytes());
-                Self { point, bytes }
-            }
-        }
-
-        impl AsRef<[u8]> for $element {
-            fn as_ref(&self) -> &[u8] {
-                &self.bytes
-            }
-        }
-
-        impl DhGroup for $name {
-            const SCALAR_SIZE: usize = $scalar;
-            const ELEMENT_SIZE: usize = $point;
-            const SHARED_SECRET_SIZE: usize = $scalar;
-            const NIST: bool = true;
-            type Scalar = $krate::SecretKey;
-            type Element = $element;
-
-            fn scalar_from_bytes(bytes: &[u8]) -> Result<Self::Scalar, GroupError> {
-                // An exact length first: `SecretKey::from_slice` would pad a short one.
-                let bytes: &[u8; $scalar] = bytes.try_into().map_err(|_| GroupError::Length)?;
-                let field = (*bytes).into();
-                let field = Zeroizing::new(field);
-                $krate::SecretKey::from_bytes(&field).map_err(|_| GroupError::Invalid)
-            }
-
-            fn scalar_to_bytes(scalar: &Self::Scalar) -> Zeroizing<Vec<u8>> {
-                let bytes = Zeroizing::new(scalar.to_bytes());
-                Zeroizing::new(bytes.to_vec())
-            }
-
-            fn element_from_bytes(bytes: &[u8]) -> Result<Self::Element, GroupError> {
-                if bytes.len() != $point {
-                    return Err(GroupError::Length);
-                }
-                // Only the uncompressed form (HPKE §7.1.1); `from_sec1_bytes` checks the
-                // coordinates, the curve equation and the identity (HPKE §7.1.4).
-                if bytes[0] != 0x04 {
-                    return Err(GroupError::Invalid);
-                }
-                let point =
-                    $krate::PublicKey::from_sec1_bytes(bytes).map_err(|_| GroupError::Invalid)?;
-                Ok($element::new(point))
-            }
-
-            fn exp_base(scalar: &Self::Scalar) -> Self::Element {
-                $element::new(scalar.public_key())
-            }
-
-            fn exp(element: &Self::Element, scalar: &Self::Scalar) -> Secret {
-                // The x-coordinate of sk * pk; never the identity: pk is a valid point of
-                // the prime-order group and sk is not zero.
-                let shared = scalar.diffie_hellman(&element.point);
-                Secret::from_slice(shared.raw_secret_bytes())
-            }
-        }
-    };
+fn from_hybrid(e: lazykem_hybrid::Error) -> GroupError {
+    match e {
+        lazykem_hybrid::Error::Length { .. } => GroupError::Length,
+        _ => GroupError::Invalid,
+    }
 }
-
-nist_group!(P256, P256Element, p256, 32, 65);
-nist_group!(P384, P384Element, p384, 48, 97);
 
 /// X448 (RFC 7748), RustCrypto `x448` (feature `x448`).
 #[cfg(feature = "x448")]

@@ -74,10 +74,12 @@
 //! `expand` (stack temporaries of that crate).
 //!
 //! # Features
-//! Every feature is off by default; the crate is `#![no_std]` and needs `alloc`.
+//! Only `graviola` is on by default; without it (`default-features = false`) the crate is
+//! `#![no_std]` and needs only `alloc` (checked on `thumbv7em-none-eabihf`).
 //!
 //! | feature | what it adds |
 //! |---|---|
+//! | `graviola` (default) | the DHKEM curves (X25519, P-256, P-384) on graviola's verified assembly where its CPU check passes, through `lazykem_hybrid::group` (links `std`); `x25519-dalek`, `p256` and `p384` otherwise |
 //! | `x448` | DHKEM(X448, HKDF-SHA512), on RustCrypto `x448` (a pre-release, pinned) |
 //! | `rust-hpke` | the `hpke` crate's (rust-hpke 0.15) `Kem` trait for ML-KEM-512/768/1024 (module [`rust_hpke`]): `hpke`'s key schedule and AEADs with this crate's KEMs |
 //! | `hazmat` | deterministic encapsulation ([`PublicKey::encapsulate_deterministic`], `Suite::setup_sender_deterministic`), [`PrivateKey::decapsulate`], and the key schedule's outputs on the contexts (`key`, `base_nonce`, `exporter_secret`, `nonce`), for known-answer tests only; turns on `lazykem`'s `hazmat` |
