@@ -20,8 +20,7 @@ pub enum Error {
     UnknownKdf(u16),
     /// An AEAD identifier that HPKE does not define (or this crate does not know).
     UnknownAead(u16),
-    /// A KEM this build cannot run: DHKEM(X448) without the `x448` feature, or a hybrid KEM
-    /// (0x0050, 0x0051, 0x647a) before its implementation lands.
+    /// A KEM this build cannot run: DHKEM(X448) without the `x448` feature.
     UnsupportedKem(KemId),
     /// A key of one KEM given to a suite (or operation) of another.
     KemMismatch {
@@ -39,7 +38,8 @@ pub enum Error {
     },
     /// A public key of the right length that the KEM rejects: a NIST curve point not in the
     /// uncompressed form, with a coordinate `>= p`, not on the curve or the identity
-    /// (`HPKE §7.1.4`); an ML-KEM key with a coefficient `>= q` (FIPS 203 §7.2).
+    /// (`HPKE §7.1.4`); an ML-KEM key (or a hybrid key's ML-KEM part) with a coefficient
+    /// `>= q` (FIPS 203 §7.2); a hybrid key whose NIST point fails those checks.
     InvalidPublicKey,
     /// An encoded private key of the wrong length (`Nsk`).
     PrivateKeyLength {
@@ -49,7 +49,8 @@ pub enum Error {
         actual: usize,
     },
     /// A private key of the right length that the KEM rejects: a NIST curve scalar that is
-    /// zero or not below the group order (`HPKE §7.1.2`).
+    /// zero or not below the group order (`HPKE §7.1.2`); a hybrid KEM seed whose expansion
+    /// holds no NIST scalar (probability below 2^-128).
     InvalidPrivateKey,
     /// An encapsulated key `enc` of the wrong length (`Nenc`).
     EncapsulatedKeyLength {
@@ -58,14 +59,16 @@ pub enum Error {
         /// The length given.
         actual: usize,
     },
-    /// An encapsulated key of the right length that the KEM rejects (a DHKEM `enc` that is
-    /// not a valid point, as for [`Error::InvalidPublicKey`]).
+    /// An encapsulated key of the right length that the KEM rejects: a DHKEM `enc`, or the
+    /// NIST part of a hybrid `enc`, that is not a valid point (as for
+    /// [`Error::InvalidPublicKey`]).
     InvalidEncapsulatedKey,
     /// `ValidationError` (`HPKE §7.1.4`): an X25519 or X448 Diffie-Hellman output of all
     /// zeros (a low-order public key or `enc`).
     Validation,
     /// `DeriveKeyPairError` (`HPKE §7.1.3`): 256 rejected candidates in a NIST-curve
-    /// `DeriveKeyPair` (probability about 2^-8192 for P-256).
+    /// DHKEM `DeriveKeyPair` (probability about 2^-8192 for P-256), or a hybrid KEM seed (or
+    /// deterministic encapsulation randomness) holding no NIST scalar (below 2^-128).
     DeriveKeyPair,
     /// Deterministic encapsulation (feature `hazmat`) given randomness of the wrong length.
     RandomnessLength {

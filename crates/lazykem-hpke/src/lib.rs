@@ -34,7 +34,7 @@
 //! | tag | document |
 //! |---|---|
 //! | `HPKE §N` | `draft-ietf-hpke-hpke` (editor's copy after -03, hpkewg/hpke `d8cae03`): RFC 9180 with its errata, one-stage KDFs, without the Auth modes. Its sections 5-7 have RFC 9180's numbers; §4.4 (labeled functions) and §4.5 (DHKEM) are RFC 9180's §4 and §4.1 |
-//! | `draft-ietf-hpke-pq §N` | `draft-ietf-hpke-pq` (-05 editor's copy, hpkewg/hpke-pq `74dafaa`): ML-KEM (§3), the hybrid KEMs (§4), SHAKE and TurboSHAKE (§5) |
+//! | `draft-ietf-hpke-pq §N` | `draft-ietf-hpke-pq` (-05 editor's copy, hpkewg/hpke-pq `74dafaa`): ML-KEM (§3), the hybrid KEMs (§4, on draft-irtf-cfrg-concrete-hybrid-kems as `lazykem-hybrid` implements it), SHAKE and TurboSHAKE (§5) |
 //! | `RFC 9180 §N` | RFC 9180, where its text is cited as such |
 //!
 //! The crate's `README.md` maps each section to the code.
@@ -42,15 +42,12 @@
 //! # What is implemented
 //! | | identifiers |
 //! |---|---|
-//! | KEMs | ML-KEM-512/768/1024 (0x0040-0x0042); DHKEM P-256 (0x0010), P-384 (0x0011), X25519 (0x0020), X448 (0x0021, feature `x448`) |
+//! | KEMs | ML-KEM-512/768/1024 (0x0040-0x0042) on `lazykem`; MLKEM768-P256 (0x0050), MLKEM1024-P384 (0x0051), MLKEM768-X25519 (X-Wing, 0x647a) on `lazykem-hybrid`; DHKEM P-256 (0x0010), P-384 (0x0011), X25519 (0x0020) on `lazykem_hybrid::group`, X448 (0x0021, feature `x448`) |
 //! | KDFs | HKDF-SHA256/384/512 (0x0001-0x0003, two-stage); SHAKE128 (0x0010), SHAKE256 (0x0011), TurboSHAKE128 (0x0012), TurboSHAKE256 (0x0013) (one-stage) |
 //! | AEADs | AES-128-GCM (0x0001), AES-256-GCM (0x0002), ChaCha20-Poly1305 (0x0003), export-only (0xFFFF) |
 //! | modes | Base, PSK (the Auth modes are not in `draft-ietf-hpke-hpke` and not here) |
 //!
-//! The hybrid KEMs of `draft-ietf-hpke-pq §4` (MLKEM768-P256 0x0050, MLKEM1024-P384
-//! 0x0051, MLKEM768-X25519 0x647a) have identifiers here and return
-//! [`Error::UnsupportedKem`] until their implementation lands. DHKEM(P-521) (0x0012) is
-//! not implemented ([`Error::UnknownKem`]).
+//! DHKEM(P-521) (0x0012) is not implemented ([`Error::UnknownKem`]).
 //!
 //! # API
 //! A [`Suite`] is three identifiers ([`KemId`], [`KdfId`], [`AeadId`]), usually read from
@@ -81,8 +78,8 @@
 //! |---|---|
 //! | `graviola` (default) | the DHKEM curves (X25519, P-256, P-384) on graviola's verified assembly where its CPU check passes, through `lazykem_hybrid::group` (links `std`); `x25519-dalek`, `p256` and `p384` otherwise |
 //! | `x448` | DHKEM(X448, HKDF-SHA512), on RustCrypto `x448` (a pre-release, pinned) |
-//! | `rust-hpke` | the `hpke` crate's (rust-hpke 0.15) `Kem` trait for ML-KEM-512/768/1024 (module [`rust_hpke`]): `hpke`'s key schedule and AEADs with this crate's KEMs |
-//! | `hazmat` | deterministic encapsulation ([`PublicKey::encapsulate_deterministic`], `Suite::setup_sender_deterministic`), [`PrivateKey::decapsulate`], and the key schedule's outputs on the contexts (`key`, `base_nonce`, `exporter_secret`, `nonce`), for known-answer tests only; turns on `lazykem`'s `hazmat` |
+//! | `rust-hpke` | the `hpke` crate's (rust-hpke 0.15) `Kem` trait for the six post-quantum KEMs (module [`rust_hpke`]): `hpke`'s key schedule and AEADs with this crate's KEMs |
+//! | `hazmat` | deterministic encapsulation ([`PublicKey::encapsulate_deterministic`], `Suite::setup_sender_deterministic`), [`PrivateKey::decapsulate`], and the key schedule's outputs on the contexts (`key`, `base_nonce`, `exporter_secret`, `nonce`), for known-answer tests only; turns on the `hazmat` features of `lazykem` and `lazykem-hybrid` |
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]

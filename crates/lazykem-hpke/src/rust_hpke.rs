@@ -1,6 +1,7 @@
-//! The `hpke` crate's (rust-hpke 0.15) [`hpke::Kem`] trait for this crate's post-quantum
-//! KEMs (feature `rust-hpke`), so that code written against `hpke` runs ML-KEM on
-//! `lazykem`: its key schedule, AEADs and contexts, this crate's KEM.
+//! The `hpke` crate's (rust-hpke 0.15) [`hpke::Kem`] trait for this crate's six
+//! post-quantum KEMs (feature `rust-hpke`): ML-KEM-512/768/1024 on `lazykem`, MLKEM768-P256,
+//! MLKEM1024-P384 and MLKEM768-X25519 on `lazykem-hybrid`. Code written against `hpke` gets
+//! its key schedule, AEADs and contexts with this crate's KEMs.
 //!
 //! ```
 //! use hpke::{Deserializable, Kem as _, OpModeR, OpModeS, Serializable};
@@ -37,11 +38,43 @@
 //! trait's contract, which allows a panic) gets the common prefix and zeros after it.
 
 use crate::kem::Kem;
-use crate::kem::mlkem::MlKem as Inner;
-// The same `hybrid-array` 0.4 as `hpke`'s, with the sizes above 1024 (`extra-sizes`).
+use crate::kem::hybrid::{Hybrid, HybridId};
+use crate::kem::mlkem::{MlKem, MlKemId};
 use hpke::{Deserializable, HpkeError, Serializable};
+// The same `hybrid-array` 0.4 as `hpke`'s, with the sizes above 1024 (`extra-sizes`).
 use hybrid_array::Array;
-use hybrid_array::sizes::{U32, U64, U768, U800, U1088, U1184, U1568};
+use hybrid_array::sizes::{
+    U32, U64, U768, U800, U1088, U1120, U1153, U1184, U1216, U1249, U1568, U1665,
+};
+
+/// `DeriveKeyPair` of ML-KEM, infallible.
+fn derive_mlkem<P: MlKemId>(
+    ikm: &[u8],
+) -> (lazykem::DecapsulationKey<P>, lazykem::EncapsulationKey<P>) {
+    MlKem::<P>::derive(ikm)
+}
+
+/// `DeriveKeyPair` of a hybrid KEM for `hpke`'s infallible `derive_keypair`.
+///
+/// # Panics
+/// If the derived seed holds no scalar of the NIST group (MLKEM768-P256, MLKEM1024-P384:
+/// probability below 2^-128 per `ikm`; X-Wing never): the trait has no way to report
+/// `DeriveKeyPairError`, and `HPKE §8.2` lets an implementation abort on it. This crate's
+/// own API returns [`crate::Error::DeriveKeyPair`] instead.
+fn derive_hybrid<H: HybridId>(
+    ikm: &[u8],
+) -> (
+    lazykem_hybrid::DecapsulationKey<H>,
+    lazykem_hybrid::EncapsulationKey<H>,
+) {
+    match Hybrid::<H>::derive(ikm) {
+        Ok(dk) => {
+            let ek = dk.encapsulation_key().clone();
+            (dk, ek)
+        }
+        Err(e) => panic!("DeriveKeyPairError (HPKE §8.2): {e}"),
+    }
+}
 
 /// Copies `src` into `buf`, zeros where `src` is shorter, never panics.
 fn write_total(src: &[u8], buf: &mut [u8]) {
@@ -67,7 +100,7 @@ fn to_hpke(e: crate::Error) -> HpkeError {
 macro_rules! hpke_kem {
     (
         $(#[$doc:meta])*
-        $kem:ident, $module:ident, $param:ty, $npk:ty, $nsk:ty, $nenc:ty
+        $kem:ident, $module:ident, $inner:ty, $derive:expr, $npk:ty, $nsk:ty, $nenc:ty
     ) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -76,7 +109,7 @@ macro_rules! hpke_kem {
         #[doc = concat!("The key and ciphertext types of [`", stringify!($kem), "`].")]
         pub mod $module {
             use super::*;
-            type K = Inner<$param>;
+            type K = $inner;
 
             /// A public (encapsulation) key, parsed and checked once.
             #[derive(Clone)]
@@ -109,7 +142,7 @@ macro_rules! hpke_kem {
                 }
             }
 
-            /// A private key (the 64-byte seed form), erased on drop; `Debug` shows nothing.
+            /// A private key (its seed), erased on drop; `Debug` shows nothing.
             #[derive(Clone)]
             pub struct PrivateKey(pub(super) <K as Kem>::PrivateKey);
 
@@ -139,7 +172,7 @@ macro_rules! hpke_kem {
                 }
             }
 
-            /// An encapsulated key (ML-KEM ciphertext).
+            /// An encapsulated key (the KEM's ciphertext).
             #[derive(Clone)]
             pub struct EncappedKey(pub(super) Array<u8, $nenc>);
 
@@ -167,14 +200,14 @@ macro_rules! hpke_kem {
             type PrivateKey = $module::PrivateKey;
             type EncappedKey = $module::EncappedKey;
             type NSecret = U32;
-            const KEM_ID: u16 = <Inner<$param> as Kem>::ID.to_u16();
+            const KEM_ID: u16 = <$inner as Kem>::ID.to_u16();
 
             fn sk_to_pk(sk: &Self::PrivateKey) -> Self::PublicKey {
-                $module::PublicKey(<Inner<$param> as Kem>::public_key(&sk.0))
+                $module::PublicKey(<$inner as Kem>::public_key(&sk.0))
             }
 
             fn derive_keypair(ikm: &[u8]) -> (Self::PrivateKey, Self::PublicKey) {
-                let (sk, pk) = Inner::<$param>::derive(ikm);
+                let (sk, pk) = $derive(ikm);
                 ($module::PrivateKey(sk), $module::PublicKey(pk))
             }
 
@@ -186,7 +219,7 @@ macro_rules! hpke_kem {
                 if pk_sender_id.is_some() {
                     return Err(HpkeError::DecapError);
                 }
-                let ss = <Inner<$param> as Kem>::decap(&encapped_key.0, &sk_recip.0)
+                let ss = <$inner as Kem>::decap(&encapped_key.0, &sk_recip.0)
                     .map_err(|_| HpkeError::DecapError)?;
                 Array::try_from(ss.as_bytes())
                     .map(hpke::kem::SharedSecret)
@@ -201,7 +234,7 @@ macro_rules! hpke_kem {
                 if sender_id_keypair.is_some() {
                     return Err(HpkeError::EncapError);
                 }
-                let (enc, ss) = <Inner<$param> as Kem>::encap(&pk_recip.0, csprng)
+                let (enc, ss) = <$inner as Kem>::encap(&pk_recip.0, csprng)
                     .map_err(|_| HpkeError::EncapError)?;
                 let enc = Array::try_from(enc.as_slice()).map_err(|_| HpkeError::EncapError)?;
                 let ss = Array::try_from(ss.as_bytes()).map_err(|_| HpkeError::EncapError)?;
@@ -213,15 +246,50 @@ macro_rules! hpke_kem {
 
 hpke_kem!(
     /// ML-KEM-512 (KEM 0x0040, `draft-ietf-hpke-pq §3`) on `lazykem`, as an `hpke::Kem`.
-    MlKem512, ml_kem_512, lazykem::MlKem512, U800, U64, U768
+    MlKem512, ml_kem_512, MlKem<lazykem::MlKem512>, derive_mlkem, U800, U64, U768
 );
 hpke_kem!(
     /// ML-KEM-768 (KEM 0x0041, `draft-ietf-hpke-pq §3`) on `lazykem`, as an `hpke::Kem`.
-    MlKem768, ml_kem_768, lazykem::MlKem768, U1184, U64, U1088
+    MlKem768, ml_kem_768, MlKem<lazykem::MlKem768>, derive_mlkem, U1184, U64, U1088
 );
 hpke_kem!(
     /// ML-KEM-1024 (KEM 0x0042, `draft-ietf-hpke-pq §3`) on `lazykem`, as an `hpke::Kem`.
-    MlKem1024, ml_kem_1024, lazykem::MlKem1024, U1568, U64, U1568
+    MlKem1024, ml_kem_1024, MlKem<lazykem::MlKem1024>, derive_mlkem, U1568, U64, U1568
+);
+hpke_kem!(
+    /// MLKEM768-P256 (KEM 0x0050, `draft-ietf-hpke-pq §4`) on `lazykem-hybrid`, as an
+    /// `hpke::Kem`. `derive_keypair` panics with probability below 2^-128 (see
+    /// [`derive_hybrid`]).
+    MlKem768P256,
+    mlkem768_p256,
+    Hybrid<lazykem_hybrid::MlKem768P256>,
+    derive_hybrid,
+    U1249,
+    U32,
+    U1153
+);
+hpke_kem!(
+    /// MLKEM1024-P384 (KEM 0x0051, `draft-ietf-hpke-pq §4`) on `lazykem-hybrid`, as an
+    /// `hpke::Kem`. `derive_keypair` panics with probability below 2^-128 (see
+    /// [`derive_hybrid`]).
+    MlKem1024P384,
+    mlkem1024_p384,
+    Hybrid<lazykem_hybrid::MlKem1024P384>,
+    derive_hybrid,
+    U1665,
+    U32,
+    U1665
+);
+hpke_kem!(
+    /// MLKEM768-X25519, X-Wing (KEM 0x647a, `draft-ietf-hpke-pq §4`) on `lazykem-hybrid`, as
+    /// an `hpke::Kem`.
+    MlKem768X25519,
+    mlkem768_x25519,
+    Hybrid<lazykem_hybrid::XWing>,
+    derive_hybrid,
+    U1216,
+    U32,
+    U1120
 );
 
 #[cfg(test)]

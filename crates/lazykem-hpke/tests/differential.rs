@@ -1,9 +1,10 @@
 //! Differential tests against the `hpke` crate (rust-hpke 0.15, every feature) on random
-//! inputs, for the KEMs both have (DHKEM X25519, P-256, P-384; ML-KEM-768, ML-KEM-1024):
+//! inputs, for the KEMs both have (DHKEM X25519, P-256, P-384; ML-KEM-768, ML-KEM-1024;
+//! MLKEM768-X25519, MLKEM768-P256, MLKEM1024-P384):
 //! the same `ikm` gives the same key pair; `hpke`'s sender and this crate's receiver agree
 //! (open, export), and the other way round; in the Base and PSK modes, with every KDF and
-//! every AEAD. Then this crate's ML-KEM as an `hpke::Kem` (feature `rust-hpke`) in `hpke`'s
-//! own setup functions, against this crate's API.
+//! every AEAD. Then this crate's six post-quantum KEMs as `hpke::Kem`s (feature
+//! `rust-hpke`) in `hpke`'s own setup functions, against this crate's API.
 
 use hpke::aead::{AesGcm128, AesGcm256, ChaCha20Poly1305, ExportOnlyAead};
 use hpke::kdf::{
@@ -149,6 +150,13 @@ fn against_hpke_ml_kem() {
     kem_cases!(hpke::kem::MlKem1024);
 }
 
+#[test]
+fn against_hpke_hybrids() {
+    kem_cases!(hpke::kem::XWing);
+    kem_cases!(hpke::kem::MlKem768P256);
+    kem_cases!(hpke::kem::MlKem1024P384);
+}
+
 /// This crate's ML-KEM as `hpke::Kem`, run by `hpke`'s setup, against this crate's API
 /// (the same `cross`), and its keys against `hpke`'s own ML-KEM.
 #[test]
@@ -159,6 +167,9 @@ fn rust_hpke_kem_impls() {
     kem_cases!(rust_hpke::MlKem512);
     kem_cases!(rust_hpke::MlKem768);
     kem_cases!(rust_hpke::MlKem1024);
+    kem_cases!(rust_hpke::MlKem768P256);
+    kem_cases!(rust_hpke::MlKem1024P384);
+    kem_cases!(rust_hpke::MlKem768X25519);
 
     let mut rng = rand::rng();
     let ikm: [u8; 32] = rng.random();

@@ -3,6 +3,7 @@
 //! which hold any KEM's keys behind that trait.
 
 pub(crate) mod dhkem;
+pub(crate) mod hybrid;
 pub(crate) mod mlkem;
 
 use crate::kdf::Secret;
@@ -202,9 +203,13 @@ impl<K: Kem> DynKem for KemOf<K> {
     }
 }
 
-/// The implementation of a KEM identifier, or why this build has none.
+/// The implementation of a KEM identifier, or why this build has none (X448 without the
+/// `x448` feature; with it every identifier has one).
+#[cfg_attr(feature = "x448", allow(clippy::unnecessary_wraps))]
 fn kem_of(kem: KemId) -> Result<&'static dyn DynKem, Error> {
+    use hybrid::Hybrid;
     use lazykem::{MlKem512, MlKem768, MlKem1024};
+    use lazykem_hybrid::{MlKem768P256, MlKem1024P384, XWing};
     Ok(match kem {
         KemId::MlKem512 => &KemOf::<mlkem::MlKem<MlKem512>>(PhantomData),
         KemId::MlKem768 => &KemOf::<mlkem::MlKem<MlKem768>>(PhantomData),
@@ -216,15 +221,15 @@ fn kem_of(kem: KemId) -> Result<&'static dyn DynKem, Error> {
         KemId::DhkemX448HkdfSha512 => &KemOf::<dhkem::DhkemX448>(PhantomData),
         #[cfg(not(feature = "x448"))]
         KemId::DhkemX448HkdfSha512 => return Err(Error::UnsupportedKem(kem)),
-        KemId::MlKem768P256 | KemId::MlKem1024P384 | KemId::MlKem768X25519 => {
-            return Err(Error::UnsupportedKem(kem));
-        }
+        KemId::MlKem768P256 => &KemOf::<Hybrid<MlKem768P256>>(PhantomData),
+        KemId::MlKem1024P384 => &KemOf::<Hybrid<MlKem1024P384>>(PhantomData),
+        KemId::MlKem768X25519 => &KemOf::<Hybrid<XWing>>(PhantomData),
     })
 }
 
 impl KemId {
-    /// Whether this build implements the KEM (`false` for DHKEM(X448) without the `x448`
-    /// feature, and for the hybrid KEMs, not implemented yet).
+    /// Whether this build implements the KEM (`false` only for DHKEM(X448) without the
+    /// `x448` feature).
     #[must_use]
     pub fn is_supported(self) -> bool {
         kem_of(self).is_ok()
@@ -292,10 +297,13 @@ impl PublicKey {
     ///
     /// The randomness is the test vectors' `ikmE`: ML-KEM's 32-byte message `m`; for a
     /// DHKEM, the `ikm` of the ephemeral `DeriveKeyPair` (any length, at least `Nsk`
-    /// bytes of entropy).
+    /// bytes of entropy); for a hybrid KEM, ML-KEM's `m` then the group's `RandomScalar`
+    /// seed (64 bytes in all for MLKEM768-X25519, 80 for MLKEM1024-P384, 32 + 96 or 32 +
+    /// 128 for MLKEM768-P256).
     ///
     /// # Errors
-    /// [`Error::RandomnessLength`] (ML-KEM: not 32 bytes); [`Error::Validation`] (a DHKEM's
+    /// [`Error::RandomnessLength`] (ML-KEM: not 32 bytes; a hybrid: not one of its lengths);
+    /// [`Error::Validation`] (a DHKEM's
     /// all-zero DH output); [`Error::DeriveKeyPair`].
     #[cfg(feature = "hazmat")]
     pub fn encapsulate_deterministic(
