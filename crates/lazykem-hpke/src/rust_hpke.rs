@@ -36,6 +36,13 @@
 //!
 //! `Serializable::write_exact` is total here: a buffer of the wrong length (a breach of the
 //! trait's contract, which allows a panic) gets the common prefix and zeros after it.
+//!
+//! # Panics
+//! `derive_keypair` of MLKEM768-P256 and MLKEM1024-P384 (and `gen_keypair*`, which calls
+//! it) panics if the derived seed holds no scalar of the NIST group, with probability below
+//! 2^-128 per `ikm` (never for X-Wing or ML-KEM): `hpke::Kem::derive_keypair` cannot return
+//! an error, and `HPKE §8.2` lets an implementation abort on `DeriveKeyPairError`. This
+//! crate's own [`crate::KemId::derive_key_pair`] returns [`crate::Error::DeriveKeyPair`].
 
 use crate::kem::Kem;
 use crate::kem::hybrid::{Hybrid, HybridId};
@@ -258,8 +265,8 @@ hpke_kem!(
 );
 hpke_kem!(
     /// MLKEM768-P256 (KEM 0x0050, `draft-ietf-hpke-pq §4`) on `lazykem-hybrid`, as an
-    /// `hpke::Kem`. `derive_keypair` panics with probability below 2^-128 (see
-    /// [`derive_hybrid`]).
+    /// `hpke::Kem`. `derive_keypair` panics with probability below 2^-128 (see the module
+    /// docs).
     MlKem768P256,
     mlkem768_p256,
     Hybrid<lazykem_hybrid::MlKem768P256>,
@@ -270,8 +277,8 @@ hpke_kem!(
 );
 hpke_kem!(
     /// MLKEM1024-P384 (KEM 0x0051, `draft-ietf-hpke-pq §4`) on `lazykem-hybrid`, as an
-    /// `hpke::Kem`. `derive_keypair` panics with probability below 2^-128 (see
-    /// [`derive_hybrid`]).
+    /// `hpke::Kem`. `derive_keypair` panics with probability below 2^-128 (see the module
+    /// docs).
     MlKem1024P384,
     mlkem1024_p384,
     Hybrid<lazykem_hybrid::MlKem1024P384>,
