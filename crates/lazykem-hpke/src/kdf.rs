@@ -191,15 +191,17 @@ fn expand<H: EagerHash>(
     info: &[&[u8]],
     out: &mut [u8],
 ) -> Result<(), Error> {
-    let too_long = || Error::ExportLength {
+    // HKDF-Expand's only failure is L > 255 * Nh (RFC 5869 §2.3). `from_prk` refuses a PRK
+    // shorter than Nh, which the callers never pass (their PRKs come from `extract`, the
+    // exporter secret is Nh bytes); it gets the same error rather than a panic.
+    let err = Error::ExportLength {
         max: 255 * <H as hmac::digest::OutputSizeUser>::output_size(),
         actual: out.len(),
     };
-    let err = too_long();
     let hk = hkdf::Hkdf::<H>::from_prk(prk).map_err(|_| err)?;
     let length = i2osp2(out.len());
-    // I2OSP(L, 2), the version label, the suite, the label, then `info` (at most 5 parts
-    // from the callers; the array holds them without allocating).
+    // I2OSP(L, 2), the version label, the suite, the label, then `info` (at most 3 parts
+    // from the callers, room for 5; the array holds them without allocating).
     let mut parts: [&[u8]; 9] = [
         &length,
         VERSION_LABEL,
