@@ -516,7 +516,26 @@ fn check_level(root: &Path, level: Level) -> Outcome {
             "did not run".clone_into(&mut outcome.control);
         }
     }
-    match valgrind(&binary, &["kem"], &log_dir.join("memcheck-kem.log"), None) {
+    // At the hybrid level, the hybrids on graviola's curves run beside the ML-KEM run: one
+    // valgrind process per core.
+    let kem_log = log_dir.join("memcheck-kem.log");
+    let graviola_log = log_dir.join("memcheck-hybrid-graviola.log");
+    let (kem, graviola) = std::thread::scope(|scope| {
+        let graviola = (level.name == HYBRID_LEVEL).then(|| {
+            scope.spawn(|| {
+                let args = ["hybrid", "--expect", "graviola"];
+                valgrind(&binary, &args, &graviola_log, Some(&suppressions))
+            })
+        });
+        let kem = valgrind(&binary, &["kem"], &kem_log, None);
+        let graviola = graviola.map(|thread| {
+            thread
+                .join()
+                .unwrap_or_else(|_| Err("the thread running valgrind panicked".into()))
+        });
+        (kem, graviola)
+    });
+    match kem {
         Ok(run) => check_kem(root, &run, &mut outcome),
         Err(e) => {
             outcome.failures.push(format!("memcheck run: {e}"));
@@ -535,8 +554,8 @@ fn check_level(root: &Path, level: Level) -> Outcome {
         "division scan in {:.1}s",
         scan_start.elapsed().as_secs_f64()
     );
-    if level.name == HYBRID_LEVEL {
-        check_hybrids(root, level, &binary, &log_dir, &mut outcome);
+    if let Some(graviola) = graviola {
+        check_hybrids(root, level, graviola, &log_dir, &mut outcome);
     }
     outcome.seconds = start.elapsed().as_secs_f64();
     outcome
@@ -702,11 +721,18 @@ fn suppression_names(file: &Path) -> Result<Vec<String>, String> {
 }
 
 /// Step 2b, at [`HYBRID_LEVEL`]: `ct-harness hybrid` under memcheck on graviola's curves
-/// (this build) and on the RustCrypto / dalek ones ([`build_fallback`]), with
-/// [`SUPPRESSIONS`] loaded. Each run must be clean but for the suppressed reports, and the
-/// suppressions meant for it (named `graviola:` or `fallback:`, or `both:`) must each
-/// match in it, and no other: a suppression whose report is gone is stale and fails.
-fn check_hybrids(root: &Path, level: Level, binary: &Path, log_dir: &Path, outcome: &mut Outcome) {
+/// (`graviola`, the run of this build) and on the RustCrypto / dalek ones
+/// ([`build_fallback`]), with [`SUPPRESSIONS`] loaded. Each run must be clean but for the
+/// suppressed reports, and the suppressions meant for it (named `graviola:` or `fallback:`,
+/// or `both:`) must each match in it, and no other: a suppression whose report is gone is
+/// stale and fails.
+fn check_hybrids(
+    root: &Path,
+    level: Level,
+    graviola: Result<Run, String>,
+    log_dir: &Path,
+    outcome: &mut Outcome,
+) {
     let file = root.join(SUPPRESSIONS);
     let names = match suppression_names(&file) {
         Ok(names) => names,
@@ -718,22 +744,24 @@ fn check_hybrids(root: &Path, level: Level, binary: &Path, log_dir: &Path, outco
     };
     let mut passed = Vec::new();
     let mut by_design = 0;
-    for curves in ["graviola", "fallback"] {
-        let binary = if curves == "graviola" {
-            Ok(binary.to_path_buf())
-        } else {
-            let start = Instant::now();
-            let built = build_fallback(root, level);
-            println!(
-                "built the fallback harness (no graviola) in {:.1}s",
-                start.elapsed().as_secs_f64()
-            );
-            built
-        };
-        let log = log_dir.join(format!("memcheck-hybrid-{curves}.log"));
-        let run = binary.and_then(|binary| {
-            valgrind(&binary, &["hybrid", "--expect", curves], &log, Some(&file))
-        });
+    let fallback = {
+        let start = Instant::now();
+        let built = build_fallback(root, level);
+        println!(
+            "built the fallback harness (no graviola) in {:.1}s",
+            start.elapsed().as_secs_f64()
+        );
+        let log = log_dir.join("memcheck-hybrid-fallback.log");
+        built.and_then(|binary| {
+            valgrind(
+                &binary,
+                &["hybrid", "--expect", "fallback"],
+                &log,
+                Some(&file),
+            )
+        })
+    };
+    for (curves, run) in [("graviola", graviola), ("fallback", fallback)] {
         let run = match run {
             Ok(run) => run,
             Err(e) => {
