@@ -30,6 +30,10 @@
 //!   compare one rho with many (and its branches, repeated, are learned by the predictor;
 //!   measured: |t| of 17 to 42). Classes chosen by a secret property have rho alike in
 //!   distribution, and every seed's rho takes three blocks per entry of A-hat;
+//! - with the feature `hybrid`, decapsulation of X-Wing and MLKEM768-P256 (ids
+//!   `x-wing/decaps`, `mlkem768-p256/decaps`), on the curves lazykem-hybrid picks (graviola's
+//!   where it runs) and ML-KEM's best backend: one fixed valid ciphertext against random
+//!   ones (random ML-KEM bytes, rejected; a random group element), one fixed key;
 //! - the negative control: a comparison that stops at the first differing byte, of equal
 //!   buffers against buffers that differ at once (id `control`), must be flagged (`|t|`
 //!   at or above [`T_FAIL`]), so a harness that cannot see timing differences fails.
@@ -235,6 +239,88 @@ pub(crate) fn run(options: &Options) -> Result<(), String> {
     for backend in crate::backends("dudect") {
         run_backend(backend.kind(), backend, &keygen_seeds, options)?;
     }
+    #[cfg(feature = "hybrid")]
+    hybrid_targets(options)?;
+    Ok(())
+}
+
+/// The hybrid KEMs' decapsulation (feature `hybrid`), on the curves lazykem-hybrid picks
+/// here (graviola's, natively) and ML-KEM's best backend.
+#[cfg(feature = "hybrid")]
+fn hybrid_targets(options: &Options) -> Result<(), String> {
+    use lazykem_hybrid::{MlKem768P256, XWing};
+    if !crate::hybrid::curves_runnable() {
+        println!("dudect: hybrid KEMs: skipped (this build forces graviola and the CPU lacks ADX)");
+        return Ok(());
+    }
+    println!(
+        "dudect: hybrid KEMs on the {} curves",
+        crate::hybrid::curves()
+    );
+    hybrid_decapsulation::<XWing>("x-wing/decaps", 6, options)?;
+    hybrid_decapsulation::<MlKem768P256>("mlkem768-p256/decaps", 7, options)
+}
+
+/// Hybrid decapsulation under one key (id `ID`): one fixed valid ciphertext against random
+/// ones, whose ML-KEM part is random bytes (implicit rejection) and whose group part is a
+/// random element (`Exp(g, x)` of a random scalar). The group's secret computation,
+/// `Exp(ct_T, sk_T)`, and the combiner get a different point and shared secret in every
+/// sample of class 1 and the same in every sample of class 0.
+#[cfg(feature = "hybrid")]
+fn hybrid_decapsulation<H: lazykem_hybrid::HybridKem>(
+    id: &str,
+    base: u64,
+    options: &Options,
+) -> Result<(), String> {
+    use crate::hybrid::{decapsulate, encapsulate, key_from_seed, parse_ct, parse_ek};
+    use lazykem_hybrid::group::NominalGroup;
+    if !options.wants(id) {
+        return Ok(());
+    }
+    let name = H::NAME;
+    let mut rng = Rng(options.seed(0x6879_6272_6964 ^ base));
+    let mut seed = [0u8; 32];
+    rng.fill(&mut seed);
+    let dk = key_from_seed::<H>(&seed).map_err(|e| format!("{name}: key: {e}"))?;
+    let ek = parse_ek::<H>(dk.encapsulation_key().as_bytes().as_ref())
+        .map_err(|e| format!("{name}: ek: {e}"))?;
+    let mut randomness = vec![0u8; lazykem_hybrid::encapsulation_randomness_size::<H>()];
+    rng.fill(&mut randomness);
+    let (fixed, _) = encapsulate(&ek, &randomness).map_err(|e| format!("{name}: encaps: {e}"))?;
+    // Parsed from its bytes, as the receiver has it: the encapsulator's ciphertext keeps a
+    // NIST element unparsed, which decapsulation would parse in every sample of class 0.
+    let fixed = parse_ct::<H>(fixed.as_bytes().as_ref()).map_err(|e| format!("{name}: ct: {e}"))?;
+    let ct_pq_len = <H::Pq as lazykem::ParameterSet>::CIPHERTEXT_SIZE;
+    let mut bytes = vec![0u8; H::CIPHERTEXT_SIZE];
+    let mut scalar = vec![0u8; <H::Group as NominalGroup>::SCALAR_SIZE];
+    let random: Vec<_> = (0..SAMPLES)
+        .map(|_| {
+            rng.fill(&mut bytes[..ct_pq_len]);
+            // A scalar is refused with probability below 2^-32: draw again.
+            let x = loop {
+                rng.fill(&mut scalar);
+                if let Ok(x) = H::Group::random_scalar(&scalar) {
+                    break x;
+                }
+            };
+            bytes[ct_pq_len..].copy_from_slice(H::Group::exp_base(&x).as_ref());
+            parse_ct::<H>(&bytes).map_err(|e| format!("{name}: ct: {e}"))
+        })
+        .collect::<Result<_, _>>()?;
+    // Through one slot, as the other targets (see `measure`).
+    let slot = RefCell::new(fixed.clone());
+    let t = measure(
+        options.seed(base),
+        |class, i| {
+            slot.borrow_mut()
+                .clone_from(if class == 0 { &fixed } else { &random[i] });
+        },
+        |_, _| {
+            let ct = slot.borrow();
+            black_box(decapsulate(&dk, black_box(&ct)));
+        },
+    );
+    report(id, &format!("{name} decapsulate (fixed vs random ct)"), t);
     Ok(())
 }
 

@@ -60,6 +60,8 @@ pub(crate) struct Log {
     pub(crate) errors: Vec<ErrorContext>,
     /// The final summary, if valgrind got to print it.
     pub(crate) summary: Option<Summary>,
+    /// With `-v`: each suppression that matched, by name, with the errors it suppressed.
+    pub(crate) used_suppressions: Vec<(String, u64)>,
 }
 
 /// Strips the `==PID== ` prefix; `None` for lines that are not memcheck's (`--PID--` lines
@@ -112,18 +114,35 @@ fn parse_summary(line: &str) -> Option<Summary> {
     }
 }
 
+/// Parses `--PID-- used_suppression:   COUNT NAME FILE:LINE` (printed with `-v`).
+fn parse_used_suppression(line: &str) -> Option<(String, u64)> {
+    let rest = line.split_once("used_suppression:")?.1.trim();
+    let (count, rest) = rest.split_once(' ')?;
+    let (name, _location) = rest.trim().rsplit_once(' ')?;
+    Some((name.to_string(), count.parse().ok()?))
+}
+
 /// Parses a log written with `--log-file`.
 ///
 /// Memcheck separates its messages with empty `==PID==` lines. A block with an `at 0x` frame
 /// is an error context: the line before that frame is the kind, then come the stack frames, then (with `--track-origins`) a line such as "Uninitialised value was created by
-/// a client request" and the origin's frames.
+/// a client request" and the origin's frames. With `-v` memcheck lists every context once
+/// more after its first `ERROR SUMMARY`: the parse ends its contexts there.
 pub(crate) fn parse(text: &str) -> Log {
-    let mut log = Log::default();
+    let mut log = Log {
+        used_suppressions: text.lines().filter_map(parse_used_suppression).collect(),
+        ..Log::default()
+    };
     let mut block: Vec<&str> = Vec::new();
+    let mut summarized = false;
     let lines = text.lines().filter_map(strip_prefix).chain([""]);
     for line in lines {
         if let Some(summary) = parse_summary(line) {
             log.summary = Some(summary);
+            summarized = true;
+        }
+        if summarized {
+            continue;
         }
         if !line.trim().is_empty() {
             block.push(line);
@@ -212,6 +231,33 @@ leaky: program output never lands in the log
                 contexts: 3,
                 suppressed: 1
             })
+        );
+    }
+
+    #[test]
+    fn the_verbose_listing_and_used_suppressions() {
+        let log = parse(concat!(
+            "==7== Conditional jump or move depends on uninitialised value(s)\n",
+            "==7==    at 0x1: f (a.rs:1)\n",
+            "==7== \n",
+            "==7== ERROR SUMMARY: 1 errors from 1 contexts (suppressed: 5 from 2)\n",
+            "==7== \n",
+            "==7== 1 errors in context 1 of 1:\n",
+            "==7== Conditional jump or move depends on uninitialised value(s)\n",
+            "==7==    at 0x1: f (a.rs:1)\n",
+            "==7== \n",
+            "--7-- used_suppression:      3 graviola: a check ct-harness/hybrid.supp:15\n",
+            "--7-- used_suppression:      2 both: RandomScalar verdict /w/hybrid.supp:87\n",
+            "==7== ERROR SUMMARY: 1 errors from 1 contexts (suppressed: 5 from 2)\n",
+        ));
+        assert_eq!(log.errors.len(), 1);
+        assert_eq!(log.summary.map(|s| s.suppressed), Some(5));
+        assert_eq!(
+            log.used_suppressions,
+            [
+                ("graviola: a check".to_string(), 3),
+                ("both: RandomScalar verdict".to_string(), 2)
+            ]
         );
     }
 
