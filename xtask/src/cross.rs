@@ -25,7 +25,7 @@ const LIBRARIES: [&str; 5] = [
     "lattice-poly-ntt",
     "lattice-sampling",
     "lazykem",
-    "lazykem-xwing",
+    "lazykem-hybrid",
 ];
 
 const AARCH64: &str = "aarch64-unknown-linux-gnu";

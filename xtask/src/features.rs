@@ -15,8 +15,9 @@
 //! Each set is linted with `cargo clippy -p CRATE --lib ... -- -D warnings` for the host
 //! (the library target only: the tests and examples build in the other steps), and for the
 //! `no_std` crates ([`NO_STD`]) also for [`EMBEDDED`], a target without an operating
-//! system, with every set that contains no feature of [`NEEDS_OS`], plus all features but
-//! those. Every build shares the workspace's target directory. The embedded target is
+//! system, with every set that turns on no feature of [`NEEDS_OS`] (directly or through
+//! another feature, as `lazykem-hybrid`'s default `graviola` turns on `std`), plus all the
+//! features that turn on none of them. Every build shares the workspace's target directory. The embedded target is
 //! installed with rustup when missing.
 //!
 //! `--list` prints the matrix without building it.
@@ -27,18 +28,23 @@ use std::process::Command;
 use std::time::Instant;
 
 /// The crates users depend on.
-const CRATES: [&str; 4] = ["lazykem", "lazykem-xwing", "lazykem-hpke", "rustls-lazykem"];
+const CRATES: [&str; 4] = [
+    "lazykem",
+    "lazykem-hybrid",
+    "lazykem-hpke",
+    "rustls-lazykem",
+];
 
 /// The crates that are `#![no_std]`, built for [`EMBEDDED`] too (`rustls-lazykem` needs
-/// `std`).
-const NO_STD: [&str; 3] = ["lazykem", "lazykem-xwing", "lazykem-hpke"];
+/// `std`; `lazykem-hybrid` is `no_std` without its default features).
+const NO_STD: [&str; 3] = ["lazykem", "lazykem-hybrid", "lazykem-hpke"];
 
 /// A target without an operating system (Cortex-M4F), with atomics.
 const EMBEDDED: &str = "thumbv7em-none-eabihf";
 
 /// Features that need an operating system, never built for [`EMBEDDED`], with the reason
 /// (each was tried: the build fails there).
-const NEEDS_OS: [(&str, &str); 2] = [
+const NEEDS_OS: [(&str, &str); 3] = [
     (
         "getrandom",
         "getrandom 0.4 has no entropy source for a target without an OS unless the final \
@@ -48,6 +54,10 @@ const NEEDS_OS: [(&str, &str); 2] = [
         "graviola",
         "lazykem-hybrid's graviola feature links std (and graviola is an x86_64 / aarch64 \
          dependency)",
+    ),
+    (
+        "std",
+        "the standard library, which a target without an OS does not have",
     ),
 ];
 
@@ -226,8 +236,7 @@ fn matrix(package: &Package) -> Result<Vec<Build>, String> {
         }
         let mut target_sets = sets.clone();
         if target.is_some() {
-            let without_os: Vec<String> =
-                features.iter().filter(|f| !needs_os(f)).cloned().collect();
+            let without_os = features_without_os(package, &features);
             target_sets.push((Selection::Only(without_os), "every feature without an OS"));
         }
         for (selection, why) in target_sets {
@@ -254,6 +263,19 @@ fn matrix(package: &Package) -> Result<Vec<Build>, String> {
 
 fn needs_os(feature: &str) -> bool {
     NEEDS_OS.iter().any(|(f, _)| *f == feature)
+}
+
+/// The features that turn on no feature of [`NEEDS_OS`], directly or through others.
+fn features_without_os(package: &Package, features: &[String]) -> Vec<String> {
+    features
+        .iter()
+        .filter(|f| {
+            !enabled(package, &Selection::Only(vec![(*f).clone()]))
+                .iter()
+                .any(|g| needs_os(g))
+        })
+        .cloned()
+        .collect()
 }
 
 /// The features a selection turns on, following feature-to-feature implications (entries
@@ -446,6 +468,9 @@ mod tests {
             ("a", vec!["dep:x"]),
             ("b", vec!["a", "x?/y"]),
             ("c", vec![]),
+            ("std", vec![]),
+            ("d", vec!["std", "dep:z"]),
+            ("e", vec!["d"]),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v.into_iter().map(str::to_owned).collect()))
@@ -480,7 +505,20 @@ mod tests {
             names(&enabled(&p, &Selection::Only(vec!["b".into()]))),
             ["a", "b"]
         );
-        assert_eq!(names(&enabled(&p, &Selection::All)), ["a", "b", "c"]);
+        assert_eq!(
+            names(&enabled(&p, &Selection::All)),
+            ["a", "b", "c", "d", "e", "std"]
+        );
         assert!(enabled(&p, &Selection::NoDefault).is_empty());
+    }
+
+    #[test]
+    fn a_feature_that_turns_on_std_is_not_built_without_an_os() {
+        let p = package();
+        let features: Vec<String> = ["a", "b", "c", "d", "e", "std"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(features_without_os(&p, &features), ["a", "b", "c"]);
     }
 }

@@ -10,7 +10,7 @@
 //! | `icount [--cpus C] [--sets S]` | instructions per KEM operation and per function under qemu-aarch64 (a proxy, not time) |
 //! | `sct [--levels ...] [--isa ISA]` | the speculative constant-time flag in the machine code of every protected function, x86-64 and aarch64 |
 //! | `layering [CRATE ...] [--graph]` | the module dependency graph of a crate (default: `lattice-poly-ntt`); fails on an import circle |
-//! | `features [--list]` | clippy of `lazykem`, `lazykem-xwing`, `lazykem-hpke`, `rustls-lazykem` with every feature set from `cargo metadata` (none, each alone, default, all, the documented combinations), on the host and, for the `no_std` crates, `thumbv7em-none-eabihf` |
+//! | `features [--list]` | clippy of `lazykem`, `lazykem-hybrid`, `lazykem-hpke`, `rustls-lazykem` with every feature set from `cargo metadata` (none, each alone, default, all, the documented combinations), on the host and, for the `no_std` crates, `thumbv7em-none-eabihf` |
 //! | `cross [--no-install]` | the library crates on aarch64 (clippy, tests under qemu `max` and `cortex-a72`) and wasm32 (clippy) |
 //! | `bench-report` | KEM benchmark table and SVG charts in `target/bench-report/` |
 
