@@ -72,14 +72,6 @@
 //! | `hazmat` | `EncapsulationKey::encapsulate_deterministic` (`EncapsDerand`), for known-answer tests only |
 //!
 //! Without default features the crate is `#![no_std]` and does not allocate.
-//!
-//! # Migrating from `lazykem-xwing`
-//! `lazykem_xwing::{EncapsulationKey, DecapsulationKey, Ciphertext, SharedSecret}` are
-//! [`x_wing`]'s types of the same names. `DecapsulationKey::from_seed` and
-//! `Ciphertext::from_bytes` now return a `Result` (one API for the three KEMs; X-Wing's never
-//! fails), `encapsulate_deterministic` takes a slice and returns a `Result`, the length
-//! errors are one variant, [`Error::Length`], naming the KEM and the part, and
-//! `kem_traits::XWing` is [`XWing`].
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]

@@ -30,15 +30,15 @@ fn main() {
 fn check_probe(dir: &Path, main_rs: &str) -> (bool, String) {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mlkem = crates.join("lazykem");
-    let xwing = crates.join("lazykem-hybrid");
+    let hybrid = crates.join("lazykem-hybrid");
     let workspace_lock = crates.join("../Cargo.lock");
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let manifest = format!(
-        "[package]\nname = \"xwing-hazmat-probe\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
+        "[package]\nname = \"hybrid-hazmat-probe\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
          publish = false\n\n[workspace]\n\n[dependencies]\n\
          lazykem-hybrid = {{ path = '{}', features = [\"hazmat\", \"getrandom\", \"kem\"] }}\n\
          lazykem = {{ path = '{}' }}\nrand = \"0.10\"\n",
-        xwing.display(),
+        hybrid.display(),
         mlkem.display()
     );
     std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
@@ -63,7 +63,7 @@ fn check_probe(dir: &Path, main_rs: &str) -> (bool, String) {
 }
 
 #[test]
-fn a_program_depending_on_xwing_cannot_call_mlkem_encapsulate_deterministic() {
+fn a_program_depending_on_lazykem_hybrid_cannot_call_mlkem_encapsulate_deterministic() {
     // The probe depends on `lazykem` by its workspace path: skipped only in a packaged copy
     // of this crate (`cargo package` writes `Cargo.toml.orig`), which has no such sibling.
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -73,13 +73,13 @@ fn a_program_depending_on_xwing_cannot_call_mlkem_encapsulate_deterministic() {
         eprintln!("skipped: a packaged build outside the workspace");
         return;
     }
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("xwing-hazmat-probe");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hybrid-hazmat-probe");
     let (ok, stderr) = check_probe(&dir, MAIN_RANDOM);
     assert!(ok, "the control program must compile:\n{stderr}");
     let (ok, stderr) = check_probe(&dir, MAIN_DETERMINISTIC);
     assert!(
         !ok,
-        "encapsulate_deterministic must not be reachable through xwing"
+        "encapsulate_deterministic must not be reachable through lazykem-hybrid"
     );
     assert!(
         stderr.contains("E0599") && stderr.contains("encapsulate_deterministic"),
