@@ -28,7 +28,7 @@
 //!
 //! # What the groups check
 //! NIST elements must be the uncompressed SEC1 encoding of a point on the curve with
-//! coordinates below the field prime ([`Error::InvalidElement`](crate::Error::InvalidElement));
+//! coordinates below the field prime ([`Error::InvalidElement`]);
 //! the point at infinity has no such encoding. Scalars are `0 < x < n`, big-endian. X25519
 //! accepts every 32-byte string as an element and as a scalar (RFC 7748), and `exp` returns
 //! its output as it is, all zeros included: a caller that must refuse low-order points (DHKEM
