@@ -49,7 +49,7 @@ pub(crate) trait Curve: NominalGroup {
             getrandom::fill(seed).map_err(|_| random_failed())?;
             match Self::random_scalar(seed) {
                 Ok(own) => {
-                    share.extend_from_slice(Self::exp_base(&own).as_ref());
+                    share.extend_from_slice(Self::exp_base_bytes(&own).as_ref());
                     return Ok(own);
                 }
                 Err(lazykem_hybrid::Error::ScalarRejected { .. }) => {}
