@@ -113,8 +113,11 @@
 //!   passes, tested at run time (x86-64 with AES-NI, PCLMULQDQ, BMI1, ADX, AVX and AVX2;
 //!   aarch64 with the AES, PMULL and SHA-2 extensions); x25519-dalek 3 and RustCrypto's
 //!   `p256` / `p384` elsewhere, including every other architecture. graviola's because the
-//!   curves are most of a hybrid exchange's time and it is the fastest of them (figures in
-//!   the repository's `docs/performance-history.md`, "TLS key exchange").
+//!   curves are most of a hybrid exchange's time and it is the fastest of them. Its P-384
+//!   key generation is slower than AWS-LC's (it multiplies the base point as any other
+//!   point, without AWS-LC's precomputed tables), which makes SecP384r1MLKEM1024 slower
+//!   than AWS-LC's exchange; the other groups are on par or faster (figures in the
+//!   repository's `docs/performance-history.md`).
 //! - Cipher suites and signatures: the provider's (`ring` or `aws-lc-rs`). Key shares draw
 //!   from the operating system's RNG (`getrandom`), and so does the rest of the handshake
 //!   with [`ring_provider()`]; [`aws_lc_rs_provider()`] keeps AWS-LC's RNG.
