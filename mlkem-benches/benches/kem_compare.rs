@@ -1,7 +1,8 @@
 //! Interleaved side-by-side timing of the KEM operations: ours and (feature `peers`) every
 //! peer, for a noisy shared machine.
 //!
-//! `cargo bench -p mlkem-benches --features peers --bench kem_compare [-- --rounds N]`
+//! `cargo bench -p mlkem-benches --features peers --bench kem_compare [-- --rounds N]
+//! [--sets X-Wing,MLKEM768-P256,MLKEM1024-P384]`
 //!
 //! Criterion measures one benchmark after another, so a slow minute on a shared machine
 //! lands on whichever library runs then, and the ratio between two libraries can move by
@@ -16,9 +17,19 @@
 //! `target/bench-report/compare.md`. A cell is `-` where the library does not offer the
 //! parameter set or the operation (graviola: ML-KEM-768 only, no `decaps_from_bytes`); a
 //! library that does not run on this CPU has no column.
+//!
+//! The hybrid KEMs of `lazykem-hybrid` follow: X-Wing (peers: RustCrypto `x-wing`, libcrux),
+//! MLKEM768-P256 and MLKEM1024-P384 (peer: rust-hpke's KEMs, the only other implementation
+//! on crates.io), with the same five operations: keygen from the 32-byte seed, encaps with
+//! a parsed key and from its bytes, decaps with the parsed key and ciphertext and from the
+//! seed and ciphertext bytes (the seed is these KEMs' encoded decapsulation key).
 #![allow(missing_docs)] // a bench binary
 
+use core::marker::PhantomData;
 use lazykem::BackendKind;
+use lazykem_hybrid::{
+    Ciphertext, DecapsulationKey, EncapsulationKey, HybridKem, MlKem768P256, MlKem1024P384, XWing,
+};
 use mlkem_benches::interleaved::BatchTimer;
 use mlkem_benches::kem::{
     Fixture, KemUnderTest, Operation, Ours512, Ours768, Ours1024, OursPortable512, OursPortable768,
@@ -150,34 +161,39 @@ macro_rules! set_cells {
     }};
 }
 
-/// The inputs of the X-Wing rows: a seed, an encapsulation seed, and the key and ciphertext
-/// ours derives from them.
-struct XWingFixture {
+/// The inputs of a hybrid KEM's rows: a seed, encapsulation randomness, and the key and
+/// ciphertext ours derives from them.
+struct HybridFixture<H> {
     seed: [u8; 32],
-    eseed: [u8; 64],
+    eseed: Vec<u8>,
     ek: Vec<u8>,
     ct: Vec<u8>,
+    kem: PhantomData<H>,
 }
 
-impl XWingFixture {
-    fn new() -> Self {
-        let seed = mlkem_benches::inputs::bytes::<32>(0x5857);
-        let eseed = mlkem_benches::inputs::bytes::<64>(0x5858);
-        let dk = lazykem_xwing::DecapsulationKey::from_seed(&seed);
-        let (ct, _) = dk.encapsulation_key().encapsulate_deterministic(&eseed);
+impl<H: HybridKem> HybridFixture<H> {
+    fn new(tag: u64) -> Self {
+        let seed = mlkem_benches::inputs::bytes::<32>(tag);
+        let eseed = mlkem_benches::inputs::bytes::<160>(tag + 1)
+            [..lazykem_hybrid::encapsulation_randomness_size::<H>()]
+            .to_vec();
+        let dk = DecapsulationKey::<H>::from_seed(&seed).expect("a key");
+        let (ct, _) = dk
+            .encapsulation_key()
+            .encapsulate_deterministic(&eseed)
+            .expect("randomness of the right size");
         Self {
             seed,
             eseed,
-            ek: dk.encapsulation_key().as_bytes().to_vec(),
-            ct: ct.as_bytes().to_vec(),
+            ek: dk.encapsulation_key().as_ref().to_vec(),
+            ct: ct.as_ref().to_vec(),
+            kem: PhantomData,
         }
     }
 }
 
-/// One X-Wing cell per operation: keygen from the 32-byte seed, encapsulation (parsed key,
-/// and from its bytes), decapsulation (parsed key, and from the seed: the encoded
-/// decapsulation key of X-Wing).
-fn xwing_cell<'a>(
+/// One hybrid-KEM cell.
+fn hybrid_cell<'a>(
     operation: Operation,
     library: &'static str,
     run: Box<dyn FnMut() + 'a>,
@@ -189,20 +205,24 @@ fn xwing_cell<'a>(
     }
 }
 
-fn xwing_cells(fx: &XWingFixture) -> Vec<Cell<'_>> {
-    use lazykem_xwing::{Ciphertext, DecapsulationKey, EncapsulationKey};
-    let ek = EncapsulationKey::from_bytes(&fx.ek).expect("own key");
-    let dk = DecapsulationKey::from_seed(&fx.seed);
-    let ct = Ciphertext::from_bytes(&fx.ct).expect("own ciphertext");
-    let ct2 = ct.clone();
-    #[allow(unused_mut)]
-    let mut cells = vec![
-        xwing_cell(
+/// Ours, one cell per operation: keygen from the 32-byte seed, encapsulation (parsed key,
+/// and from its bytes), decapsulation (parsed key and ciphertext, and from the seed and the
+/// ciphertext bytes: the encoded decapsulation key of these KEMs is the seed).
+fn our_hybrid_cells<H: HybridKem>(fx: &HybridFixture<H>) -> Vec<Cell<'_>> {
+    let ek = EncapsulationKey::<H>::from_bytes(&fx.ek).expect("own key");
+    let dk = DecapsulationKey::<H>::from_seed(&fx.seed).expect("own key");
+    let ct = Ciphertext::<H>::from_bytes(&fx.ct).expect("own ciphertext");
+    vec![
+        hybrid_cell(
             Operation::Keygen,
             "ours",
-            Box::new(move || drop(black_box(DecapsulationKey::from_seed(black_box(&fx.seed))))),
+            Box::new(move || {
+                drop(black_box(DecapsulationKey::<H>::from_seed(black_box(
+                    &fx.seed,
+                ))));
+            }),
         ),
-        xwing_cell(
+        hybrid_cell(
             Operation::Encaps,
             "ours",
             Box::new(move || {
@@ -211,43 +231,85 @@ fn xwing_cells(fx: &XWingFixture) -> Vec<Cell<'_>> {
                 ));
             }),
         ),
-        xwing_cell(
+        hybrid_cell(
             Operation::EncapsFromBytes,
             "ours",
             Box::new(move || {
-                let ek = EncapsulationKey::from_bytes(black_box(&fx.ek)).expect("own key");
+                let ek = EncapsulationKey::<H>::from_bytes(black_box(&fx.ek)).expect("own key");
                 drop(black_box(
                     ek.encapsulate_deterministic(black_box(&fx.eseed)),
                 ));
             }),
         ),
-        xwing_cell(
+        hybrid_cell(
             Operation::Decaps,
             "ours",
             Box::new(move || drop(black_box(dk.decapsulate(black_box(&ct))))),
         ),
-        xwing_cell(
+        hybrid_cell(
             Operation::DecapsFromBytes,
             "ours",
             Box::new(move || {
-                let dk = DecapsulationKey::from_seed(black_box(&fx.seed));
-                drop(black_box(dk.decapsulate(black_box(&ct2))));
+                let dk = DecapsulationKey::<H>::from_seed(black_box(&fx.seed)).expect("own key");
+                let ct = Ciphertext::<H>::from_bytes(black_box(&fx.ct)).expect("own ciphertext");
+                drop(black_box(dk.decapsulate(&ct)));
             }),
         ),
-    ];
+    ]
+}
+
+/// The X-Wing rows: ours, RustCrypto `x-wing` and libcrux (feature `peers`).
+fn xwing_cells(fx: &HybridFixture<XWing>) -> Vec<Cell<'_>> {
+    #[allow(unused_mut)]
+    let mut cells = our_hybrid_cells(fx);
     #[cfg(feature = "peers")]
-    cells.extend(
-        mlkem_benches::peers::xwing_cells(&fx.seed, &fx.eseed, &fx.ek, &fx.ct)
-            .into_iter()
-            .map(|(operation, run)| xwing_cell(operation, "rustcrypto", run)),
-    );
-    #[cfg(feature = "peers")]
-    cells.extend(
-        mlkem_benches::peers::libcrux_xwing_cells(&fx.seed, &fx.eseed, &fx.ek, &fx.ct)
-            .into_iter()
-            .map(|(operation, run)| xwing_cell(operation, "libcrux", run)),
-    );
+    {
+        let seed = &fx.seed;
+        let eseed: &[u8; 64] = fx.eseed.as_slice().try_into().expect("64 bytes");
+        cells.extend(
+            mlkem_benches::peers::xwing_cells(seed, eseed, &fx.ek, &fx.ct)
+                .into_iter()
+                .map(|(operation, run)| hybrid_cell(operation, "rustcrypto", run)),
+        );
+        cells.extend(
+            mlkem_benches::peers::libcrux_xwing_cells(seed, eseed, &fx.ek, &fx.ct)
+                .into_iter()
+                .map(|(operation, run)| hybrid_cell(operation, "libcrux", run)),
+        );
+    }
     cells
+}
+
+/// The rows of a NIST hybrid: ours and (feature `peers`) rust-hpke's KEM `$hpke`.
+macro_rules! nist_hybrid_cells {
+    ($fx:expr, $kem:ty, $hpke:ty) => {{
+        let fx: &HybridFixture<$kem> = $fx;
+        #[allow(unused_mut)]
+        let mut cells = our_hybrid_cells(fx);
+        #[cfg(feature = "peers")]
+        cells.extend(
+            mlkem_benches::peers::hpke_hybrid_cells::<$hpke, $kem>(
+                &fx.seed, &fx.eseed, &fx.ek, &fx.ct,
+            )
+            .into_iter()
+            .map(|(operation, run)| hybrid_cell(operation, "hpke", run)),
+        );
+        cells
+    }};
+}
+
+/// `--sets A,B,...` from the command line: the sets to time (`512`, `768`, `1024`,
+/// `X-Wing`, `MLKEM768-P256`, `MLKEM1024-P384`), else every one. Each set is timed on its
+/// own, so leaving sets out changes no ratio.
+fn sets_from_args() -> Option<Vec<String>> {
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--sets" {
+            let list = args.next().expect("--sets needs a comma-separated list");
+            return Some(list.split(',').map(str::to_owned).collect());
+        }
+    }
+    None
 }
 
 fn main() {
@@ -256,7 +318,9 @@ fn main() {
     let fx512 = Fixture::new::<Ours512>("ML-KEM-512");
     let fx768 = Fixture::new::<Ours768>("ML-KEM-768");
     let fx1024 = Fixture::new::<Ours1024>("ML-KEM-1024");
-    let fx_xwing = XWingFixture::new();
+    let fx_xwing = HybridFixture::<XWing>::new(0x5857);
+    let fx_p256 = HybridFixture::<MlKem768P256>::new(0x5032);
+    let fx_p384 = HybridFixture::<MlKem1024P384>::new(0x5033);
     // Every library is checked (and its cells built) before anything is timed.
     let sets = [
         (
@@ -272,7 +336,20 @@ fn main() {
             set_cells!(&fx1024, Ours1024, OursPortable1024, ml_kem_1024),
         ),
         ("X-Wing", xwing_cells(&fx_xwing)),
+        (
+            "MLKEM768-P256",
+            nist_hybrid_cells!(&fx_p256, MlKem768P256, hpke::kem::MlKem768P256),
+        ),
+        (
+            "MLKEM1024-P384",
+            nist_hybrid_cells!(&fx_p384, MlKem1024P384, hpke::kem::MlKem1024P384),
+        ),
     ];
+    let wanted = sets_from_args();
+    let sets: Vec<_> = sets
+        .into_iter()
+        .filter(|(set, _)| wanted.as_ref().is_none_or(|w| w.iter().any(|w| w == set)))
+        .collect();
     // Columns: every library measured in some set, in order of first appearance (ours
     // first).
     let mut libraries: Vec<&str> = Vec::new();

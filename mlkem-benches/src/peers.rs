@@ -658,8 +658,11 @@ pub fn xwing_cells<'a>(
     let (their_ct, _) = parsed.encapsulate_deterministic(&(*eseed).into());
     assert_eq!(their_ct.as_slice(), ct, "x-wing: same ciphertext as ours");
     let ct: x_wing::Ciphertext = ct.try_into().expect("1120 bytes");
-    let ours = lazykem_xwing::DecapsulationKey::from_seed(seed)
-        .decapsulate(&lazykem_xwing::Ciphertext::from_bytes(ct.as_slice()).expect("length"));
+    let ours = lazykem_hybrid::x_wing::DecapsulationKey::from_seed(seed)
+        .expect("X-Wing keys never fail")
+        .decapsulate(
+            &lazykem_hybrid::x_wing::Ciphertext::from_bytes(ct.as_slice()).expect("length"),
+        );
     assert_eq!(
         dk.decapsulate(&ct).as_slice(),
         ours.as_bytes(),
@@ -728,8 +731,9 @@ pub fn libcrux_xwing_cells<'a>(
         .encapsulate_derand(eseed)
         .expect("libcrux encapsulation");
     assert_eq!(their_ct.encode(), ct, "libcrux: same ciphertext as ours");
-    let ours = lazykem_xwing::DecapsulationKey::from_seed(seed)
-        .decapsulate(&lazykem_xwing::Ciphertext::from_bytes(ct).expect("length"));
+    let ours = lazykem_hybrid::x_wing::DecapsulationKey::from_seed(seed)
+        .expect("X-Wing keys never fail")
+        .decapsulate(&lazykem_hybrid::x_wing::Ciphertext::from_bytes(ct).expect("length"));
     let their_ct = Ct::decode(ALG, ct).expect("libcrux parses our ciphertext");
     assert_eq!(
         their_ct
@@ -770,6 +774,136 @@ pub fn libcrux_xwing_cells<'a>(
     ]
 }
 
+/// An RNG that hands out the given bytes, from the start again when they run out: the
+/// encapsulation randomness of the fixture, for a peer that takes only an RNG.
+struct Replay<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl hpke::rand_core::TryRng for Replay<'_> {
+    type Error = core::convert::Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        let mut word = [0; 4];
+        self.try_fill_bytes(&mut word)?;
+        Ok(u32::from_le_bytes(word))
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        let mut word = [0; 8];
+        self.try_fill_bytes(&mut word)?;
+        Ok(u64::from_le_bytes(word))
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        for byte in dst {
+            *byte = self.bytes[self.at % self.bytes.len()];
+            self.at += 1;
+        }
+        Ok(())
+    }
+}
+
+impl hpke::rand_core::TryCryptoRng for Replay<'_> {}
+
+/// rust-hpke 0.15's hybrid KEM `K` (MLKEM768-P256 or MLKEM1024-P384: RustCrypto `ml-kem`,
+/// `p256` / `p384`, `sha3`) through its `Kem` trait alone: its closures for the rows of the
+/// same hybrid `H` in `kem_compare`, as [`xwing_cells`], after checking that it derives our
+/// encapsulation key from the seed and that each side decapsulates the other's ciphertext
+/// to the same secret. Its encapsulation draws its randomness from an RNG (here one
+/// replaying `eseed`); its private key is the seed, expanded when parsed (keygen is that
+/// parse), and its decapsulation checks the ciphertext's point and recomputes its own
+/// public point each time.
+#[must_use]
+pub fn hpke_hybrid_cells<'a, K, H>(
+    seed: &'a [u8; 32],
+    eseed: &'a [u8],
+    ek: &'a [u8],
+    ct: &'a [u8],
+) -> Vec<(crate::kem::Operation, Box<dyn FnMut() + 'a>)>
+where
+    K: hpke::Kem + 'static,
+    H: lazykem_hybrid::HybridKem,
+{
+    use crate::kem::Operation;
+    use hpke::{Deserializable, Serializable};
+    use std::hint::black_box;
+    let sk = K::PrivateKey::from_bytes(seed).expect("hpke takes the 32-byte seed");
+    let pk = K::PublicKey::from_bytes(ek).expect("hpke parses our key");
+    assert_eq!(
+        K::sk_to_pk(&sk).to_bytes().as_slice(),
+        ek,
+        "hpke: same key as ours"
+    );
+    let ours = lazykem_hybrid::DecapsulationKey::<H>::from_seed(seed).expect("our key");
+    let our_ct = lazykem_hybrid::Ciphertext::<H>::from_bytes(ct).expect("our ciphertext");
+    let our_secret = ours.decapsulate(&our_ct);
+    let encapped = K::EncappedKey::from_bytes(ct).expect("hpke parses our ciphertext");
+    let theirs = K::decap(&sk, None, &encapped).expect("hpke decapsulates");
+    assert_eq!(
+        theirs.0.as_slice(),
+        our_secret.as_bytes(),
+        "hpke: same secret"
+    );
+    let (their_secret, their_ct) = K::encap_with_rng(
+        &pk,
+        None,
+        &mut Replay {
+            bytes: eseed,
+            at: 0,
+        },
+    )
+    .expect("hpke encapsulates");
+    let their_ct = lazykem_hybrid::Ciphertext::<H>::from_bytes(&their_ct.to_bytes())
+        .expect("we parse hpke's ciphertext");
+    assert_eq!(
+        ours.decapsulate(&their_ct).as_bytes(),
+        their_secret.0.as_slice(),
+        "hpke: we decapsulate its ciphertext"
+    );
+    let pk2 = pk.clone();
+    vec![
+        (
+            Operation::Keygen,
+            Box::new(move || drop(black_box(K::PrivateKey::from_bytes(black_box(seed))))),
+        ),
+        (
+            Operation::Encaps,
+            Box::new(move || {
+                let mut rng = Replay {
+                    bytes: black_box(eseed),
+                    at: 0,
+                };
+                drop(black_box(K::encap_with_rng(&pk2, None, &mut rng)));
+            }),
+        ),
+        (
+            Operation::EncapsFromBytes,
+            Box::new(move || {
+                let pk = K::PublicKey::from_bytes(black_box(ek)).expect("valid");
+                let mut rng = Replay {
+                    bytes: black_box(eseed),
+                    at: 0,
+                };
+                drop(black_box(K::encap_with_rng(&pk, None, &mut rng)));
+            }),
+        ),
+        (
+            Operation::Decaps,
+            Box::new(move || drop(black_box(K::decap(&sk, None, black_box(&encapped))))),
+        ),
+        (
+            Operation::DecapsFromBytes,
+            Box::new(move || {
+                let sk = K::PrivateKey::from_bytes(black_box(seed)).expect("valid");
+                let ct = K::EncappedKey::from_bytes(black_box(ct)).expect("valid");
+                drop(black_box(K::decap(&sk, None, &ct)));
+            }),
+        ),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use crate::kem::{Fixture, Ours512, Ours768, Ours1024, check};
@@ -790,6 +924,30 @@ mod tests {
     check_set!(peers_agree_512, Ours512, "ML-KEM-512", ml_kem_512);
     check_set!(peers_agree_768, Ours768, "ML-KEM-768", ml_kem_768);
     check_set!(peers_agree_1024, Ours1024, "ML-KEM-1024", ml_kem_1024);
+
+    /// rust-hpke's hybrids agree with ours (the checks of `hpke_hybrid_cells`), and the
+    /// closures run.
+    fn hpke_agrees<K: hpke::Kem + 'static, H: lazykem_hybrid::HybridKem>(tag: u64) {
+        let seed = crate::inputs::bytes::<32>(tag);
+        let eseed = crate::inputs::bytes::<160>(tag + 1)
+            [..lazykem_hybrid::encapsulation_randomness_size::<H>()]
+            .to_vec();
+        let dk = lazykem_hybrid::DecapsulationKey::<H>::from_seed(&seed).unwrap();
+        let (ct, _) = dk
+            .encapsulation_key()
+            .encapsulate_deterministic(&eseed)
+            .unwrap();
+        let ek = dk.encapsulation_key().as_ref().to_vec();
+        for (_, mut run) in super::hpke_hybrid_cells::<K, H>(&seed, &eseed, &ek, ct.as_ref()) {
+            run();
+        }
+    }
+
+    #[test]
+    fn hpke_agrees_p256_and_p384() {
+        hpke_agrees::<hpke::kem::MlKem768P256, lazykem_hybrid::MlKem768P256>(1);
+        hpke_agrees::<hpke::kem::MlKem1024P384, lazykem_hybrid::MlKem1024P384>(2);
+    }
 
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     #[test]

@@ -30,20 +30,20 @@ pub(crate) enum Order {
 }
 
 impl Order {
-    /// Splits a share of exactly `C::SHARE_LEN + kem_len` bytes into (ML-KEM, ECDH) parts;
+    /// Splits a share of exactly `C::ELEMENT_SIZE + kem_len` bytes into (ML-KEM, ECDH) parts;
     /// any other length is `INVALID_KEY_SHARE`.
     pub(crate) fn split<C: Curve>(
         self,
         share: &[u8],
         kem_len: usize,
     ) -> Result<(&[u8], &[u8]), Error> {
-        if share.len() != kem_len + C::SHARE_LEN {
+        if share.len() != kem_len + C::ELEMENT_SIZE {
             return Err(INVALID_KEY_SHARE);
         }
         Ok(match self {
             Self::KemFirst => share.split_at(kem_len),
             Self::EcdhFirst => {
-                let (ecdh, kem) = share.split_at(C::SHARE_LEN);
+                let (ecdh, kem) = share.split_at(C::ELEMENT_SIZE);
                 (kem, ecdh)
             }
         })
@@ -52,8 +52,8 @@ impl Order {
     /// Where the ECDH part sits in a share whose ML-KEM part is `kem_len` bytes.
     fn ecdh_range<C: Curve>(self, kem_len: usize) -> Range<usize> {
         match self {
-            Self::KemFirst => kem_len..kem_len + C::SHARE_LEN,
-            Self::EcdhFirst => 0..C::SHARE_LEN,
+            Self::KemFirst => kem_len..kem_len + C::ELEMENT_SIZE,
+            Self::EcdhFirst => 0..C::ELEMENT_SIZE,
         }
     }
 }
@@ -89,7 +89,7 @@ impl<C: Curve, P: ParameterSet> fmt::Debug for HybridGroup<C, P> {
 impl<C: Curve, P: ParameterSet> SupportedKxGroup for HybridGroup<C, P> {
     fn start(&self) -> Result<Box<dyn ActiveKeyExchange>, Error> {
         let dk = kem::generate::<P>()?;
-        let mut share = Vec::with_capacity(P::ENCAPSULATION_KEY_SIZE + C::SHARE_LEN);
+        let mut share = Vec::with_capacity(P::ENCAPSULATION_KEY_SIZE + C::ELEMENT_SIZE);
         let ek = dk.encapsulation_key().as_ref();
         let own = match self.order {
             Order::KemFirst => {
@@ -122,9 +122,9 @@ impl<C: Curve, P: ParameterSet> SupportedKxGroup for HybridGroup<C, P> {
         let mut kem_secret = Zeroizing::new(Vec::with_capacity(SHARED_SECRET_SIZE));
         kem::encapsulate::<P>(ek, &mut kem_ct, &mut kem_secret)?;
 
-        let mut ecdh_share = Vec::with_capacity(C::SHARE_LEN);
+        let mut ecdh_share = Vec::with_capacity(C::ELEMENT_SIZE);
         let own = C::generate(&mut ecdh_share)?;
-        let mut ecdh_secret = Zeroizing::new(Vec::with_capacity(C::SECRET_LEN));
+        let mut ecdh_secret = Zeroizing::new(Vec::with_capacity(C::SHARED_SECRET_SIZE));
         C::agree(own, peer_ecdh, &mut ecdh_secret)?;
 
         let (pub_key, secret) = match self.order {
@@ -164,7 +164,7 @@ fn concat_secret(first: &[u8], second: &[u8]) -> SharedSecret {
 
 /// The client's side: both private keys (each erased when dropped) and the combined share.
 struct ActiveHybrid<C: Curve, P: ParameterSet> {
-    own: C::Secret,
+    own: C::Scalar,
     dk: Box<DecapsulationKey<P>>,
     share: Vec<u8>,
     name: NamedGroup,
@@ -178,7 +178,7 @@ impl<C: Curve, P: ParameterSet> ActiveKeyExchange for ActiveHybrid<C, P> {
         let mut kem_secret = Zeroizing::new(Vec::with_capacity(SHARED_SECRET_SIZE));
         kem::decapsulate(&dk, ct, &mut kem_secret)?;
         drop(dk);
-        let mut ecdh_secret = Zeroizing::new(Vec::with_capacity(C::SECRET_LEN));
+        let mut ecdh_secret = Zeroizing::new(Vec::with_capacity(C::SHARED_SECRET_SIZE));
         C::agree(own, peer_ecdh, &mut ecdh_secret)?;
         Ok(match order {
             Order::KemFirst => concat_secret(&kem_secret, &ecdh_secret),

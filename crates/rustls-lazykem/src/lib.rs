@@ -99,8 +99,8 @@
 //! A failing operating-system RNG is `Error::FailedToGetRandomBytes`.
 //!
 //! # Secrets
-//! The X25519 scalar (graviola's `PrivateKey` or `x25519_dalek::StaticSecret`), the NIST ephemeral scalars
-//! (`elliptic_curve::ecdh::EphemeralSecret`) and the ML-KEM decapsulation key
+//! The ephemeral curve scalars (`lazykem_hybrid::group` scalars, drawn from an OS-RNG seed
+//! in a buffer that is erased after use) and the ML-KEM decapsulation key
 //! (`lazykem::DecapsulationKey`) erase themselves when dropped (after `complete`, or unused
 //! after `complete_hybrid_component`); every shared secret is built in one exactly-sized
 //! buffer that is erased on failure and otherwise handed to rustls's `SharedSecret`, which
@@ -108,13 +108,16 @@
 //!
 //! # Which implementations run
 //! - ML-KEM: `lazykem`, on the best backend the CPU has (detected at run time).
-//! - X25519: graviola 0.4's (formally verified s2n-bignum assembly) where graviola's CPU
-//!   check passes, tested at run time (x86-64 with AES-NI, PCLMULQDQ, BMI1, ADX, AVX and
-//!   AVX2; aarch64 with the AES, PMULL and SHA-2 extensions); x25519-dalek 3 elsewhere,
-//!   including every other architecture. graviola's because X25519 is most of a hybrid
-//!   exchange's time and it is the faster of the two (figures in the repository's
-//!   `docs/performance-history.md`, "TLS key exchange").
-//! - P-256 and P-384: RustCrypto's `p256` and `p384`.
+//! - X25519, P-256 and P-384: `lazykem_hybrid::group`, the curves of the `lazykem-hybrid`
+//!   crate: graviola 0.4's formally verified s2n-bignum assembly where graviola's CPU check
+//!   passes, tested at run time (x86-64 with AES-NI, PCLMULQDQ, BMI1, ADX, AVX and AVX2;
+//!   aarch64 with the AES, PMULL and SHA-2 extensions); x25519-dalek 3 and RustCrypto's
+//!   `p256` / `p384` elsewhere, including every other architecture. graviola's because the
+//!   curves are most of a hybrid exchange's time and it is the fastest of them. Its P-384
+//!   key generation is slower than AWS-LC's (it multiplies the base point as any other
+//!   point, without AWS-LC's precomputed tables), which makes SecP384r1MLKEM1024 slower
+//!   than AWS-LC's exchange; the other groups are on par or faster (figures in the
+//!   repository's `docs/performance-history.md`).
 //! - Cipher suites and signatures: the provider's (`ring` or `aws-lc-rs`). Key shares draw
 //!   from the operating system's RNG (`getrandom`), and so does the rest of the handshake
 //!   with [`ring_provider()`]; [`aws_lc_rs_provider()`] keeps AWS-LC's RNG.
@@ -129,21 +132,21 @@ use lazykem::{MlKem512, MlKem768, MlKem1024};
 use rustls::crypto::{CryptoProvider, GetRandomFailed, SupportedKxGroup};
 use rustls::{Error, NamedGroup, PeerMisbehaved};
 
-mod backend;
 mod classical;
 mod hybrid;
 mod kem;
 #[cfg(feature = "ring")]
 mod ring_base;
 
-use classical::{EcdhGroup, P256, P384};
+use classical::EcdhGroup;
 use hybrid::{HybridGroup, Order};
 use kem::KemGroup;
+use lazykem_hybrid::group::{self, P256, P384};
 
 /// X25519MLKEM768 (0x11EC, draft-ietf-tls-ecdhe-mlkem): ML-KEM-768 and X25519, ML-KEM first.
 /// The hybrid that browsers, OpenSSL 3.5+, Go and Cloudflare negotiate by default.
 pub static X25519MLKEM768: &dyn SupportedKxGroup =
-    &HybridGroup::<classical::X25519, MlKem768>::new(NamedGroup::X25519MLKEM768, Order::KemFirst);
+    &HybridGroup::<group::X25519, MlKem768>::new(NamedGroup::X25519MLKEM768, Order::KemFirst);
 
 /// SecP256r1MLKEM768 (0x11EB, draft-ietf-tls-ecdhe-mlkem): P-256 and ML-KEM-768, P-256 first.
 pub static SECP256R1MLKEM768: &dyn SupportedKxGroup =
@@ -169,16 +172,16 @@ pub static MLKEM768: &dyn SupportedKxGroup = &KemGroup::<MlKem768>::new(NamedGro
 /// MLKEM1024 (0x0202, draft-ietf-tls-mlkem): ML-KEM-1024 alone.
 pub static MLKEM1024: &dyn SupportedKxGroup = &KemGroup::<MlKem1024>::new(NamedGroup::MLKEM1024);
 
-/// Plain X25519 (0x001D, RFC 8446 / RFC 7748): the classical half of [`X25519MLKEM768`],
-/// through graviola where the CPU runs it, else `x25519-dalek` (see "Which implementations run" above).
-pub static X25519: &dyn SupportedKxGroup = &EcdhGroup::<classical::X25519>::new();
+/// Plain X25519 (0x001D, RFC 8446 / RFC 7748): the classical half of [`X25519MLKEM768`]
+/// (see "Which implementations run" above).
+pub static X25519: &dyn SupportedKxGroup = &EcdhGroup::<group::X25519>::new();
 
-/// Plain secp256r1 (0x0017) ECDHE through RustCrypto `p256`: the classical half of
-/// [`SECP256R1MLKEM768`].
+/// Plain secp256r1 (0x0017) ECDHE: the classical half of [`SECP256R1MLKEM768`] (see "Which
+/// implementations run" above).
 pub static SECP256R1: &dyn SupportedKxGroup = &EcdhGroup::<P256>::new();
 
-/// Plain secp384r1 (0x0018) ECDHE through RustCrypto `p384`: the classical half of
-/// [`SECP384R1MLKEM1024`].
+/// Plain secp384r1 (0x0018) ECDHE: the classical half of [`SECP384R1MLKEM1024`] (see "Which
+/// implementations run" above).
 pub static SECP384R1: &dyn SupportedKxGroup = &EcdhGroup::<P384>::new();
 
 /// Every group of this crate in preference order: the hybrids (X25519MLKEM768 first), the

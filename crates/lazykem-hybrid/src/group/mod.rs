@@ -106,6 +106,12 @@ pub trait NominalGroup:
     /// `Exp(g, x)`: the public key of `x`.
     fn exp_base(x: &Self::Scalar) -> Self::Element;
 
+    /// The encoding of `Exp(g, x)` alone, for a public key that is only sent (a TLS or
+    /// HPKE ephemeral share): the same bytes as [`Self::exp_base`], without preparing the
+    /// point for later multiplications (graviola's NIST points: a check and a table of
+    /// multiples).
+    fn exp_base_bytes(x: &Self::Scalar) -> Self::ElementBytes;
+
     /// `ElementToSharedSecret(Exp(p, x))`: the Diffie-Hellman shared secret (the caller
     /// erases it).
     fn exp(p: &Self::Element, x: &Self::Scalar) -> Self::SharedSecretBytes;

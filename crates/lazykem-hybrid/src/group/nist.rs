@@ -197,6 +197,10 @@ macro_rules! nist_group {
                 $module::Imp::best().exp_base(x)
             }
 
+            fn exp_base_bytes(x: &$module::Scalar) -> [u8; $ne] {
+                $module::Imp::best().exp_base_bytes(x)
+            }
+
             fn exp(p: &$module::Element, x: &$module::Scalar) -> [u8; $ns] {
                 use $module::Point;
                 let parsed;
@@ -233,6 +237,30 @@ macro_rules! nist_group {
         }
 
         impl $module::Imp {
+            /// The uncompressed encoding of `Exp(g, x)`.
+            pub(crate) fn exp_base_bytes(self, x: &$module::Scalar) -> [u8; $ne] {
+                match self {
+                    #[cfg(all(
+                        feature = "graviola",
+                        any(target_arch = "x86_64", target_arch = "aarch64")
+                    ))]
+                    Self::Graviola => {
+                        use graviola::key_agreement::$grav::StaticPrivateKey;
+                        match StaticPrivateKey::from_bytes(&x.bytes) {
+                            Ok(k) => k.public_key_uncompressed(),
+                            // Unreachable (`x` is in range by its type): the other
+                            // implementation.
+                            Err(_) => Self::RustCrypto.exp_base_bytes(x),
+                        }
+                    }
+                    Self::RustCrypto => {
+                        let mut bytes = [0u8; $ne];
+                        bytes.copy_from_slice(self.exp_base(x).as_ref());
+                        bytes
+                    }
+                }
+            }
+
             /// Checks and parses an uncompressed point.
             pub(crate) fn parse(self, bytes: &[u8; $ne]) -> Result<$module::Element, Error> {
                 use $module::Point;
@@ -267,13 +295,8 @@ macro_rules! nist_group {
                         any(target_arch = "x86_64", target_arch = "aarch64")
                     ))]
                     Self::Graviola => {
-                        use graviola::key_agreement::$grav::StaticPrivateKey;
-                        if let Ok(k) = StaticPrivateKey::from_bytes(&x.bytes) {
-                            let bytes = k.public_key_uncompressed();
-                            return $module::Element { bytes, point: None };
-                        }
-                        // Unreachable (`x` is in range by its type): the other implementation.
-                        Self::RustCrypto.exp_base(x)
+                        // `exp` parses the point if it is ever multiplied.
+                        $module::Element { bytes: self.exp_base_bytes(x), point: None }
                     }
                     Self::RustCrypto => {
                         use $rc::elliptic_curve::sec1::ToSec1Point;
@@ -342,8 +365,10 @@ mod tests {
                     let b = G::scalar_from_bytes(&[round.wrapping_mul(29); $ns]).expect("in range");
                     let ga = all[0].exp_base(&a);
                     let gb_bytes: [u8; $ne] = all[0].exp_base(&b).as_ref().try_into().unwrap();
+                    assert_eq!(&G::exp_base_bytes(&a)[..], ga.as_ref());
                     for imp in &all {
                         assert_eq!(imp.exp_base(&a), ga, "{imp:?}");
+                        assert_eq!(&imp.exp_base_bytes(&a)[..], ga.as_ref(), "{imp:?}");
                         let gb = imp.parse(&gb_bytes).expect("a public key");
                         assert_eq!(G::exp(&gb, &a), G::exp(&ga, &b), "{imp:?}");
                     }

@@ -74,6 +74,10 @@ impl NominalGroup for X25519 {
         Element(Imp::best().exp_base(&x.0))
     }
 
+    fn exp_base_bytes(x: &Scalar) -> [u8; 32] {
+        Imp::best().exp_base(&x.0)
+    }
+
     fn exp(p: &Element, x: &Scalar) -> [u8; 32] {
         Imp::best().exp(&p.0, &x.0)
     }
@@ -181,6 +185,8 @@ mod tests {
             let pk = all[0].exp_base(&x);
             for imp in &all {
                 assert_eq!(imp.exp_base(&x), pk, "{imp:?}");
+                let scalar = X25519::scalar_from_bytes(&x).expect("32 bytes");
+                assert_eq!(X25519::exp_base_bytes(&scalar), X25519::exp_base(&scalar).0);
                 assert_eq!(imp.exp(&pk, &x), all[0].exp(&pk, &x), "{imp:?}");
             }
         }
