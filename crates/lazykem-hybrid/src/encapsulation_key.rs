@@ -142,23 +142,23 @@ impl<H: HybridKem> EncapsulationKey<H> {
         &self,
         randomness: &[u8],
     ) -> Result<(Ciphertext<H>, SharedSecret), Error> {
-        let too_short = randomness.len() <= 32;
-        let too_long = randomness.len() > encapsulation_randomness_size::<H>();
-        if too_short || too_long {
-            return Err(Error::Length {
-                kem: H::NAME,
-                part: Part::Randomness,
-                expected: encapsulation_randomness_size::<H>(),
-                actual: randomness.len(),
-            });
-        }
-        let (m, seed_t) = randomness.split_at(32);
-        let m: &[u8; 32] = m.try_into().map_err(|_| Error::Length {
+        // ML-KEM's 32 bytes, then whole group scalars up to `Nseed` (X25519: exactly one).
+        let n_scalar = <H::Group as NominalGroup>::SCALAR_SIZE;
+        let seed_len = randomness.len().wrapping_sub(32);
+        let valid = randomness.len() > 32
+            && seed_len.is_multiple_of(n_scalar)
+            && seed_len <= <H::Group as NominalGroup>::SEED_SIZE;
+        let length_error = Error::Length {
             kem: H::NAME,
             part: Part::Randomness,
             expected: encapsulation_randomness_size::<H>(),
             actual: randomness.len(),
-        })?;
+        };
+        if !valid {
+            return Err(length_error);
+        }
+        let (m, seed_t) = randomness.split_at(32);
+        let m: &[u8; 32] = m.try_into().map_err(|_| length_error)?;
         let sk_e = H::Group::random_scalar(seed_t)?;
         let ct_t = H::Group::exp_base(&sk_e);
         let ss_t = Zeroizing::new(H::Group::exp(&self.pk_t, &sk_e));

@@ -66,7 +66,8 @@
 //! # Features
 //! | feature | what it adds |
 //! |---|---|
-//! | `graviola` (default) | graviola's assembly for the curves on x86_64 / aarch64 CPUs that run it (links `std`) |
+//! | `graviola` (default) | graviola's assembly for the curves on x86_64 / aarch64 CPUs that run it (links `std` there) |
+//! | `std` | the fallback `p256` / `p384` with their precomputed base-point tables (for targets without graviola) |
 //! | `getrandom` | `generate_with_os_rng`, `encapsulate_with_os_rng`, [`Error::Rng`] |
 //! | `kem` | the RustCrypto `kem` 0.3 traits ([`kem_traits`]) and the re-export [`kem`] |
 //! | `hazmat` | `EncapsulationKey::encapsulate_deterministic` (`EncapsDerand`), for known-answer tests only |

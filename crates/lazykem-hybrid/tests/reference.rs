@@ -193,3 +193,38 @@ fn mlkem768_p256_agrees_with_the_reference() {
 fn mlkem1024_p384_agrees_with_the_reference() {
     agrees::<P384Ref>(24);
 }
+
+/// `EncapsDerand` takes ML-KEM's 32 bytes and whole group scalars up to `Nseed`; any other
+/// length is `Error::Length` naming the KEM and the randomness.
+#[test]
+fn randomness_lengths() {
+    use lazykem_hybrid::{Error, Part};
+    fn check<H: HybridKem>(accepted: &[usize]) {
+        let dk = DecapsulationKey::<H>::from_seed(&[9; 32]).unwrap();
+        let max = lazykem_hybrid::encapsulation_randomness_size::<H>();
+        for len in 0..=max + 40 {
+            let result = dk
+                .encapsulation_key()
+                .encapsulate_deterministic(&vec![1; len]);
+            if accepted.contains(&len) {
+                let (ct, ss) = result.unwrap_or_else(|e| panic!("{} {len}: {e}", H::NAME));
+                assert_eq!(dk.decapsulate(&ct), ss);
+            } else {
+                assert_eq!(
+                    result.err(),
+                    Some(Error::Length {
+                        kem: H::NAME,
+                        part: Part::Randomness,
+                        expected: max,
+                        actual: len
+                    }),
+                    "{} {len}",
+                    H::NAME
+                );
+            }
+        }
+    }
+    check::<lazykem_hybrid::XWing>(&[64]);
+    check::<lazykem_hybrid::MlKem768P256>(&[64, 96, 128, 160]);
+    check::<lazykem_hybrid::MlKem1024P384>(&[80]);
+}
