@@ -50,5 +50,5 @@ pub(crate) fn combine<H: HybridKem>(
     ct_t: &[u8],
     ek_t: &[u8],
 ) -> SharedSecret {
-    SharedSecret::new(sha3_256(&[ss_pq, ss_t, ct_t, ek_t, H::LABEL]))
+    lazykem::__hybrid_internal::shared_secret(sha3_256(&[ss_pq, ss_t, ct_t, ek_t, H::LABEL]))
 }

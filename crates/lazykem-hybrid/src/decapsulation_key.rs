@@ -6,6 +6,7 @@ use core::fmt;
 use rand_core::{CryptoRng, TryCryptoRng};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
+use crate::SharedSecret;
 use crate::bytes::ByteArray;
 use crate::ciphertext::Ciphertext;
 use crate::combiner::{combine, expand};
@@ -13,7 +14,6 @@ use crate::encapsulation_key::EncapsulationKey;
 use crate::error::{Error, Part, array};
 use crate::group::NominalGroup;
 use crate::params::{HybridKem, SEED_SIZE};
-use crate::secret::SharedSecret;
 
 /// A hybrid decapsulation key: the 32-byte seed and, cached, what it expands to (ML-KEM's
 /// key with A-hat, the group scalar and the encapsulation key). Erased on drop; `Debug`
@@ -147,7 +147,7 @@ impl<H: HybridKem> DecapsulationKey<H> {
         let ss_pq = match lazykem::Ciphertext::<H::Pq>::from_bytes(ct.pq_bytes()) {
             Ok(ct_pq) => self.sk_pq.decapsulate(&ct_pq),
             // The length is the type's; this arm is never taken.
-            Err(_) => return SharedSecret::new([0; 32]),
+            Err(_) => return lazykem::__hybrid_internal::shared_secret([0; 32]),
         };
         let ss_t = Zeroizing::new(H::Group::exp(&ct.ct_t, &self.sk_t));
         combine::<H>(

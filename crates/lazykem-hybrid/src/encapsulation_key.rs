@@ -6,13 +6,13 @@ use core::fmt;
 use rand_core::{CryptoRng, TryCryptoRng};
 use zeroize::Zeroizing;
 
+use crate::SharedSecret;
 use crate::bytes::ByteArray;
 use crate::ciphertext::Ciphertext;
 use crate::combiner::combine;
 use crate::error::{Error, Part};
 use crate::group::NominalGroup;
 use crate::params::{HybridKem, encapsulation_randomness_size};
-use crate::secret::SharedSecret;
 
 /// The largest encapsulation randomness (P-256: 32 + 128).
 pub(crate) const RANDOMNESS_MAX: usize = 160;

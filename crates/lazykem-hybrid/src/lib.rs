@@ -90,7 +90,6 @@ mod encapsulation_key;
 mod error;
 pub mod group;
 mod params;
-mod secret;
 
 #[cfg(feature = "kem")]
 pub mod kem_traits;
@@ -104,11 +103,13 @@ pub use ciphertext::Ciphertext;
 pub use decapsulation_key::DecapsulationKey;
 pub use encapsulation_key::EncapsulationKey;
 pub use error::{Error, Part};
+/// The 32-byte shared secret: `lazykem`'s type (erased on drop, compared in constant time,
+/// not shown by `Debug`), the same for ML-KEM alone and for every hybrid.
+pub use lazykem::SharedSecret;
 pub use params::{
     HybridKem, MlKem768P256, MlKem1024P384, SEED_SIZE, SHARED_SECRET_SIZE, XWing,
     encapsulation_randomness_size,
 };
-pub use secret::SharedSecret;
 
 macro_rules! instance {
     ($(#[$doc:meta])* $module:ident, $kem:ident) => {

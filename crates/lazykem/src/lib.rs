@@ -354,6 +354,12 @@ pub mod __hybrid_internal {
     ) -> (Ciphertext<P>, SharedSecret) {
         ek.encapsulate_internal(AnyBackend::best(), m)
     }
+
+    /// A hybrid KEM's combined secret in this crate's type (same size, erasure, comparison).
+    #[must_use]
+    pub const fn shared_secret(bytes: [u8; 32]) -> SharedSecret {
+        SharedSecret::new(bytes)
+    }
 }
 
 /// Not part of the API: what `cargo xtask bounds` reads to prove Compress/Decompress exact

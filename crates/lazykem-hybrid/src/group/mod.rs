@@ -130,3 +130,43 @@ pub(crate) mod sealed {
 pub(crate) fn graviola_runs() -> bool {
     graviola::util::is_cpu_supported()
 }
+
+/// The two implementations of every group: graviola's assembly, or the portable fallback
+/// (`x25519-dalek`, `p256`, `p384`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Imp {
+    #[cfg(all(
+        feature = "graviola",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    Graviola,
+    Fallback,
+}
+
+impl Imp {
+    /// graviola where it runs on this CPU, else the fallback.
+    pub(crate) fn best() -> Self {
+        #[cfg(all(
+            feature = "graviola",
+            any(target_arch = "x86_64", target_arch = "aarch64")
+        ))]
+        if graviola_runs() {
+            return Self::Graviola;
+        }
+        Self::Fallback
+    }
+
+    /// Every implementation this CPU runs.
+    #[cfg(test)]
+    pub(crate) fn available() -> alloc::vec::Vec<Self> {
+        let mut all = alloc::vec![Self::Fallback];
+        #[cfg(all(
+            feature = "graviola",
+            any(target_arch = "x86_64", target_arch = "aarch64")
+        ))]
+        if graviola_runs() {
+            all.push(Self::Graviola);
+        }
+        all
+    }
+}

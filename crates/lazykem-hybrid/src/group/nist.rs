@@ -6,12 +6,7 @@ use core::fmt;
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-#[cfg(all(
-    feature = "graviola",
-    any(target_arch = "x86_64", target_arch = "aarch64")
-))]
-use super::graviola_runs;
-use super::{NominalGroup, sealed};
+use super::{Imp, NominalGroup, sealed};
 use crate::Error;
 use crate::error::{Part, array};
 
@@ -97,44 +92,6 @@ macro_rules! nist_group {
                     f.debug_struct(concat!($name, " Element")).finish_non_exhaustive()
                 }
             }
-
-            /// The two implementations of the NIST groups.
-            #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-            pub(crate) enum Imp {
-                #[cfg(all(
-                    feature = "graviola",
-                    any(target_arch = "x86_64", target_arch = "aarch64")
-                ))]
-                Graviola,
-                RustCrypto,
-            }
-
-            impl Imp {
-                pub(crate) fn best() -> Self {
-                    #[cfg(all(
-                        feature = "graviola",
-                        any(target_arch = "x86_64", target_arch = "aarch64")
-                    ))]
-                    if graviola_runs() {
-                        return Self::Graviola;
-                    }
-                    Self::RustCrypto
-                }
-
-                /// Every implementation this CPU runs.
-                #[cfg(test)]
-                pub(crate) fn available() -> alloc::vec::Vec<Self> {
-                    let mut all = alloc::vec![Self::RustCrypto];
-                    #[cfg(all(
-                        feature = "graviola",
-                        any(target_arch = "x86_64", target_arch = "aarch64")
-                    ))]
-                    if graviola_runs() {
-                        all.push(Self::Graviola);
-                    }
-                    all
-                }
-            }
         }
 
         impl sealed::Sealed for $group {}
@@ -190,15 +147,15 @@ macro_rules! nist_group {
 
             fn element_from_bytes(bytes: &[u8]) -> Result<$module::Element, Error> {
                 let bytes = array::<$ne>($name, Part::Element, bytes)?;
-                $module::Imp::best().parse(bytes)
+                Self::parse_with(Imp::best(), bytes)
             }
 
             fn exp_base(x: &$module::Scalar) -> $module::Element {
-                $module::Imp::best().exp_base(x)
+                Self::exp_base_with(Imp::best(), x)
             }
 
             fn exp_base_bytes(x: &$module::Scalar) -> [u8; $ne] {
-                $module::Imp::best().exp_base_bytes(x)
+                Self::exp_base_bytes_with(Imp::best(), x)
             }
 
             fn exp(p: &$module::Element, x: &$module::Scalar) -> [u8; $ns] {
@@ -207,7 +164,7 @@ macro_rules! nist_group {
                 let point = match &p.point {
                     Some(point) => point,
                     // A point `exp_base` computed: on the curve by construction.
-                    None => match $module::Imp::best().parse(&p.bytes) {
+                    None => match Self::parse_with(Imp::best(), &p.bytes) {
                         Ok($module::Element { point: Some(point), .. }) => {
                             parsed = point;
                             &parsed
@@ -236,49 +193,49 @@ macro_rules! nist_group {
             }
         }
 
-        impl $module::Imp {
+        impl $group {
             /// The uncompressed encoding of `Exp(g, x)`.
-            pub(crate) fn exp_base_bytes(self, x: &$module::Scalar) -> [u8; $ne] {
-                match self {
+            pub(crate) fn exp_base_bytes_with(imp: Imp, x: &$module::Scalar) -> [u8; $ne] {
+                match imp {
                     #[cfg(all(
                         feature = "graviola",
                         any(target_arch = "x86_64", target_arch = "aarch64")
                     ))]
-                    Self::Graviola => {
+                    Imp::Graviola => {
                         use graviola::key_agreement::$grav::StaticPrivateKey;
                         match StaticPrivateKey::from_bytes(&x.bytes) {
                             Ok(k) => k.public_key_uncompressed(),
                             // Unreachable (`x` is in range by its type): the other
                             // implementation.
-                            Err(_) => Self::RustCrypto.exp_base_bytes(x),
+                            Err(_) => Self::exp_base_bytes_with(Imp::Fallback, x),
                         }
                     }
-                    Self::RustCrypto => {
+                    Imp::Fallback => {
                         let mut bytes = [0u8; $ne];
-                        bytes.copy_from_slice(self.exp_base(x).as_ref());
+                        bytes.copy_from_slice(Self::exp_base_with(Imp::Fallback, x).as_ref());
                         bytes
                     }
                 }
             }
 
             /// Checks and parses an uncompressed point.
-            pub(crate) fn parse(self, bytes: &[u8; $ne]) -> Result<$module::Element, Error> {
+            pub(crate) fn parse_with(imp: Imp, bytes: &[u8; $ne]) -> Result<$module::Element, Error> {
                 use $module::Point;
                 // Only the uncompressed form (tag 4); both parsers check the coordinates and
                 // the curve equation, and neither has an encoding of the identity here.
                 if bytes[0] != 0x04 {
                     return Err(Error::InvalidElement { group: $name });
                 }
-                let point = match self {
+                let point = match imp {
                     #[cfg(all(
                         feature = "graviola",
                         any(target_arch = "x86_64", target_arch = "aarch64")
                     ))]
-                    Self::Graviola => Point::Graviola(
+                    Imp::Graviola => Point::Graviola(
                         graviola::key_agreement::$grav::PublicKey::from_x962_uncompressed(bytes)
                             .map_err(|_| Error::InvalidElement { group: $name })?,
                     ),
-                    Self::RustCrypto => Point::RustCrypto(
+                    Imp::Fallback => Point::RustCrypto(
                         $rc::PublicKey::from_sec1_bytes(bytes)
                             .map_err(|_| Error::InvalidElement { group: $name })?,
                     ),
@@ -287,18 +244,18 @@ macro_rules! nist_group {
             }
 
             /// `Exp(g, x)`.
-            pub(crate) fn exp_base(self, x: &$module::Scalar) -> $module::Element {
+            pub(crate) fn exp_base_with(imp: Imp, x: &$module::Scalar) -> $module::Element {
                 use $module::Point;
-                match self {
+                match imp {
                     #[cfg(all(
                         feature = "graviola",
                         any(target_arch = "x86_64", target_arch = "aarch64")
                     ))]
-                    Self::Graviola => {
+                    Imp::Graviola => {
                         // `exp` parses the point if it is ever multiplied.
-                        $module::Element { bytes: self.exp_base_bytes(x), point: None }
+                        $module::Element { bytes: Self::exp_base_bytes_with(imp, x), point: None }
                     }
-                    Self::RustCrypto => {
+                    Imp::Fallback => {
                         use $rc::elliptic_curve::sec1::ToSec1Point;
                         let public = $rc::PublicKey::from_secret_scalar(&x.nz);
                         let mut bytes = [0u8; $ne];
@@ -359,17 +316,17 @@ mod tests {
 
                 // Both implementations: the same public keys and shared secrets, and the
                 // same verdicts on malformed points.
-                let all = $module::Imp::available();
+                let all = Imp::available();
                 for round in 1..=8u8 {
                     let a = G::scalar_from_bytes(&[round; $ns]).expect("in range");
                     let b = G::scalar_from_bytes(&[round.wrapping_mul(29); $ns]).expect("in range");
-                    let ga = all[0].exp_base(&a);
-                    let gb_bytes: [u8; $ne] = all[0].exp_base(&b).as_ref().try_into().unwrap();
+                    let ga = G::exp_base_with(all[0], &a);
+                    let gb_bytes: [u8; $ne] = G::exp_base_with(all[0], &b).as_ref().try_into().unwrap();
                     assert_eq!(&G::exp_base_bytes(&a)[..], ga.as_ref());
                     for imp in &all {
-                        assert_eq!(imp.exp_base(&a), ga, "{imp:?}");
-                        assert_eq!(&imp.exp_base_bytes(&a)[..], ga.as_ref(), "{imp:?}");
-                        let gb = imp.parse(&gb_bytes).expect("a public key");
+                        assert_eq!(G::exp_base_with(*imp, &a), ga, "{imp:?}");
+                        assert_eq!(&G::exp_base_bytes_with(*imp, &a)[..], ga.as_ref(), "{imp:?}");
+                        let gb = G::parse_with(*imp, &gb_bytes).expect("a public key");
                         assert_eq!(G::exp(&gb, &a), G::exp(&ga, &b), "{imp:?}");
                     }
                 }
@@ -386,7 +343,7 @@ mod tests {
                 for bad in [[0u8; $ne], off_curve, compressed, big_x] {
                     for imp in &all {
                         assert_eq!(
-                            imp.parse(&bad).err(),
+                            G::parse_with(*imp, &bad).err(),
                             Some(Error::InvalidElement { group: G::NAME }),
                             "{imp:?}"
                         );

@@ -5,12 +5,7 @@ use core::fmt;
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-#[cfg(all(
-    feature = "graviola",
-    any(target_arch = "x86_64", target_arch = "aarch64")
-))]
-use super::graviola_runs;
-use super::{NominalGroup, sealed};
+use super::{Imp, NominalGroup, sealed};
 use crate::Error;
 use crate::error::{Part, array};
 
@@ -71,65 +66,30 @@ impl NominalGroup for X25519 {
     }
 
     fn exp_base(x: &Scalar) -> Element {
-        Element(Imp::best().exp_base(&x.0))
+        Element(Self::exp_base_with(Imp::best(), &x.0))
     }
 
     fn exp_base_bytes(x: &Scalar) -> [u8; 32] {
-        Imp::best().exp_base(&x.0)
+        Self::exp_base_with(Imp::best(), &x.0)
     }
 
     fn exp(p: &Element, x: &Scalar) -> [u8; 32] {
-        Imp::best().exp(&p.0, &x.0)
+        Self::exp_with(Imp::best(), &p.0, &x.0)
     }
 }
 
-/// The two implementations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Imp {
-    #[cfg(all(
-        feature = "graviola",
-        any(target_arch = "x86_64", target_arch = "aarch64")
-    ))]
-    Graviola,
-    Dalek,
-}
-
-impl Imp {
-    fn best() -> Self {
-        #[cfg(all(
-            feature = "graviola",
-            any(target_arch = "x86_64", target_arch = "aarch64")
-        ))]
-        if graviola_runs() {
-            return Self::Graviola;
-        }
-        Self::Dalek
-    }
-
-    /// Every implementation this CPU runs.
-    #[cfg(test)]
-    pub(crate) fn available() -> alloc::vec::Vec<Self> {
-        let mut all = alloc::vec![Self::Dalek];
-        #[cfg(all(
-            feature = "graviola",
-            any(target_arch = "x86_64", target_arch = "aarch64")
-        ))]
-        if graviola_runs() {
-            all.push(Self::Graviola);
-        }
-        all
-    }
-
-    pub(crate) fn exp_base(self, x: &[u8; 32]) -> [u8; 32] {
-        match self {
+impl X25519 {
+    /// `Exp(g, x)` on one implementation.
+    pub(crate) fn exp_base_with(imp: Imp, x: &[u8; 32]) -> [u8; 32] {
+        match imp {
             #[cfg(all(
                 feature = "graviola",
                 any(target_arch = "x86_64", target_arch = "aarch64")
             ))]
-            Self::Graviola => graviola::key_agreement::x25519::StaticPrivateKey::from_array(x)
+            Imp::Graviola => graviola::key_agreement::x25519::StaticPrivateKey::from_array(x)
                 .public_key()
                 .as_bytes(),
-            Self::Dalek => {
+            Imp::Fallback => {
                 let x = x25519_dalek::StaticSecret::from(*x);
                 *x25519_dalek::PublicKey::from(&x).as_bytes()
             }
@@ -137,13 +97,13 @@ impl Imp {
     }
 
     /// X25519(x, p), all-zero output included.
-    pub(crate) fn exp(self, p: &[u8; 32], x: &[u8; 32]) -> [u8; 32] {
-        match self {
+    pub(crate) fn exp_with(imp: Imp, p: &[u8; 32], x: &[u8; 32]) -> [u8; 32] {
+        match imp {
             #[cfg(all(
                 feature = "graviola",
                 any(target_arch = "x86_64", target_arch = "aarch64")
             ))]
-            Self::Graviola => {
+            Imp::Graviola => {
                 use graviola::key_agreement::x25519::{PublicKey, StaticPrivateKey};
                 // graviola refuses exactly the all-zero output (a low-order p; RFC 7748 §6.1),
                 // which the hybrid KEMs take as it is: the error is that output. Whether p
@@ -152,7 +112,7 @@ impl Imp {
                     .diffie_hellman(&PublicKey::from_array(p))
                     .map_or([0; 32], |s| s.0)
             }
-            Self::Dalek => *x25519_dalek::StaticSecret::from(*x)
+            Imp::Fallback => *x25519_dalek::StaticSecret::from(*x)
                 .diffie_hellman(&x25519_dalek::PublicKey::from(*p))
                 .as_bytes(),
         }
@@ -171,8 +131,8 @@ mod tests {
         let u: [u8; 32] = hex("e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c");
         let out: [u8; 32] = hex("c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552");
         for imp in Imp::available() {
-            assert_eq!(imp.exp(&u, &x), out, "{imp:?}");
-            assert_eq!(imp.exp(&[0; 32], &x), [0; 32], "{imp:?}");
+            assert_eq!(X25519::exp_with(imp, &u, &x), out, "{imp:?}");
+            assert_eq!(X25519::exp_with(imp, &[0; 32], &x), [0; 32], "{imp:?}");
         }
     }
 
@@ -182,12 +142,16 @@ mod tests {
         for round in 0..16u8 {
             x[round as usize] ^= round.wrapping_mul(37) | 1;
             let all = Imp::available();
-            let pk = all[0].exp_base(&x);
+            let pk = X25519::exp_base_with(all[0], &x);
             for imp in &all {
-                assert_eq!(imp.exp_base(&x), pk, "{imp:?}");
+                assert_eq!(X25519::exp_base_with(*imp, &x), pk, "{imp:?}");
                 let scalar = X25519::scalar_from_bytes(&x).expect("32 bytes");
                 assert_eq!(X25519::exp_base_bytes(&scalar), X25519::exp_base(&scalar).0);
-                assert_eq!(imp.exp(&pk, &x), all[0].exp(&pk, &x), "{imp:?}");
+                assert_eq!(
+                    X25519::exp_with(*imp, &pk, &x),
+                    X25519::exp_with(all[0], &pk, &x),
+                    "{imp:?}"
+                );
             }
         }
     }
