@@ -158,13 +158,7 @@ impl Suite {
         F: FnOnce(&PublicKey) -> Result<(Vec<u8>, SharedSecret), Error>,
     {
         self.check_kem(pk_r.kem())?;
-        let (mode, psk, psk_id) = match psk {
-            Some((psk, psk_id)) => {
-                verify_psk(psk, psk_id)?;
-                (MODE_PSK, psk, psk_id)
-            }
-            None => (MODE_BASE, &[][..], &[][..]),
-        };
+        let (mode, psk, psk_id) = mode_of(psk)?;
         let (enc, shared_secret) = encap(pk_r)?;
         let schedule = self.key_schedule(mode, &shared_secret, info, psk, psk_id)?;
         Ok((enc, SenderContext::new(self, &schedule)))
@@ -178,13 +172,7 @@ impl Suite {
         psk: Option<(&[u8], &[u8])>,
     ) -> Result<ReceiverContext, Error> {
         self.check_kem(sk_r.kem())?;
-        let (mode, psk, psk_id) = match psk {
-            Some((psk, psk_id)) => {
-                verify_psk(psk, psk_id)?;
-                (MODE_PSK, psk, psk_id)
-            }
-            None => (MODE_BASE, &[][..], &[][..]),
-        };
+        let (mode, psk, psk_id) = mode_of(psk)?;
         let shared_secret = sk_r.decap(enc)?;
         let schedule = self.key_schedule(mode, &shared_secret, info, psk, psk_id)?;
         Ok(ReceiverContext::new(self, &schedule))
@@ -375,5 +363,17 @@ impl Suite {
     ) -> Result<Zeroizing<Vec<u8>>, Error> {
         self.setup_receiver(sk_r, enc, info)?
             .export(exporter_context, len)
+    }
+}
+
+/// The mode byte and the (checked) PSK inputs: PSK mode with a PSK, Base mode without
+/// (RFC 9180 §5.1, `VerifyPSKInputs`).
+fn mode_of<'a>(psk: Option<(&'a [u8], &'a [u8])>) -> Result<(u8, &'a [u8], &'a [u8]), Error> {
+    match psk {
+        Some((psk, psk_id)) => {
+            verify_psk(psk, psk_id)?;
+            Ok((MODE_PSK, psk, psk_id))
+        }
+        None => Ok((MODE_BASE, &[][..], &[][..])),
     }
 }
